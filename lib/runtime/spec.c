@@ -1,0 +1,379 @@
+/*
+ * The spec: lifetime (new, copy, free), the documented default rules
+ * (layer seeds, offsets, mask falloff, value range) and validation of every
+ * rule of the format, with messages that name the JSON path at fault.
+ * docs/spec.md is the prose version of this file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const NOISE_NAMES[TF_NOISE_KIND_COUNT] = {"simplex",
+                                                             "perlin-reference-simplex"};
+static const char *const INTERP_NAMES[TF_INTERP_KIND_COUNT] = {"linear", "cosine",
+                                                               "monotone-cubic"};
+
+const char *tf_noise_type_name(tf_noise_type type)
+{
+    return (unsigned)type < TF_NOISE_KIND_COUNT ? NOISE_NAMES[type] : NULL;
+}
+
+const char *tf_interp_name(tf_interp interp)
+{
+    return (unsigned)interp < TF_INTERP_KIND_COUNT ? INTERP_NAMES[interp] : NULL;
+}
+
+char *tf_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+/* ---- derived defaults */
+
+/* A 32-bit integer finalizer ("lowbias32", C. Wellons): good avalanche,
+ * a handful of operations, and trivial to port. */
+uint32_t tf_mix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7FEB352Du;
+    x ^= x >> 15;
+    x *= 0x846CA68Bu;
+    x ^= x >> 16;
+    return x;
+}
+
+uint32_t tf_layer_seed(uint32_t root_seed, size_t layer_index)
+{
+    return tf_mix32(root_seed + tf_mix32((uint32_t)layer_index + 1u));
+}
+
+/* SplitMix64 (Steele, Lea, Flood 2014) step. */
+static uint64_t splitmix64_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* Three offsets in [-1024, 1024) lattice units from the layer seed: far
+ * enough apart that layers sharing a noise do not line up, small enough to
+ * keep every bit of precision. Each value is exact: (z >> 11) * 2^-53 is a
+ * 53-bit fraction, and the scaling by 2048 and shift by 1024 are exact. */
+void tf_default_offset(uint32_t layer_seed, double offset[3])
+{
+    uint64_t state = layer_seed;
+    for (int d = 0; d < 3; d++) {
+        double unit = (double)(splitmix64_next(&state) >> 11) * 0x1.0p-53;
+        offset[d] = unit * 2048.0 - 1024.0;
+    }
+}
+
+static void point_y_range(const tf_layer_spec *layer, double *lo, double *hi)
+{
+    *lo = *hi = layer->rd_point_count ? layer->rd_points[0].y : 0.0;
+    for (size_t k = 1; k < layer->rd_point_count; k++) {
+        if (layer->rd_points[k].y < *lo)
+            *lo = layer->rd_points[k].y;
+        if (layer->rd_points[k].y > *hi)
+            *hi = layer->rd_points[k].y;
+    }
+}
+
+double tf_default_mask_falloff(const tf_layer_spec *mask_layer)
+{
+    double lo, hi;
+    point_y_range(mask_layer, &lo, &hi);
+    return 0.05 * (hi - lo);
+}
+
+/* Every interpolant stays within the y range of its segment's two points
+ * (monotone cubic by construction), so each layer's X lies in
+ * [(ymin + shift) * scale, (ymax + shift) * scale] (ordered), widened to
+ * include 0 when a mask can switch it off. */
+void tf_spec_derived_range(const tf_spec *spec, double *lo, double *hi)
+{
+    double sum_lo = 0.0, sum_hi = 0.0;
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        const tf_layer_spec *layer = &spec->layers[i];
+        double ylo, yhi;
+        point_y_range(layer, &ylo, &yhi);
+        double a = (ylo + layer->pre_amp_shift) * layer->amp_scale;
+        double b = (yhi + layer->pre_amp_shift) * layer->amp_scale;
+        if (a > b) {
+            double swap = a;
+            a = b;
+            b = swap;
+        }
+        if (layer->mask_layer_index >= 0) {
+            a = a < 0.0 ? a : 0.0;
+            b = b > 0.0 ? b : 0.0;
+        }
+        sum_lo += a;
+        sum_hi += b;
+    }
+    *lo = sum_lo;
+    *hi = sum_hi;
+}
+
+/* ---- lifetime */
+
+void tf_layer_init(tf_layer_spec *layer, uint32_t root_seed, size_t index)
+{
+    memset(layer, 0, sizeof *layer);
+    layer->noise_type = TF_NOISE_SIMPLEX;
+    layer->frequency = 1.0 / 64.0;
+    layer->seed = tf_layer_seed(root_seed, index);
+    tf_default_offset(layer->seed, layer->offset);
+    layer->rd_interpolation = TF_INTERP_MONOTONE_CUBIC;
+    layer->pre_amp_shift = 0.0;
+    layer->amp_scale = 1.0;
+    layer->mask_layer_index = -1;
+}
+
+tf_spec *tf_spec_new(size_t layer_count, tf_error *err)
+{
+    if (layer_count > TF_MAX_LAYERS) {
+        tf_error_set(err, TF_ERR_LIMIT, "spec: more than %d layers", TF_MAX_LAYERS);
+        return NULL;
+    }
+    tf_spec *spec = calloc(1, sizeof *spec);
+    if (spec && layer_count)
+        spec->layers = calloc(layer_count, sizeof *spec->layers);
+    if (!spec || (layer_count && !spec->layers)) {
+        free(spec);
+        tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory");
+        return NULL;
+    }
+    spec->version = TF_FORMAT_VERSION;
+    spec->seed = 0;
+    spec->min_value = -1.0;
+    spec->max_value = 1.0;
+    spec->layer_count = layer_count;
+    for (size_t i = 0; i < layer_count; i++)
+        tf_layer_init(&spec->layers[i], spec->seed, i);
+    tf_error_clear(err);
+    return spec;
+}
+
+int tf_spec_set_rd_points(tf_spec *spec, size_t layer, const tf_point *points, size_t count,
+                          tf_error *err)
+{
+    if (!spec || layer >= spec->layer_count || (count && !points)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: no layer %zu", layer);
+        return -1;
+    }
+    if (count > TF_MAX_POINTS) {
+        tf_error_set(err, TF_ERR_LIMIT, "spec: more than %d control points", TF_MAX_POINTS);
+        return -1;
+    }
+    tf_point *copy = NULL;
+    if (count) {
+        copy = malloc(count * sizeof *copy);
+        if (!copy) {
+            tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory");
+            return -1;
+        }
+        memcpy(copy, points, count * sizeof *copy);
+    }
+    free(spec->layers[layer].rd_points);
+    spec->layers[layer].rd_points = copy;
+    spec->layers[layer].rd_point_count = count;
+    tf_error_clear(err);
+    return 0;
+}
+
+void tf_spec_reseed(tf_spec *spec, uint32_t seed)
+{
+    spec->seed = seed;
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        spec->layers[i].seed = tf_layer_seed(seed, i);
+        tf_default_offset(spec->layers[i].seed, spec->layers[i].offset);
+    }
+}
+
+int tf_spec_add_unknown_key(tf_spec *spec, const char *path)
+{
+    char **grown = realloc(spec->unknown_keys, (spec->unknown_key_count + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    spec->unknown_keys = grown;
+    if (!(grown[spec->unknown_key_count] = tf_strdup(path)))
+        return -1;
+    spec->unknown_key_count++;
+    return 0;
+}
+
+static void layer_free(tf_layer_spec *layer)
+{
+    free(layer->rd_points);
+    free(layer->extra_json);
+    free(layer->base_noise_extra_json);
+    free(layer->rd_extra_json);
+}
+
+void tf_spec_free(tf_spec *spec)
+{
+    if (!spec)
+        return;
+    for (size_t i = 0; i < spec->layer_count; i++)
+        layer_free(&spec->layers[i]);
+    free(spec->layers);
+    free(spec->extra_json);
+    for (size_t k = 0; k < spec->unknown_key_count; k++)
+        free(spec->unknown_keys[k]);
+    free(spec->unknown_keys);
+    free(spec);
+}
+
+/* Duplicate an optional string; 0 on success (NULL in, NULL out). */
+static int dup_optional(char **dst, const char *src)
+{
+    *dst = NULL;
+    return (src && !(*dst = tf_strdup(src))) ? -1 : 0;
+}
+
+tf_spec *tf_spec_copy(const tf_spec *spec, tf_error *err)
+{
+    tf_spec *copy = tf_spec_new(spec->layer_count, err);
+    if (!copy)
+        return NULL;
+    copy->version = spec->version;
+    copy->seed = spec->seed;
+    copy->min_value = spec->min_value;
+    copy->max_value = spec->max_value;
+    int failed = dup_optional(&copy->extra_json, spec->extra_json);
+    for (size_t k = 0; k < spec->unknown_key_count && !failed; k++)
+        failed = tf_spec_add_unknown_key(copy, spec->unknown_keys[k]);
+    for (size_t i = 0; i < spec->layer_count && !failed; i++) {
+        const tf_layer_spec *src = &spec->layers[i];
+        tf_layer_spec *dst = &copy->layers[i];
+        *dst = *src;
+        dst->rd_points = NULL;
+        dst->rd_point_count = 0;
+        failed = dup_optional(&dst->extra_json, src->extra_json) ||
+                 dup_optional(&dst->base_noise_extra_json, src->base_noise_extra_json) ||
+                 dup_optional(&dst->rd_extra_json, src->rd_extra_json) ||
+                 tf_spec_set_rd_points(copy, i, src->rd_points, src->rd_point_count, err);
+    }
+    if (failed) {
+        tf_spec_free(copy);
+        tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory");
+        return NULL;
+    }
+    tf_error_clear(err);
+    return copy;
+}
+
+/* ---- validation */
+
+#define INVALID(...) (tf_error_set(err, TF_ERR_INVALID, __VA_ARGS__), -1)
+
+static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error *err)
+{
+    const tf_layer_spec *L = &spec->layers[i];
+    const char *p = "$.noiseLayers";
+    if ((unsigned)L->noise_type >= TF_NOISE_KIND_COUNT)
+        return INVALID("%s: %s[%zu].baseNoise.type: unknown noise type %d", src, p, i,
+                       (int)L->noise_type);
+    if (!isfinite(L->frequency))
+        return INVALID("%s: %s[%zu].baseNoise.frequency: number is not finite", src, p, i);
+    if (!(L->frequency > 0.0))
+        return INVALID("%s: %s[%zu].baseNoise.frequency: must be > 0, got %.17g", src, p, i,
+                       L->frequency);
+    for (int d = 0; d < 3; d++)
+        if (!isfinite(L->offset[d]))
+            return INVALID("%s: %s[%zu].baseNoise.offset[%d]: number is not finite", src, p, i,
+                           d);
+    if ((unsigned)L->rd_interpolation >= TF_INTERP_KIND_COUNT)
+        return INVALID("%s: %s[%zu].rd.interpolation: unknown interpolation %d", src, p, i,
+                       (int)L->rd_interpolation);
+    if (L->rd_point_count < 2 || !L->rd_points)
+        return INVALID("%s: %s[%zu].rd.points: needs at least 2 control points, has %zu", src, p,
+                       i, L->rd_points ? L->rd_point_count : (size_t)0);
+    if (L->rd_point_count > TF_MAX_POINTS) {
+        tf_error_set(err, TF_ERR_LIMIT, "%s: %s[%zu].rd.points: more than %d control points",
+                     src, p, i, TF_MAX_POINTS);
+        return -1;
+    }
+    for (size_t k = 0; k < L->rd_point_count; k++) {
+        const tf_point *pt = &L->rd_points[k];
+        if (!isfinite(pt->x))
+            return INVALID("%s: %s[%zu].rd.points[%zu].x: number is not finite", src, p, i, k);
+        if (!isfinite(pt->y))
+            return INVALID("%s: %s[%zu].rd.points[%zu].y: number is not finite", src, p, i, k);
+        if (k > 0 && !(pt->x > pt[-1].x))
+            return INVALID("%s: %s[%zu].rd.points[%zu].x: must be greater than the previous "
+                           "point's x (%.17g <= %.17g)",
+                           src, p, i, k, pt->x, pt[-1].x);
+    }
+    if (!isfinite(L->pre_amp_shift))
+        return INVALID("%s: %s[%zu].preAmpShift: number is not finite", src, p, i);
+    if (!isfinite(L->amp_scale))
+        return INVALID("%s: %s[%zu].ampScale: number is not finite", src, p, i);
+    if (L->mask_layer_index != -1 && (L->mask_layer_index < 0 || (size_t)L->mask_layer_index >= i)) {
+        if (i == 0)
+            return INVALID("%s: %s[0].maskLayerIndex: must be -1 (unmasked) or the index of a "
+                           "lower layer (layer 0 has none), got %d",
+                           src, p, L->mask_layer_index);
+        return INVALID("%s: %s[%zu].maskLayerIndex: must be -1 (unmasked) or the index of a "
+                       "lower layer (0..%zu), got %d",
+                       src, p, i, i - 1, L->mask_layer_index);
+    }
+    if (!isfinite(L->mask_min_value))
+        return INVALID("%s: %s[%zu].maskMinValue: number is not finite", src, p, i);
+    if (!isfinite(L->mask_max_value))
+        return INVALID("%s: %s[%zu].maskMaxValue: number is not finite", src, p, i);
+    if (L->mask_min_value > L->mask_max_value)
+        return INVALID("%s: %s[%zu].maskMinValue: must not exceed maskMaxValue (%.17g > %.17g)",
+                       src, p, i, L->mask_min_value, L->mask_max_value);
+    if (!isfinite(L->mask_falloff))
+        return INVALID("%s: %s[%zu].maskFalloff: number is not finite", src, p, i);
+    if (L->mask_falloff < 0.0)
+        return INVALID("%s: %s[%zu].maskFalloff: must be >= 0, got %.17g", src, p, i,
+                       L->mask_falloff);
+    return 0;
+}
+
+int tf_spec_check(const tf_spec *spec, const char *source, tf_error *err)
+{
+    const char *src = source ? source : "spec";
+    if (!spec)
+        return (tf_error_set(err, TF_ERR_ARGUMENT, "%s: no spec", src), -1);
+    if (spec->version != TF_FORMAT_VERSION)
+        return INVALID("%s: $.version: unsupported version %d (this library reads version %d)",
+                       src, spec->version, TF_FORMAT_VERSION);
+    if (spec->layer_count == 0 || !spec->layers)
+        return INVALID("%s: $.noiseLayers: must not be empty", src);
+    if (spec->layer_count > TF_MAX_LAYERS) {
+        tf_error_set(err, TF_ERR_LIMIT, "%s: $.noiseLayers: more than %d layers", src,
+                     TF_MAX_LAYERS);
+        return -1;
+    }
+    if (!isfinite(spec->min_value))
+        return INVALID("%s: $.minValue: number is not finite", src);
+    if (!isfinite(spec->max_value))
+        return INVALID("%s: $.maxValue: number is not finite", src);
+    for (size_t i = 0; i < spec->layer_count; i++)
+        if (check_layer(spec, i, src, err) != 0)
+            return -1;
+    if (!(spec->min_value < spec->max_value))
+        return INVALID("%s: $.minValue: must be less than maxValue (%.17g >= %.17g)", src,
+                       spec->min_value, spec->max_value);
+    tf_error_clear(err);
+    return 0;
+}
+
+int tf_spec_validate(const tf_spec *spec, tf_error *err)
+{
+    return tf_spec_check(spec, NULL, err);
+}

@@ -1,0 +1,179 @@
+/*
+ * tf_spec -> JSON: the only way a spec becomes text. Every field is written
+ * explicitly (defaults resolved), numbers use the shortest of %.15g/%.17g
+ * that reads back as the same double (as cJSON does), control points sit one
+ * per line, and members the reader did not know are written back unchanged.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "internal.h"
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+    int failed;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (t->len + n + 1 > cap)
+            cap *= 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) {
+            t->failed = 1;
+            return;
+        }
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+}
+
+static void puts_(text *t, const char *s)
+{
+    put(t, s, strlen(s));
+}
+
+static void putf(text *t, const char *fmt, ...) TF_PRINTF(2, 3);
+static void putf(text *t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        t->failed = 1;
+    else
+        put(t, buf, (size_t)n);
+}
+
+/* %.15g when it reads back exactly, else %.17g (which always does). A host
+ * program may have set a locale whose decimal point is not '.': printf and
+ * strtod agree with each other, and JSON gets a '.' either way. */
+static void put_number(text *t, double v)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    for (char *c = buf; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
+            *c = '.';
+    puts_(t, buf);
+}
+
+static void put_member_number(text *t, const char *indent, const char *key, double v, int last)
+{
+    putf(t, "%s\"%s\": ", indent, key);
+    put_number(t, v);
+    puts_(t, last ? "\n" : ",\n");
+}
+
+/* Unknown members kept by the reader: `extra` is a JSON object text; each
+ * member is written as `, "key": value` (compact) after the known ones. */
+static void put_extra_members(text *t, const char *extra, const char *indent, int newline)
+{
+    if (!extra)
+        return;
+    cJSON *obj = cJSON_Parse(extra);
+    if (!obj) {
+        t->failed = 1;
+        return;
+    }
+    for (cJSON *c = obj->child; c; c = c->next) {
+        cJSON *key = cJSON_CreateString(c->string);
+        char *key_text = key ? cJSON_PrintUnformatted(key) : NULL;
+        char *value_text = cJSON_PrintUnformatted(c);
+        if (!key_text || !value_text) {
+            t->failed = 1;
+        } else {
+            puts_(t, newline ? ",\n" : ", ");
+            puts_(t, newline ? indent : "");
+            puts_(t, key_text);
+            puts_(t, ": ");
+        }
+        if (value_text)
+            puts_(t, value_text);
+        cJSON_free(key_text);
+        cJSON_free(value_text);
+        cJSON_Delete(key);
+    }
+    cJSON_Delete(obj);
+}
+
+static void put_layer(text *t, const tf_layer_spec *L, int last)
+{
+    const char *in2 = "      ";
+    puts_(t, "    {\n");
+
+    putf(t, "%s\"baseNoise\": {\"type\": \"%s\", \"frequency\": ", in2,
+         tf_noise_type_name(L->noise_type));
+    put_number(t, L->frequency);
+    putf(t, ", \"seed\": %lu, \"offset\": [", (unsigned long)L->seed);
+    for (int d = 0; d < 3; d++) {
+        put_number(t, L->offset[d]);
+        puts_(t, d < 2 ? ", " : "]");
+    }
+    put_extra_members(t, L->base_noise_extra_json, "", 0);
+    puts_(t, "},\n");
+
+    putf(t, "%s\"rd\": {\n%s  \"interpolation\": \"%s\",\n%s  \"points\": [\n", in2, in2,
+         tf_interp_name(L->rd_interpolation), in2);
+    for (size_t k = 0; k < L->rd_point_count; k++) {
+        putf(t, "%s    {\"x\": ", in2);
+        put_number(t, L->rd_points[k].x);
+        puts_(t, ", \"y\": ");
+        put_number(t, L->rd_points[k].y);
+        puts_(t, k + 1 < L->rd_point_count ? "},\n" : "}\n");
+    }
+    putf(t, "%s  ]", in2);
+    put_extra_members(t, L->rd_extra_json, "        ", 1);
+    putf(t, "\n%s},\n", in2);
+
+    put_member_number(t, in2, "preAmpShift", L->pre_amp_shift, 0);
+    put_member_number(t, in2, "ampScale", L->amp_scale, 0);
+    putf(t, "%s\"maskLayerIndex\": %d,\n", in2, L->mask_layer_index);
+    put_member_number(t, in2, "maskMinValue", L->mask_min_value, 0);
+    put_member_number(t, in2, "maskMaxValue", L->mask_max_value, 0);
+    putf(t, "%s\"maskFalloff\": ", in2);
+    put_number(t, L->mask_falloff);
+    put_extra_members(t, L->extra_json, in2, 1);
+    puts_(t, last ? "\n    }\n" : "\n    },\n");
+}
+
+char *tf_spec_to_json(const tf_spec *spec, tf_error *err)
+{
+    if (tf_spec_check(spec, "spec", err) != 0)
+        return NULL;
+    text t = {0};
+    putf(&t, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"seed\": %lu,\n", TF_FORMAT_NAME,
+         spec->version, (unsigned long)spec->seed);
+    put_member_number(&t, "  ", "minValue", spec->min_value, 0);
+    put_member_number(&t, "  ", "maxValue", spec->max_value, 0);
+    puts_(&t, "  \"noiseLayers\": [\n");
+    for (size_t i = 0; i < spec->layer_count; i++)
+        put_layer(&t, &spec->layers[i], i + 1 == spec->layer_count);
+    puts_(&t, "  ]");
+    put_extra_members(&t, spec->extra_json, "  ", 1);
+    puts_(&t, "\n}\n");
+    if (t.failed) {
+        free(t.data);
+        tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory while writing JSON");
+        return NULL;
+    }
+    tf_error_clear(err);
+    return t.data;
+}

@@ -1,0 +1,227 @@
+/*
+ * The compiled terrain and its evaluation (docs/spec.md, "Evaluation").
+ * Compiling resolves everything that does not depend on the sample point
+ * into one flat, read-only block: per-layer constants, knot arrays and
+ * per-segment polynomial coefficients. Sampling then walks the layers once,
+ * keeping each layer's redistributed value for the layers it masks, with no
+ * allocation and no shared state, so any number of threads may sample.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "noise.h"
+
+typedef struct {
+    tf_noise_type noise_type;
+    uint32_t seed;
+    double frequency;
+    double offset_x, offset_y, offset_z;
+    tf_curve_table rd;
+    double pre_amp_shift, amp_scale;
+    int mask_layer_index; /* -1: unmasked */
+    double mask_min, mask_max;
+    double mask_falloff, mask_inv_falloff; /* inv is 0 when falloff is 0 */
+} compiled_layer;
+
+struct tf_terrain {
+    tf_spec *spec; /* the source, for tools (tf_terrain_spec) */
+    size_t layer_count;
+    double min_value, max_value;
+    compiled_layer *layers;
+    void *tables; /* one block holding every curve table */
+};
+
+/* ---- evaluation */
+
+/* Mask weight (step 4): 1 inside [min, max]; outside, a smoothstep from 1
+ * at the range's edge to 0 at `falloff` beyond it; a hard edge if falloff
+ * is 0. */
+static inline double mask_weight(const compiled_layer *L, double r_mask)
+{
+    double beyond;
+    if (r_mask < L->mask_min)
+        beyond = L->mask_min - r_mask;
+    else if (r_mask > L->mask_max)
+        beyond = r_mask - L->mask_max;
+    else
+        return 1.0;
+    if (!(beyond < L->mask_falloff))
+        return 0.0;
+    double s = 1.0 - beyond * L->mask_inv_falloff;
+    return s * s * (3.0 - 2.0 * s);
+}
+
+static inline double base_noise(const compiled_layer *L, double nx, double ny)
+{
+    switch (L->noise_type) {
+    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+        return tf_perlin_reference_simplex3(nx, ny, L->offset_z);
+    case TF_NOISE_SIMPLEX:
+    default:
+        return tf_simplex2(L->seed, nx, ny);
+    }
+}
+
+static inline double evaluate(const tf_terrain *t, double x, double y)
+{
+    double redistributed[TF_MAX_LAYERS];
+    double h = 0.0;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        const compiled_layer *L = &t->layers[i];
+        /* 1. base noise in noise space */
+        double n = base_noise(L, x * L->frequency + L->offset_x, y * L->frequency + L->offset_y);
+        /* 2. redistribution of the unit value u = (n + 1) / 2 */
+        double r = tf_curve_table_eval(&L->rd, (n + 1.0) * 0.5);
+        redistributed[i] = r;
+        /* 3. shift and scale */
+        double contribution = (r + L->pre_amp_shift) * L->amp_scale;
+        /* 4. mask by a lower layer's redistributed value */
+        if (L->mask_layer_index >= 0)
+            contribution *= mask_weight(L, redistributed[L->mask_layer_index]);
+        /* 5. sum in layer order */
+        h += contribution;
+    }
+    return h;
+}
+
+double tf_terrain_sample(const tf_terrain *t, double x, double y)
+{
+    return evaluate(t, x, y);
+}
+
+void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx,
+                            size_t ny, float *out)
+{
+    if (!t || !out)
+        return;
+    for (size_t j = 0; j < ny; j++) {
+        double y = y0 + (double)j * step;
+        float *row = out + j * nx;
+        for (size_t i = 0; i < nx; i++)
+            row[i] = (float)evaluate(t, x0 + (double)i * step, y);
+    }
+}
+
+double tf_terrain_normalize(const tf_terrain *t, double h)
+{
+    return (h - t->min_value) / (t->max_value - t->min_value);
+}
+
+double tf_terrain_min_value(const tf_terrain *t)
+{
+    return t->min_value;
+}
+
+double tf_terrain_max_value(const tf_terrain *t)
+{
+    return t->max_value;
+}
+
+size_t tf_terrain_layer_count(const tf_terrain *t)
+{
+    return t->layer_count;
+}
+
+const tf_spec *tf_terrain_spec(const tf_terrain *t)
+{
+    return t->spec;
+}
+
+double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, double z)
+{
+    switch (type) {
+    case TF_NOISE_SIMPLEX:
+        return tf_simplex2(seed, x, y);
+    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+        return tf_perlin_reference_simplex3(x, y, z);
+    default:
+        return NAN;
+    }
+}
+
+/* ---- compilation */
+
+void tf_terrain_free(tf_terrain *t)
+{
+    if (!t)
+        return;
+    tf_spec_free(t->spec);
+    free(t->layers);
+    free(t->tables);
+    free(t);
+}
+
+tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
+{
+    if (tf_spec_check(spec, "spec", err) != 0)
+        return NULL;
+    tf_terrain *t = calloc(1, sizeof *t);
+    size_t table_bytes = 0, most_points = 0;
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        table_bytes += tf_curve_table_bytes(spec->layers[i].rd_point_count);
+        if (spec->layers[i].rd_point_count > most_points)
+            most_points = spec->layers[i].rd_point_count;
+    }
+    double *scratch = malloc(2 * most_points * sizeof *scratch);
+    if (t) {
+        t->spec = tf_spec_copy(spec, err);
+        t->layers = calloc(spec->layer_count, sizeof *t->layers);
+        t->tables = malloc(table_bytes);
+    }
+    if (!t || !t->spec || !t->layers || !t->tables || !scratch) {
+        free(scratch);
+        tf_terrain_free(t);
+        tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory while compiling");
+        return NULL;
+    }
+
+    t->layer_count = spec->layer_count;
+    t->min_value = spec->min_value;
+    t->max_value = spec->max_value;
+    char *storage = t->tables; /* segments are doubles: every table stays aligned */
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        const tf_layer_spec *src = &spec->layers[i];
+        compiled_layer *L = &t->layers[i];
+        L->noise_type = src->noise_type;
+        L->seed = src->seed;
+        L->frequency = src->frequency;
+        L->offset_x = src->offset[0];
+        L->offset_y = src->offset[1];
+        L->offset_z = src->offset[2];
+        tf_curve_table_build(&L->rd, storage, src->rd_points, src->rd_point_count,
+                             src->rd_interpolation, scratch);
+        storage += tf_curve_table_bytes(src->rd_point_count);
+        L->pre_amp_shift = src->pre_amp_shift;
+        L->amp_scale = src->amp_scale;
+        L->mask_layer_index = src->mask_layer_index;
+        L->mask_min = src->mask_min_value;
+        L->mask_max = src->mask_max_value;
+        L->mask_falloff = src->mask_falloff;
+        L->mask_inv_falloff = src->mask_falloff > 0.0 ? 1.0 / src->mask_falloff : 0.0;
+    }
+    free(scratch);
+    tf_error_clear(err);
+    return t;
+}
+
+tf_terrain *tf_terrain_parse(const char *json, size_t len, tf_error *err)
+{
+    tf_spec *spec = tf_spec_parse(json, len, NULL, err);
+    if (!spec)
+        return NULL;
+    tf_terrain *t = tf_terrain_compile(spec, err);
+    tf_spec_free(spec);
+    return t;
+}
+
+tf_terrain *tf_terrain_load(const char *path, tf_error *err)
+{
+    tf_spec *spec = tf_spec_load(path, err);
+    if (!spec)
+        return NULL;
+    tf_terrain *t = tf_terrain_compile(spec, err);
+    tf_spec_free(spec);
+    return t;
+}

@@ -1,0 +1,23 @@
+/* Small helpers shared by the Check suites: locating test data in the
+ * source tree, reading whole files, and scratch directories. */
+#ifndef TF_TESTUTIL_H
+#define TF_TESTUTIL_H
+
+#include <stddef.h>
+
+/* The source tree's root (TF_SRCDIR from the environment, else the
+ * compile-time path). */
+const char *tu_srcdir(void);
+
+/* snprintf into a static rotating buffer: "%s/tests/data/x" style paths.
+ * Holds 8 results at once. */
+const char *tu_path(const char *fmt, ...);
+
+/* Whole file, NUL-terminated (len excludes the NUL); NULL on failure. */
+char *tu_read_file(const char *path, size_t *len);
+
+/* A fresh scratch directory under $TMPDIR (removed by tu_rmdir). */
+char *tu_mkdtemp(void);
+void tu_rmtree(const char *dir);
+
+#endif
