@@ -13,7 +13,7 @@
 
 /* Taylor coefficients of sin(pi*s), (-1)^k pi^(2k+1) / (2k+1)!, k = 0..10,
  * rounded to double. For |s| <= 0.5 the truncation error is below 2e-18,
- * so the result is cos to within rounding, with no libm call: the same
+ * so the result is sin to within rounding, with no libm call: the same
  * bits on every IEEE-754 platform. */
 static const double SINPI_COEFFS[11] = {
     3.141592653589793,       -5.16771278004997,       2.5501640398773455,
@@ -22,15 +22,18 @@ static const double SINPI_COEFFS[11] = {
     -2.2948428997269873e-08, 5.392664662608129e-10,
 };
 
-/* (1 - cos(pi*t)) / 2 = 0.5 + 0.5 * sin(pi*(t - 0.5)); Horner in s^2. */
+/* (1 - cos(pi*t)) / 2 = sin(pi*t/2)^2, with sin(pi*s) for s = t/2 in
+ * [0, 0.5] by Horner in s^2. Exactly 0 at t = 0, so a segment starts at
+ * its knot's y exactly. */
 double tf_cosine_blend(double t)
 {
-    double s = t - 0.5;
+    double s = t * 0.5;
     double s2 = s * s;
     double p = SINPI_COEFFS[10];
     for (int k = 9; k >= 0; k--)
         p = p * s2 + SINPI_COEFFS[k];
-    return 0.5 + 0.5 * (s * p);
+    double sine = s * p;
+    return sine * sine;
 }
 
 size_t tf_curve_table_bytes(size_t count)

@@ -58,12 +58,16 @@ static const double GRADIENTS[32][2] = {
 };
 
 /* Lattice hash: seed ^ (i * 0x1DDE90C9) ^ (j * 0x43C42E4D) (mod 2^32),
- * times 0x27D4EB2D, xor-shifted right by 15; the top 5 bits pick a gradient. */
+ * finished with the lowbias32 mixer so every input bit (seed included)
+ * reaches the top 5 bits, which pick the gradient. */
 static inline unsigned gradient_index(uint32_t seed, uint32_t i, uint32_t j)
 {
     uint32_t h = seed ^ (i * 0x1DDE90C9u) ^ (j * 0x43C42E4Du);
-    h *= 0x27D4EB2Du;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
     h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
     return h >> 27;
 }
 

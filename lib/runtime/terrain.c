@@ -91,17 +91,23 @@ double tf_terrain_sample(const tf_terrain *t, double x, double y)
     return evaluate(t, x, y);
 }
 
-void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx,
-                            size_t ny, float *out)
+void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double step,
+                              int64_t i0, int64_t j0, size_t nx, size_t ny, float *out)
 {
     if (!t || !out)
         return;
     for (size_t j = 0; j < ny; j++) {
-        double y = y0 + (double)j * step;
+        double y = y0 + (double)(j0 + (int64_t)j) * step;
         float *row = out + j * nx;
         for (size_t i = 0; i < nx; i++)
-            row[i] = (float)evaluate(t, x0 + (double)i * step, y);
+            row[i] = (float)evaluate(t, x0 + (double)(i0 + (int64_t)i) * step, y);
     }
+}
+
+void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx,
+                            size_t ny, float *out)
+{
+    tf_terrain_sample_window(t, x0, y0, step, 0, 0, nx, ny, out);
 }
 
 double tf_terrain_normalize(const tf_terrain *t, double h)

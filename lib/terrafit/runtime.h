@@ -14,9 +14,10 @@
  *     double h = tf_terrain_sample(t, 1234.5, -87.25);   // raw height
  *     double v = tf_terrain_normalize(t, h);              // 0..1 for the spec's range
  *
- *     // A 64x64 chunk with a one-sample border for normals (thesis 5.5):
+ *     // Chunk (cx, cy) of 64x64 samples, one per world unit, with the
+ *     // one-sample border used for normals (thesis 5.5): 66x66 values.
  *     float chunk[66 * 66];
- *     tf_terrain_sample_grid(t, x0 - 1.0, y0 - 1.0, 1.0, 66, 66, chunk);
+ *     tf_terrain_sample_window(t, 0.0, 0.0, 1.0, cx * 64 - 1, cy * 64 - 1, 66, 66, chunk);
  *
  *     tf_terrain_free(t);
  *
@@ -86,11 +87,22 @@ double tf_terrain_sample(const tf_terrain *t, double x, double y);
 
 /* nx * ny samples on a regular grid, row-major:
  *     out[j*nx + i] == (float)tf_terrain_sample(t, x0 + i*step, y0 + j*step)
- * bit for bit. Adjacent chunks therefore share identical edge values.
- * For an N x N chunk at (cx, cy) with the (N+2) x (N+2) border used for
- * normals (thesis 5.5), call it with (cx - step, cy - step, step, N+2, N+2). */
+ * bit for bit. For chunks of an endless world use tf_terrain_sample_window,
+ * whose coordinates come from global lattice indices so seams are exact. */
 void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step,
                             size_t nx, size_t ny, float *out);
+
+/* The window of an endless sample lattice: nx * ny samples, row-major,
+ *     out[j*nx + i] == (float)tf_terrain_sample(t, x0 + (double)(i0 + i) * step,
+ *                                                   y0 + (double)(j0 + j) * step)
+ * Every sample's coordinate depends only on its global lattice index, so
+ * chunks cut from one lattice (any step, any chunk size) share bit-identical
+ * values wherever they overlap. Chunk (cx, cy) of size N with the
+ * (N+2) x (N+2) border for normals: i0 = cx*N - 1, j0 = cy*N - 1, nx = ny = N+2.
+ * tf_terrain_sample_grid(t, x0, y0, step, nx, ny, out) is the window at
+ * i0 = j0 = 0. |i0 + i| and |j0 + j| must stay below 2^53. */
+void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double step,
+                              int64_t i0, int64_t j0, size_t nx, size_t ny, float *out);
 
 /* (h - minValue) / (maxValue - minValue): 0..1 over the spec's stated range
  * (not clamped: a terrain may step outside the range it states). */

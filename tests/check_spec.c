@@ -1,0 +1,463 @@
+/*
+ * The spec reader, validator and writer: every case in tests/invalid/
+ * (one folder per class of bad spec: input.json + the expected message),
+ * every spec in tests/valid/ and samples/, writer round trips (same text,
+ * same bits), defaults and limits (docs/spec.md).
+ */
+#define _DEFAULT_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "terrafit/runtime.h"
+#include "testutil.h"
+
+/* Sorted entries of a directory, NULL-terminated; skips dot files. */
+static char **list_dir(const char *dir, size_t *count)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        names = realloc(names, (n + 2) * sizeof *names);
+        names[n++] = strdup(e->d_name);
+        names[n] = NULL;
+    }
+    closedir(d);
+    for (size_t i = 1; i < n; i++) /* insertion sort: small lists */
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *swap = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = swap;
+        }
+    *count = n;
+    return names;
+}
+
+static void free_list(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void trim_newline(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+/* ---- invalid specs: one folder per class */
+
+START_TEST(invalid_cases_are_rejected_with_their_message)
+{
+    const char *root = tu_path("%s/tests/invalid", tu_srcdir());
+    size_t count;
+    char **cases = list_dir(root, &count);
+    ck_assert_uint_ge(count, 40);
+    for (size_t i = 0; i < count; i++) {
+        const char *input = tu_path("%s/%s/input.json", root, cases[i]);
+        char *expected = tu_read_file(tu_path("%s/%s/error", root, cases[i]), NULL);
+        ck_assert_msg(expected != NULL, "%s: no error file", cases[i]);
+        trim_newline(expected);
+        ck_assert_msg(expected[0] != '\0', "%s: empty error file", cases[i]);
+
+        tf_error err = {0, ""};
+        tf_spec *spec = tf_spec_load(input, &err);
+        ck_assert_msg(spec == NULL, "%s: accepted", cases[i]);
+        ck_assert_msg(err.code != TF_OK, "%s: no error code", cases[i]);
+        ck_assert_msg(strstr(err.message, expected) != NULL, "%s: message \"%s\" lacks \"%s\"",
+                      cases[i], err.message, expected);
+        ck_assert_msg(strstr(err.message, input) == err.message,
+                      "%s: message \"%s\" does not start with the file name", cases[i],
+                      err.message);
+        /* The same text from memory fails the same way, and no terrain is built. */
+        size_t len;
+        char *text = tu_read_file(input, &len);
+        ck_assert(text != NULL);
+        tf_error err2;
+        ck_assert(tf_terrain_parse(text, len, &err2) == NULL);
+        ck_assert_msg(strstr(err2.message, expected) != NULL, "%s (memory): \"%s\"", cases[i],
+                      err2.message);
+        ck_assert(tf_terrain_load(input, &err2) == NULL);
+        free(text);
+        free(expected);
+    }
+    free_list(cases, count);
+}
+END_TEST
+
+START_TEST(oversized_file_is_refused)
+{
+    char *dir = tu_mkdtemp();
+    const char *path = tu_path("%s/huge.json", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert(f != NULL);
+    /* Valid JSON padded with white space past the limit. */
+    fputs("{\"noiseLayers\": []", f);
+    for (unsigned k = 0; k < TF_MAX_SPEC_BYTES; k += 4096) {
+        static char spaces[4096];
+        memset(spaces, ' ', sizeof spaces);
+        fwrite(spaces, 1, sizeof spaces, f);
+    }
+    fputs("}", f);
+    fclose(f);
+    tf_error err;
+    ck_assert(tf_spec_load(path, &err) == NULL);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "16777216-byte limit"));
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(missing_file_names_the_path)
+{
+    tf_error err;
+    ck_assert(tf_terrain_load("/nonexistent/dir/terrain.json", &err) == NULL);
+    ck_assert_int_eq(err.code, TF_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/dir/terrain.json: cannot open"));
+    ck_assert(tf_spec_load(NULL, &err) == NULL);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+}
+END_TEST
+
+START_TEST(syntax_errors_give_line_and_column)
+{
+    const char *text = "{\n  \"noiseLayers\": [\n    {\"baseNoise\": {\"frequency\": 0.1,}}\n]}";
+    tf_error err;
+    ck_assert(tf_spec_parse(text, strlen(text), "t.json", &err) == NULL);
+    ck_assert_int_eq(err.code, TF_ERR_PARSE);
+    ck_assert_msg(strncmp(err.message, "t.json:3:", 9) == 0, "%s", err.message);
+    /* Not NUL-terminated: the length is honoured. */
+    const char *good = "{\"noiseLayers\":[{\"baseNoise\":{\"frequency\":0.1},"
+                       "\"rd\":{\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]}}]}XXXX";
+    tf_spec *spec = tf_spec_parse(good, strlen(good) - 4, NULL, &err);
+    ck_assert_msg(spec != NULL, "%s", err.message);
+    tf_spec_free(spec);
+    ck_assert(tf_spec_parse(good, strlen(good), NULL, &err) == NULL);
+    ck_assert_ptr_nonnull(strstr(err.message, "<string>:1:"));
+    ck_assert_ptr_nonnull(strstr(err.message, "after the value"));
+    /* Embedded NUL byte. */
+    char nul[] = "{\"noiseLayers\": []}\0{}";
+    ck_assert(tf_spec_parse(nul, sizeof nul - 1, NULL, &err) == NULL);
+    ck_assert_int_eq(err.code, TF_ERR_PARSE);
+    /* Deep nesting fails cleanly (no stack overflow). */
+    size_t depth = 100000;
+    char *deep = malloc(2 * depth + 1);
+    memset(deep, '[', depth);
+    memset(deep + depth, ']', depth);
+    deep[2 * depth] = '\0';
+    ck_assert(tf_spec_parse(deep, 2 * depth, NULL, &err) == NULL);
+    free(deep);
+}
+END_TEST
+
+/* ---- valid specs and the writer */
+
+/* Every spec in tests/valid/ and every terrain.json under samples/. */
+static char **valid_spec_paths(size_t *count)
+{
+    size_t n;
+    char **names = list_dir(tu_path("%s/tests/valid", tu_srcdir()), &n);
+    char **paths = malloc((n + 64) * sizeof *paths);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strstr(names[i], ".json"))
+            paths[k++] = strdup(tu_path("%s/tests/valid/%s", tu_srcdir(), names[i]));
+    free_list(names, n);
+    size_t m;
+    char **samples = list_dir(tu_path("%s/samples", tu_srcdir()), &m);
+    for (size_t i = 0; i < m && k < n + 63; i++) {
+        const char *p = tu_path("%s/samples/%s/terrain.json", tu_srcdir(), samples[i]);
+        struct stat st;
+        if (stat(p, &st) == 0)
+            paths[k++] = strdup(p);
+    }
+    free_list(samples, m);
+    *count = k;
+    return paths;
+}
+
+static void assert_same_heights(const tf_terrain *a, const tf_terrain *b, const char *what)
+{
+    for (int k = 0; k < 2000; k++) {
+        double x = (k * 7919 % 4001) * 1.37 - 2000.0, y = (k * 104729 % 3001) * 2.11 - 3000.0;
+        double ha = tf_terrain_sample(a, x, y), hb = tf_terrain_sample(b, x, y);
+        ck_assert_msg(memcmp(&ha, &hb, sizeof ha) == 0, "%s: h(%g, %g) %a != %a", what, x, y, ha,
+                      hb);
+    }
+}
+
+START_TEST(valid_specs_load_and_round_trip)
+{
+    size_t count;
+    char **paths = valid_spec_paths(&count);
+    ck_assert_uint_ge(count, 8);
+    for (size_t i = 0; i < count; i++) {
+        tf_error err;
+        tf_spec *spec = tf_spec_load(paths[i], &err);
+        ck_assert_msg(spec != NULL, "%s", err.message);
+        ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s: %s", paths[i], err.message);
+        tf_terrain *t = tf_terrain_compile(spec, &err);
+        ck_assert_msg(t != NULL, "%s", err.message);
+
+        /* load -> write -> load evaluates bit-identically, and writing
+         * again gives the same text (the writer is a fixed point). */
+        char *json = tf_spec_to_json(spec, &err);
+        ck_assert_msg(json != NULL, "%s", err.message);
+        tf_spec *again = tf_spec_parse(json, strlen(json), "rewritten", &err);
+        ck_assert_msg(again != NULL, "%s: rewritten: %s\n%s", paths[i], err.message, json);
+        char *json2 = tf_spec_to_json(again, &err);
+        ck_assert_str_eq(json, json2);
+        /* unknown members inside control points are dropped on rewrite */
+        ck_assert_uint_le(again->unknown_key_count, spec->unknown_key_count);
+        tf_terrain *t2 = tf_terrain_compile(again, &err);
+        assert_same_heights(t, t2, paths[i]);
+        /* the terrain keeps its own copy of the spec */
+        char *json3 = tf_spec_to_json(tf_terrain_spec(t), &err);
+        ck_assert_str_eq(json, json3);
+
+        free(json);
+        free(json2);
+        free(json3);
+        tf_terrain_free(t);
+        tf_terrain_free(t2);
+        tf_spec_free(again);
+        tf_spec_free(spec);
+        free(paths[i]);
+    }
+    free(paths);
+}
+END_TEST
+
+static tf_spec *parse_ok(const char *json)
+{
+    tf_error err;
+    tf_spec *spec = tf_spec_parse(json, strlen(json), "test", &err);
+    ck_assert_msg(spec != NULL, "%s", err.message);
+    return spec;
+}
+
+#define ONE_LAYER(extra_root, extra_layer)                                                    \
+    "{" extra_root "\"noiseLayers\":[{\"baseNoise\":{\"frequency\":0.1},"                     \
+    "\"rd\":{\"points\":[{\"x\":0.2,\"y\":-1},{\"x\":0.8,\"y\":3}]}" extra_layer "}]}"
+
+START_TEST(numbers_read_back_as_the_same_double)
+{
+    tf_spec *spec = tf_spec_new(1, NULL);
+    uint64_t state = 42;
+    tf_point p[300];
+    double x = -1e-300;
+    for (int k = 0; k < 300; k++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        double frac = (double)(state >> 11) * 0x1.0p-53;
+        x += 1e-310 + frac * (k % 3 == 0 ? 1e-5 : k % 3 == 1 ? 1.0 : 1e5);
+        p[k].x = x;
+        p[k].y = (frac - 0.5) * pow(10.0, (double)(k % 40) - 20.0);
+    }
+    ck_assert_int_eq(tf_spec_set_rd_points(spec, 0, p, 300, NULL), 0);
+    spec->layers[0].frequency = 1.0 / 3.0;
+    spec->min_value = -0.1;
+    spec->max_value = 1e300;
+    char *json = tf_spec_to_json(spec, NULL);
+    tf_spec *back = parse_ok(json);
+    for (int k = 0; k < 300; k++) {
+        ck_assert(back->layers[0].rd_points[k].x == p[k].x);
+        ck_assert(back->layers[0].rd_points[k].y == p[k].y);
+    }
+    ck_assert(back->layers[0].frequency == 1.0 / 3.0);
+    ck_assert(back->min_value == -0.1 && back->max_value == 1e300);
+    for (int d = 0; d < 3; d++)
+        ck_assert(back->layers[0].offset[d] == spec->layers[0].offset[d]);
+    free(json);
+    tf_spec_free(back);
+    tf_spec_free(spec);
+}
+END_TEST
+
+START_TEST(writer_ignores_the_locale)
+{
+    const char *locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "de_DE", "C.UTF-8"};
+    const char *set = NULL;
+    for (size_t k = 0; k < 4 && !set; k++)
+        set = setlocale(LC_NUMERIC, locales[k]);
+    tf_spec *spec = parse_ok(ONE_LAYER("\"minValue\":-1.5,\"maxValue\":2.25,", ""));
+    char *json = tf_spec_to_json(spec, NULL);
+    setlocale(LC_NUMERIC, "C");
+    ck_assert_ptr_nonnull(strstr(json, "\"minValue\": -1.5,"));
+    ck_assert_ptr_nonnull(strstr(json, "\"maxValue\": 2.25,"));
+    free(json);
+    tf_spec_free(spec);
+}
+END_TEST
+
+START_TEST(unknown_members_are_reported_and_kept)
+{
+    tf_spec *spec = parse_ok(
+        "{\"format\":\"terrafit-terrain\",\"future\":{\"a\":[1,2]},\"noiseLayers\":[{"
+        "\"baseNoise\":{\"frequency\":0.1,\"octaves\":4},\"rd\":{\"points\":[{\"x\":0,\"y\":0,"
+        "\"w\":1},{\"x\":1,\"y\":1}],\"note\":\"hi\"},\"tag\":\"cliffs\"}]}");
+    ck_assert_uint_eq(spec->unknown_key_count, 5);
+    const char *want[] = {"$.future", "$.noiseLayers[0].tag", "$.noiseLayers[0].baseNoise.octaves",
+                          "$.noiseLayers[0].rd.points[0].w", "$.noiseLayers[0].rd.note"};
+    for (size_t k = 0; k < 5; k++) {
+        int found = 0;
+        for (size_t j = 0; j < spec->unknown_key_count; j++)
+            found |= strcmp(spec->unknown_keys[j], want[k]) == 0;
+        ck_assert_msg(found, "%s not reported", want[k]);
+    }
+    char *json = tf_spec_to_json(spec, NULL);
+    ck_assert_ptr_nonnull(strstr(json, "\"future\": {\"a\":[1,2]}"));
+    ck_assert_ptr_nonnull(strstr(json, "\"octaves\": 4"));
+    ck_assert_ptr_nonnull(strstr(json, "\"note\": \"hi\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"tag\": \"cliffs\""));
+    ck_assert_ptr_null(strstr(json, "\"w\"")); /* inside points: dropped */
+    free(json);
+    tf_spec_free(spec);
+}
+END_TEST
+
+/* docs/spec.md, "Thesis files" and "Seeds and offsets". */
+START_TEST(defaults_follow_the_documented_rules)
+{
+    tf_spec *thesis = parse_ok(ONE_LAYER("", ""));
+    ck_assert_int_eq(thesis->layers[0].noise_type, TF_NOISE_PERLIN_REFERENCE_SIMPLEX);
+    ck_assert_int_eq(thesis->layers[0].rd_interpolation, TF_INTERP_MONOTONE_CUBIC);
+    ck_assert(thesis->layers[0].pre_amp_shift == 0.0 && thesis->layers[0].amp_scale == 1.0);
+    ck_assert_int_eq(thesis->layers[0].mask_layer_index, -1);
+    /* derived range: y in [-1, 3], no shift, scale 1 */
+    ck_assert(thesis->min_value == -1.0 && thesis->max_value == 3.0);
+    tf_spec *ours = parse_ok(ONE_LAYER("\"version\":1,", ""));
+    ck_assert_int_eq(ours->layers[0].noise_type, TF_NOISE_SIMPLEX);
+
+    /* Seeds: mix32(root + mix32(i + 1)); values from the reference port. */
+    ck_assert_uint_eq(thesis->seed, 0);
+    ck_assert_uint_eq(thesis->layers[0].seed, 1492470133u);
+    ck_assert(thesis->layers[0].offset[0] == -367.40384021258251);
+    ck_assert(thesis->layers[0].offset[1] == 112.87423786248337);
+    ck_assert(thesis->layers[0].offset[2] == 554.59377955740138);
+    /* A given layer seed derives the offset; a given offset wins. */
+    tf_spec *seeded = parse_ok("{\"seed\":5,\"noiseLayers\":[{\"baseNoise\":{\"frequency\":1,"
+                               "\"seed\":1492470133},\"rd\":{\"points\":[{\"x\":0,\"y\":0},{\"x\":"
+                               "1,\"y\":1}]}},{\"baseNoise\":{\"frequency\":1,\"offset\":[1,2,3]},"
+                               "\"rd\":{\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]}}]}");
+    ck_assert(seeded->layers[0].offset[0] == -367.40384021258251);
+    ck_assert(seeded->layers[1].offset[0] == 1.0 && seeded->layers[1].offset[2] == 3.0);
+    ck_assert_uint_ne(seeded->layers[1].seed, thesis->layers[0].seed);
+    /* Reseeding re-derives everything. */
+    tf_spec_reseed(seeded, 0);
+    ck_assert_uint_eq(seeded->layers[0].seed, 1492470133u);
+    ck_assert_uint_ne(seeded->layers[1].seed, 1492470133u);
+    tf_spec_free(seeded);
+    tf_spec_free(thesis);
+    tf_spec_free(ours);
+
+    /* Masked: falloff is 5% of the mask layer's y span; range includes 0. */
+    tf_spec *masked = parse_ok(
+        "{\"version\":1,\"noiseLayers\":[{\"baseNoise\":{\"frequency\":0.1},\"rd\":{\"points\":[{"
+        "\"x\":0,\"y\":0.2},{\"x\":1,\"y\":0.6}]}},{\"baseNoise\":{\"frequency\":0.1},\"rd\":{"
+        "\"points\":[{\"x\":0,\"y\":1},{\"x\":1,\"y\":2}]},\"maskLayerIndex\":0,\"maskMinValue\":"
+        "0.3,\"maskMaxValue\":0.5}]}");
+    ck_assert_double_eq_tol(masked->layers[1].mask_falloff, 0.02, 1e-15);
+    ck_assert_double_eq_tol(masked->min_value, 0.2, 1e-15);
+    ck_assert_double_eq_tol(masked->max_value, 2.6, 1e-15);
+    tf_spec_free(masked);
+}
+END_TEST
+
+/* Specs built through the API get the same checks as files. */
+START_TEST(api_built_specs_are_validated)
+{
+    tf_error err;
+    tf_spec *spec = tf_spec_new(2, &err);
+    ck_assert(spec != NULL);
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0); /* no points yet */
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[0].rd.points: needs at least 2"));
+    tf_point p[2] = {{0.0, 0.0}, {1.0, 1.0}};
+    tf_spec_set_rd_points(spec, 0, p, 2, NULL);
+    tf_spec_set_rd_points(spec, 1, p, 2, NULL);
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    spec->layers[1].frequency = 0.0;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[1].baseNoise.frequency: must be > 0"));
+    ck_assert(tf_terrain_compile(spec, &err) == NULL);
+    ck_assert(tf_spec_to_json(spec, &err) == NULL);
+    spec->layers[1].frequency = 0.5;
+    spec->layers[1].mask_layer_index = 1;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "index of a lower layer"));
+    spec->layers[1].mask_layer_index = 0;
+    spec->layers[1].mask_min_value = 0.7;
+    spec->layers[1].mask_max_value = 0.2;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    spec->layers[1].mask_max_value = 0.9;
+    spec->layers[1].mask_falloff = NAN;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "not finite"));
+    spec->layers[1].mask_falloff = 0.1;
+    spec->min_value = 2.0;
+    spec->max_value = 2.0;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    spec->max_value = 3.0;
+    spec->layers[0].noise_type = (tf_noise_type)42;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    spec->layers[0].noise_type = TF_NOISE_SIMPLEX;
+    spec->version = 2;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    spec->version = 1;
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    tf_spec *copy = tf_spec_copy(spec, &err);
+    char *a = tf_spec_to_json(spec, NULL), *b = tf_spec_to_json(copy, NULL);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    tf_spec_free(copy);
+    tf_spec_free(spec);
+    ck_assert(tf_spec_new(TF_MAX_LAYERS + 1, &err) == NULL);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    tf_spec_free(NULL);
+    tf_terrain_free(NULL);
+}
+END_TEST
+
+static Suite *spec_suite(void)
+{
+    Suite *s = suite_create("spec");
+    TCase *bad = tcase_create("bad input");
+    tcase_set_timeout(bad, 60);
+    tcase_add_test(bad, invalid_cases_are_rejected_with_their_message);
+    tcase_add_test(bad, oversized_file_is_refused);
+    tcase_add_test(bad, missing_file_names_the_path);
+    tcase_add_test(bad, syntax_errors_give_line_and_column);
+    tcase_add_test(bad, api_built_specs_are_validated);
+    suite_add_tcase(s, bad);
+    TCase *good = tcase_create("round trip");
+    tcase_set_timeout(good, 60);
+    tcase_add_test(good, valid_specs_load_and_round_trip);
+    tcase_add_test(good, numbers_read_back_as_the_same_double);
+    tcase_add_test(good, writer_ignores_the_locale);
+    tcase_add_test(good, unknown_members_are_reported_and_kept);
+    tcase_add_test(good, defaults_follow_the_documented_rules);
+    suite_add_tcase(s, good);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(spec_suite());
+    srunner_run_all(runner, CK_ENV);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,284 @@
+/*
+ * The compiled terrain (docs/spec.md, "Evaluation"): grids equal single
+ * samples bit for bit, lattice windows join seamlessly, many threads get the
+ * single-thread answers, masks weigh layers exactly as documented, and
+ * heights stay inside the derived range.
+ */
+#define _DEFAULT_SOURCE
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrafit/runtime.h"
+#include "testutil.h"
+
+static uint64_t rng_state;
+
+static double next_unit(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
+}
+
+/* A random valid spec: 1-6 layers, both noises, every interpolation,
+ * random curves, some layers masked by lower ones. */
+static tf_terrain *random_terrain(uint64_t seed)
+{
+    rng_state = seed * 0x9E3779B97F4A7C15ULL + 7;
+    size_t layers = 1 + (size_t)(next_unit() * 6);
+    tf_spec *spec = tf_spec_new(layers, NULL);
+    tf_spec_reseed(spec, (uint32_t)(next_unit() * 4294967295.0));
+    for (size_t i = 0; i < layers; i++) {
+        tf_layer_spec *L = &spec->layers[i];
+        L->noise_type = next_unit() < 0.3 ? TF_NOISE_PERLIN_REFERENCE_SIMPLEX : TF_NOISE_SIMPLEX;
+        L->frequency = pow(2.0, -1.0 - next_unit() * 8.0);
+        L->rd_interpolation = (tf_interp)(int)(next_unit() * 3);
+        size_t count = 2 + (size_t)(next_unit() * 70);
+        tf_point *p = malloc(count * sizeof *p);
+        double x = next_unit() * 0.2, y = next_unit();
+        for (size_t k = 0; k < count; k++) {
+            x += 0.001 + next_unit() * 0.02;
+            y += (next_unit() - 0.3) * 0.1;
+            p[k].x = x;
+            p[k].y = y;
+        }
+        tf_spec_set_rd_points(spec, i, p, count, NULL);
+        free(p);
+        L->pre_amp_shift = -0.5 + next_unit() * 0.2;
+        L->amp_scale = (next_unit() - 0.2) * 2.0;
+        if (i > 0 && next_unit() < 0.5) {
+            L->mask_layer_index = (int)(next_unit() * (double)i);
+            double a = next_unit(), b = a + next_unit() * 0.5;
+            L->mask_min_value = a;
+            L->mask_max_value = b;
+            L->mask_falloff = next_unit() < 0.3 ? 0.0 : next_unit() * 0.2;
+        }
+    }
+    spec->min_value = -5.0;
+    spec->max_value = 5.0;
+    tf_error err;
+    tf_terrain *t = tf_terrain_compile(spec, &err);
+    ck_assert_msg(t != NULL, "%s", err.message);
+    tf_spec_free(spec);
+    return t;
+}
+
+/* out[j*nx + i] == (float)tf_terrain_sample(x0 + i*step, y0 + j*step). */
+START_TEST(grid_equals_single_samples)
+{
+    tf_terrain *t = random_terrain((uint64_t)_i);
+    double x0 = (next_unit() - 0.5) * pow(10.0, next_unit() * 7.0);
+    double y0 = (next_unit() - 0.5) * pow(10.0, next_unit() * 7.0);
+    double step = pow(10.0, next_unit() * 4.0 - 2.0) * (next_unit() < 0.5 ? 1.0 : 1.0 / 3.0);
+    size_t nx = 1 + (size_t)(next_unit() * 40), ny = 1 + (size_t)(next_unit() * 30);
+    float *out = malloc(nx * ny * sizeof *out);
+    tf_terrain_sample_grid(t, x0, y0, step, nx, ny, out);
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++) {
+            float want = (float)tf_terrain_sample(t, x0 + (double)i * step, y0 + (double)j * step);
+            ck_assert_msg(memcmp(&out[j * nx + i], &want, sizeof want) == 0,
+                          "spec %d: (%zu, %zu) %a != %a", _i, i, j, out[j * nx + i], want);
+        }
+    free(out);
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* Chunks cut from one lattice agree wherever they overlap: adjacent N x N
+ * chunks with their (N+2)^2 borders share rows and columns exactly. */
+START_TEST(windows_join_seamlessly)
+{
+    tf_terrain *t = random_terrain(1000 + (uint64_t)_i);
+    double x0 = (next_unit() - 0.5) * 1e5, y0 = (next_unit() - 0.5) * 1e5;
+    double step = 0.1 + next_unit() * 2.7; /* deliberately not a power of two */
+    const int64_t N = 16;
+    int64_t cx = (int64_t)(next_unit() * 200) - 100, cy = (int64_t)(next_unit() * 200) - 100;
+    float a[18 * 18], right[18 * 18], below[18 * 18], whole[34 * 18];
+    tf_terrain_sample_window(t, x0, y0, step, cx * N - 1, cy * N - 1, 18, 18, a);
+    tf_terrain_sample_window(t, x0, y0, step, (cx + 1) * N - 1, cy * N - 1, 18, 18, right);
+    tf_terrain_sample_window(t, x0, y0, step, cx * N - 1, (cy + 1) * N - 1, 18, 18, below);
+    tf_terrain_sample_window(t, x0, y0, step, cx * N - 1, cy * N - 1, 34, 18, whole);
+    for (int j = 0; j < 18; j++) {
+        /* a's columns 16, 17 are right's columns 0, 1 */
+        ck_assert(memcmp(&a[j * 18 + 16], &right[j * 18 + 0], 2 * sizeof(float)) == 0);
+        /* both are slices of the double-width window */
+        ck_assert(memcmp(&a[j * 18], &whole[j * 34], 18 * sizeof(float)) == 0);
+        ck_assert(memcmp(&right[j * 18], &whole[j * 34 + 16], 18 * sizeof(float)) == 0);
+    }
+    /* a's rows 16, 17 are below's rows 0, 1 */
+    ck_assert(memcmp(&a[16 * 18], &below[0], 2 * 18 * sizeof(float)) == 0);
+    /* window at (0, 0) is the grid */
+    float g[5 * 4], w[5 * 4];
+    tf_terrain_sample_grid(t, x0, y0, step, 5, 4, g);
+    tf_terrain_sample_window(t, x0, y0, step, 0, 0, 5, 4, w);
+    ck_assert(memcmp(g, w, sizeof g) == 0);
+    tf_terrain_free(t);
+}
+END_TEST
+
+typedef struct {
+    const tf_terrain *terrain;
+    double *out;
+    int count;
+} thread_job;
+
+static void *sample_many(void *arg)
+{
+    thread_job *job = arg;
+    for (int k = 0; k < job->count; k++)
+        job->out[k] = tf_terrain_sample(job->terrain, k * 0.731 - 500.0, k * 0.377 + 100.0);
+    return NULL;
+}
+
+START_TEST(threads_get_single_thread_answers)
+{
+    tf_terrain *t = random_terrain(77);
+    enum { THREADS = 8, COUNT = 20000 };
+    double *expected = malloc(COUNT * sizeof *expected);
+    thread_job single = {t, expected, COUNT};
+    sample_many(&single);
+    pthread_t threads[THREADS];
+    thread_job jobs[THREADS];
+    for (int k = 0; k < THREADS; k++) {
+        jobs[k] = (thread_job){t, malloc(COUNT * sizeof(double)), COUNT};
+        ck_assert_int_eq(pthread_create(&threads[k], NULL, sample_many, &jobs[k]), 0);
+    }
+    for (int k = 0; k < THREADS; k++) {
+        pthread_join(threads[k], NULL);
+        ck_assert(memcmp(jobs[k].out, expected, COUNT * sizeof(double)) == 0);
+        free(jobs[k].out);
+    }
+    free(expected);
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* Layer 0 redistributes with the identity and contributes nothing
+ * (ampScale 0), layer 1 is the constant 1 masked by layer 0: so h is the
+ * mask weight w(r_0) with r_0 = u_0 = (n_0 + 1) / 2, which the test computes
+ * from the documented formula. */
+static void check_mask_weights(double lo, double hi, double falloff)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"version\":1,\"seed\":3,\"noiseLayers\":["
+             "{\"baseNoise\":{\"frequency\":0.05},\"rd\":{\"interpolation\":\"linear\","
+             "\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]},\"ampScale\":0},"
+             "{\"baseNoise\":{\"frequency\":0.3},\"rd\":{\"points\":[{\"x\":0,\"y\":1},{\"x\":1,"
+             "\"y\":1}]},\"maskLayerIndex\":0,\"maskMinValue\":%.17g,\"maskMaxValue\":%.17g,"
+             "\"maskFalloff\":%.17g}],\"minValue\":0,\"maxValue\":1}",
+             lo, hi, falloff);
+    tf_error err;
+    tf_terrain *t = tf_terrain_parse(json, strlen(json), &err);
+    ck_assert_msg(t != NULL, "%s", err.message);
+    const tf_layer_spec *L0 = &tf_terrain_spec(t)->layers[0];
+    int inside = 0, edge = 0, outside = 0;
+    for (int k = 0; k < 20000; k++) {
+        double x = k * 0.913, y = k * 0.271;
+        double n = tf_noise_eval(L0->noise_type, L0->seed, x * 0.05 + L0->offset[0],
+                                 y * 0.05 + L0->offset[1], L0->offset[2]);
+        double r = (n + 1.0) * 0.5, w;
+        double beyond = r < lo ? lo - r : r > hi ? r - hi : 0.0;
+        if (r >= lo && r <= hi) {
+            w = 1.0;
+            inside++;
+        } else if (beyond >= falloff) {
+            w = 0.0;
+            outside++;
+        } else {
+            double s = 1.0 - beyond * (1.0 / falloff);
+            w = s * s * (3.0 - 2.0 * s);
+            edge++;
+        }
+        ck_assert_msg(tf_terrain_sample(t, x, y) == w, "r=%.17g: h=%.17g, w=%.17g", r,
+                      tf_terrain_sample(t, x, y), w);
+    }
+    if (hi > lo)
+        ck_assert_int_gt(inside, 100);
+    ck_assert_int_gt(outside, 100);
+    if (falloff > 0)
+        ck_assert_int_gt(edge, 100);
+    tf_terrain_free(t);
+}
+
+START_TEST(mask_weights_follow_the_formula)
+{
+    check_mask_weights(0.45, 0.6, 0.05);
+    check_mask_weights(0.5, 0.5, 0.1);
+    check_mask_weights(0.3, 0.55, 0.0); /* hard edge */
+}
+END_TEST
+
+/* The derived range bounds every height (docs/spec.md, "Other defaults"). */
+START_TEST(heights_stay_in_the_derived_range)
+{
+    tf_terrain *t = random_terrain(5000 + (uint64_t)_i);
+    tf_spec *spec = tf_spec_copy(tf_terrain_spec(t), NULL);
+    tf_terrain_free(t);
+    char *json = tf_spec_to_json(spec, NULL);
+    /* drop minValue/maxValue so the reader derives them */
+    char *p = strstr(json, "  \"minValue\"");
+    char *q = strstr(json, "  \"noiseLayers\"");
+    memmove(p, q, strlen(q) + 1);
+    tf_error err;
+    tf_spec *derived = tf_spec_parse(json, strlen(json), "derived", &err);
+    ck_assert_msg(derived != NULL, "%s", err.message);
+    t = tf_terrain_compile(derived, NULL);
+    for (int k = 0; k < 20000; k++) {
+        double h = tf_terrain_sample(t, k * 3.17 - 3e4, k * 1.91 + 2e4);
+        double v = tf_terrain_normalize(t, h);
+        ck_assert_msg(v >= -1e-12 && v <= 1.0 + 1e-12, "h=%g outside [%g, %g]", h,
+                      tf_terrain_min_value(t), tf_terrain_max_value(t));
+    }
+    free(json);
+    tf_spec_free(spec);
+    tf_spec_free(derived);
+    tf_terrain_free(t);
+}
+END_TEST
+
+START_TEST(accessors_and_non_finite_points)
+{
+    tf_terrain *t = random_terrain(9);
+    ck_assert_uint_ge(tf_terrain_layer_count(t), 1);
+    ck_assert(tf_terrain_min_value(t) == -5.0 && tf_terrain_max_value(t) == 5.0);
+    ck_assert(tf_terrain_normalize(t, 0.0) == 0.5);
+    ck_assert(tf_terrain_normalize(t, 5.0) == 1.0);
+    ck_assert(isnan(tf_terrain_sample(t, NAN, 1.0)));
+    ck_assert(isnan(tf_terrain_sample(t, 1.0, INFINITY)));
+    /* grid with zero size writes nothing */
+    float sentinel = 123.0f;
+    tf_terrain_sample_grid(t, 0, 0, 1, 0, 5, &sentinel);
+    ck_assert(sentinel == 123.0f);
+    tf_terrain_free(t);
+}
+END_TEST
+
+static Suite *terrain_suite(void)
+{
+    Suite *s = suite_create("terrain");
+    TCase *props = tcase_create("properties");
+    tcase_set_timeout(props, 120);
+    tcase_add_loop_test(props, grid_equals_single_samples, 0, 200);
+    tcase_add_loop_test(props, windows_join_seamlessly, 0, 50);
+    tcase_add_loop_test(props, heights_stay_in_the_derived_range, 0, 20);
+    tcase_add_test(props, threads_get_single_thread_answers);
+    tcase_add_test(props, mask_weights_follow_the_formula);
+    tcase_add_test(props, accessors_and_non_finite_points);
+    suite_add_tcase(s, props);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(terrain_suite());
+    srunner_run_all(runner, CK_ENV);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
