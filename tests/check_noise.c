@@ -68,7 +68,7 @@ static void check_simplex_vector(const double *v, int count, int line)
 {
     (void)count;
     double got = tf_noise_eval(TF_NOISE_SIMPLEX, (uint32_t)v[0], v[1], v[2], 0.0);
-    ck_assert_msg(got == v[3], "line %d: simplex(%.0f, %a, %a) = %a, reference gives %a", line,
+    ck_assert_msg(got == v[3] || (isnan(got) && isnan(v[3])), "line %d: simplex(%.0f, %a, %a) = %a, reference gives %a", line,
                   v[0], v[1], v[2], got, v[3]);
 }
 

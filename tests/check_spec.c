@@ -61,7 +61,8 @@ static void trim_newline(char *s)
 
 START_TEST(invalid_cases_are_rejected_with_their_message)
 {
-    const char *root = tu_path("%s/tests/invalid", tu_srcdir());
+    char root[4096]; /* tu_path's buffers are reused: keep our own copy */
+    snprintf(root, sizeof root, "%s/tests/invalid", tu_srcdir());
     size_t count;
     char **cases = list_dir(root, &count);
     ck_assert_uint_ge(count, 40);

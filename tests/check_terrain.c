@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -259,6 +260,55 @@ START_TEST(accessors_and_non_finite_points)
 }
 END_TEST
 
+/* Golden vectors: tests/data/terrain/NAME.vectors holds "x y h" (hex
+ * doubles) for NAME.json, produced by the independent Python port of
+ * docs/spec.md. The C runtime must give the same doubles (NaN as NaN). */
+START_TEST(golden_terrain_vectors)
+{
+    char dir[4096]; /* tu_path's buffers are reused: keep our own copy */
+    snprintf(dir, sizeof dir, "%s/tests/data/terrain", tu_srcdir());
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    struct dirent *e;
+    int specs = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0)
+            continue;
+        char base[256];
+        snprintf(base, sizeof base, "%.*s", (int)(n - 5), e->d_name);
+        tf_error err;
+        tf_terrain *t = tf_terrain_load(tu_path("%s/%s.json", dir, base), &err);
+        ck_assert_msg(t != NULL, "%s", err.message);
+        FILE *f = fopen(tu_path("%s/%s.vectors", dir, base), "r");
+        ck_assert_msg(f != NULL, "%s: no vectors", base);
+        char line[512];
+        int count = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (line[0] == '#' || line[0] == '\n')
+                continue;
+            char *p = line, *end;
+            double v[3];
+            for (int k = 0; k < 3; k++) {
+                v[k] = strtod(p, &end);
+                ck_assert_msg(end != p, "%s: bad line %s", base, line);
+                p = end;
+            }
+            double h = tf_terrain_sample(t, v[0], v[1]);
+            ck_assert_msg(h == v[2] || (isnan(h) && isnan(v[2])), "%s: h(%a, %a) = %a, want %a",
+                          base, v[0], v[1], h, v[2]);
+            count++;
+        }
+        fclose(f);
+        ck_assert_int_ge(count, 100);
+        tf_terrain_free(t);
+        specs++;
+    }
+    closedir(d);
+    ck_assert_int_ge(specs, 5);
+}
+END_TEST
+
 static Suite *terrain_suite(void)
 {
     Suite *s = suite_create("terrain");
@@ -270,6 +320,7 @@ static Suite *terrain_suite(void)
     tcase_add_test(props, threads_get_single_thread_answers);
     tcase_add_test(props, mask_weights_follow_the_formula);
     tcase_add_test(props, accessors_and_non_finite_points);
+    tcase_add_test(props, golden_terrain_vectors);
     suite_add_tcase(s, props);
     return s;
 }

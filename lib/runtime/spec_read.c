@@ -487,6 +487,31 @@ static int is_json_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* 2 if the text stops inside a string, 1 inside an unclosed array/object,
+ * else 0: signs of a truncated file. (cJSON reports such errors at the
+ * last character, or at the start of the unterminated string.) */
+static int ends_inside_value(const char *text, size_t len)
+{
+    long depth = 0;
+    int in_string = 0;
+    for (size_t k = 0; k < len; k++) {
+        char c = text[k];
+        if (in_string) {
+            if (c == '\\')
+                k++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return in_string ? 2 : depth > 0;
+}
+
 tf_spec *tf_spec_parse(const char *json, size_t len, const char *source, tf_error *err)
 {
     const char *src = source ? source : "<string>";
@@ -517,7 +542,9 @@ tf_spec *tf_spec_parse(const char *json, size_t len, const char *source, tf_erro
     if (!root || stop < len) {
         size_t line, column;
         line_column(json, stop < len ? stop : len, &line, &column);
-        const char *why = !root && stop >= len ? "unexpected end of input"
+        int inside = root ? 0 : ends_inside_value(json, len);
+        int truncated = !root && (stop >= len || inside == 2 || (inside && stop + 1 >= len));
+        const char *why = truncated ? "unexpected end of input"
                           : root               ? "unexpected text after the value"
                                                : "unexpected text";
         tf_error_set(err, TF_ERR_PARSE, "%s:%zu:%zu: invalid JSON (%s)", src, line, column, why);

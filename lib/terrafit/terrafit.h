@@ -18,6 +18,10 @@
 
 #include <stdio.h>
 #include <terrafit/runtime.h>
+#include <terrafit/image.h>
+#include <terrafit/stats.h>
+#include <terrafit/fit.h>
+#include <terrafit/metrics.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,2 @@
+/* PLACEHOLDER: being written (issue 3). */
+typedef int tf_placeholder_stats;

@@ -1,0 +1,231 @@
+/*
+ * Atomic file writing: bytes go to a temporary file beside the target, which
+ * is synced and renamed over the target only when complete, so a reader (or
+ * a crash) sees the old file or the whole new one, never a torn one.
+ */
+#define _POSIX_C_SOURCE 200809L /* fsync, fdopen, clock_gettime */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "terrafit/terrafit.h"
+
+/* Tries at a fresh temporary name before giving up; collisions need a
+ * leftover file with the same random suffix, so one retry is already rare. */
+#define TEMP_NAME_ATTEMPTS 100
+
+struct tf_atomic_file {
+    char *path;      /* the target, as the caller named it (for messages) */
+    char *temp_path; /* beside the target; removed unless committed */
+    FILE *stream;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_error(tf_error *err, int code, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+static void clear_error(tf_error *err)
+{
+    if (err) {
+        err->code = TF_OK;
+        err->message[0] = '\0';
+    }
+}
+
+/* A well-mixed 64-bit value (splitmix64 finalizer). */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xBF58476D1CE4E5B9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+/* A suffix no other writer is likely to pick at the same moment: the
+ * process, a per-process counter (threads) and the clock (restarts). */
+static uint64_t temp_name_suffix(void)
+{
+    static atomic_uint_fast64_t counter;
+    struct timespec now = {0, 0};
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)getpid() * UINT64_C(0x9E3779B97F4A7C15);
+    seed ^= mix64(atomic_fetch_add(&counter, 1) + 1);
+    seed ^= mix64((uint64_t)now.tv_sec * UINT64_C(1000000000) + (uint64_t)now.tv_nsec);
+    return mix64(seed);
+}
+
+/* Create "<dir>/.<base>.tmp-<suffix>" exclusively. It is opened with mode
+ * 0666 rather than made by mkstemp (0600) then chmod'ed: the kernel then
+ * applies the umask and any default ACL itself, with no need to read the
+ * umask, which is not thread-safe. -1 with errno set on failure. */
+static int create_temp_beside(const char *path, char **temp_path_out)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
+    const char *base = path + dir_len;
+    size_t size = dir_len + 1 + strlen(base) + sizeof ".tmp-" + 16;
+    char *temp_path = malloc(size);
+    if (!temp_path) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int attempt = 0; attempt < TEMP_NAME_ATTEMPTS; attempt++) {
+        snprintf(temp_path, size, "%.*s.%s.tmp-%016llx", (int)dir_len, path, base,
+                 (unsigned long long)temp_name_suffix());
+        int fd = open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            *temp_path_out = temp_path;
+            return fd;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    int saved = errno;
+    free(temp_path);
+    errno = saved;
+    return -1;
+}
+
+static void atomic_file_free(tf_atomic_file *file)
+{
+    free(file->path);
+    free(file->temp_path);
+    free(file);
+}
+
+tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
+{
+    if (!path || !*path) {
+        set_error(err, TF_ERR_ARGUMENT, "no output file name given");
+        return NULL;
+    }
+    size_t len = strlen(path);
+    if (path[len - 1] == '/') {
+        set_error(err, TF_ERR_ARGUMENT, "%s: names a directory, not a file", path);
+        return NULL;
+    }
+    tf_atomic_file *file = calloc(1, sizeof *file);
+    if (!file || !(file->path = malloc(len + 1))) {
+        free(file);
+        set_error(err, TF_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    memcpy(file->path, path, len + 1);
+
+    int fd = create_temp_beside(path, &file->temp_path);
+    if (fd < 0) {
+        set_error(err, errno == ENOMEM ? TF_ERR_NOMEM : TF_ERR_IO, "%s: cannot create file: %s",
+                  path, strerror(errno));
+        atomic_file_free(file);
+        return NULL;
+    }
+    file->stream = fdopen(fd, "wb");
+    if (!file->stream) {
+        int saved = errno;
+        close(fd);
+        unlink(file->temp_path);
+        set_error(err, TF_ERR_IO, "%s: cannot open a stream: %s", path, strerror(saved));
+        atomic_file_free(file);
+        return NULL;
+    }
+    clear_error(err);
+    return file;
+}
+
+FILE *tf_atomic_stream(tf_atomic_file *file)
+{
+    return file ? file->stream : NULL;
+}
+
+void tf_atomic_abort(tf_atomic_file *file)
+{
+    if (!file)
+        return;
+    if (file->stream)
+        fclose(file->stream);
+    unlink(file->temp_path);
+    atomic_file_free(file);
+}
+
+/* The reason for a failed write: errno if the failing call set one, else
+ * a stream whose error flag an earlier fwrite had set. */
+static const char *write_failure_reason(int errnum)
+{
+    return errnum ? strerror(errnum) : "a write failed";
+}
+
+int tf_atomic_commit(tf_atomic_file *file, tf_error *err)
+{
+    if (!file) {
+        set_error(err, TF_ERR_ARGUMENT, "tf_atomic_commit: no file");
+        return -1;
+    }
+    /* Each step can be the first to report a full disk or an I/O error:
+     * buffered data reaches the kernel at fflush, the disk at fsync. */
+    errno = 0;
+    if (fflush(file->stream) != 0 || ferror(file->stream)) {
+        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", file->path,
+                  write_failure_reason(errno));
+        tf_atomic_abort(file);
+        return -1;
+    }
+    /* EINVAL: the file system cannot sync (some FUSE and pseudo file
+     * systems); the data is written, which is all we can do there. */
+    if (fsync(fileno(file->stream)) != 0 && errno != EINVAL) {
+        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
+        tf_atomic_abort(file);
+        return -1;
+    }
+    FILE *stream = file->stream;
+    file->stream = NULL;
+    if (fclose(stream) != 0) {
+        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
+        tf_atomic_abort(file);
+        return -1;
+    }
+    if (rename(file->temp_path, file->path) != 0) {
+        set_error(err, TF_ERR_IO, "%s: cannot replace file: %s", file->path, strerror(errno));
+        tf_atomic_abort(file);
+        return -1;
+    }
+    clear_error(err);
+    atomic_file_free(file);
+    return 0;
+}
+
+int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_error *err)
+{
+    if (!data && size > 0) {
+        set_error(err, TF_ERR_ARGUMENT, "%s: no data to write", path ? path : "(null)");
+        return -1;
+    }
+    tf_atomic_file *file = tf_atomic_open(path, err);
+    if (!file)
+        return -1;
+    errno = 0;
+    if (size > 0 && fwrite(data, 1, size, file->stream) != size) {
+        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", path, write_failure_reason(errno));
+        tf_atomic_abort(file);
+        return -1;
+    }
+    return tf_atomic_commit(file, err);
+}

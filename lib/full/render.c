@@ -1,0 +1,204 @@
+/*
+ * Multi-threaded rendering: the rows of a sample grid are claimed in small
+ * blocks by worker threads and the calling thread, which also reports
+ * progress. The result has the bits tf_terrain_sample_grid would give.
+ */
+#define _POSIX_C_SOURCE 200809L /* sysconf, clock_gettime, nanosleep */
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "terrafit/terrafit.h"
+
+/* Samples in one claim of rows: large enough that the shared counter is
+ * touched rarely, small enough that threads finish close together. */
+#define SAMPLES_PER_CLAIM 8192
+/* Claims per thread at the least, so small grids still spread out. */
+#define MIN_CLAIMS_PER_THREAD 4
+#define PROGRESS_INTERVAL_SECONDS 0.25
+/* How often the calling thread, its own share done, looks at the others. */
+#define WAIT_POLL_NANOSECONDS 10000000L
+
+typedef struct {
+    const tf_terrain *terrain;
+    double x0, y0, step;
+    size_t nx, ny;
+    size_t rows_per_claim;
+    float *out;
+    atomic_size_t next_row;  /* first row no thread has claimed */
+    atomic_size_t rows_done; /* rows finished, for progress */
+} render_job;
+
+typedef struct {
+    tf_progress_fn fn; /* NULL: no reports */
+    void *user;
+    double next_report_seconds;
+} progress_reporter;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_error(tf_error *err, int code, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+unsigned tf_cpu_count(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online >= 1 && online <= 65536 ? (unsigned)online : 1u;
+}
+
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+        return 0.0;
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* A report now and then while rows remain; the final one (done == total)
+ * is left to tf_render_grid so that it comes exactly once. */
+static void report_progress(progress_reporter *reporter, const render_job *job)
+{
+    if (!reporter || !reporter->fn)
+        return;
+    size_t done = atomic_load_explicit(&job->rows_done, memory_order_relaxed);
+    double now = monotonic_seconds();
+    if (done < job->ny && now >= reporter->next_report_seconds) {
+        reporter->fn(reporter->user, done, job->ny);
+        reporter->next_report_seconds = now + PROGRESS_INTERVAL_SECONDS;
+    }
+}
+
+/* Claim blocks of rows until none remain. Row j is the one-row lattice
+ * window at j0 = j: the runtime computes its y as y0 + (double)j * step in
+ * the same code tf_terrain_sample_grid runs, so the bits match without
+ * depending on how this file is compiled (e.g. whether y0 + j * step
+ * would be contracted into a fused multiply-add here). */
+static void render_rows(render_job *job, progress_reporter *reporter)
+{
+    for (;;) {
+        size_t first =
+            atomic_fetch_add_explicit(&job->next_row, job->rows_per_claim, memory_order_relaxed);
+        if (first >= job->ny)
+            return;
+        size_t end = job->ny - first < job->rows_per_claim ? job->ny : first + job->rows_per_claim;
+        for (size_t j = first; j < end; j++)
+            tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, 0, (int64_t)j,
+                                     job->nx, 1, job->out + j * job->nx);
+        atomic_fetch_add_explicit(&job->rows_done, end - first, memory_order_relaxed);
+        report_progress(reporter, job);
+    }
+}
+
+static void *render_worker(void *job)
+{
+    render_rows(job, NULL);
+    return NULL;
+}
+
+static int check_render_args(const tf_terrain *t, double x0, double y0, double step, size_t nx,
+                             size_t ny, const float *out, tf_error *err)
+{
+    if (!t || !out) {
+        set_error(err, TF_ERR_ARGUMENT, "render: no %s given", t ? "output buffer" : "terrain");
+        return -1;
+    }
+    if (nx == 0 || ny == 0) {
+        set_error(err, TF_ERR_ARGUMENT, "render: a %zux%zu grid has no samples", nx, ny);
+        return -1;
+    }
+    if (nx > TF_MAX_IMAGE_SIDE || ny > TF_MAX_IMAGE_SIDE || nx * ny > TF_MAX_IMAGE_PIXELS) {
+        set_error(err, TF_ERR_LIMIT,
+                  "render: a %zux%zu grid is too large (at most %u per side and %zu samples)", nx,
+                  ny, TF_MAX_IMAGE_SIDE, TF_MAX_IMAGE_PIXELS);
+        return -1;
+    }
+    if (!isfinite(x0) || !isfinite(y0)) {
+        set_error(err, TF_ERR_ARGUMENT, "render: the origin (%g, %g) is not finite", x0, y0);
+        return -1;
+    }
+    if (!isfinite(step) || !(step > 0.0)) {
+        set_error(err, TF_ERR_ARGUMENT, "render: the step %g must be finite and greater than 0",
+                  step);
+        return -1;
+    }
+    return 0;
+}
+
+int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx, size_t ny,
+                   unsigned threads, float *out, tf_progress_fn progress, void *user,
+                   tf_error *err)
+{
+    if (check_render_args(t, x0, y0, step, nx, ny, out, err) != 0)
+        return -1;
+    size_t thread_count = threads ? threads : tf_cpu_count();
+    if (thread_count > ny)
+        thread_count = ny;
+
+    render_job job = {
+        .terrain = t,
+        .x0 = x0,
+        .y0 = y0,
+        .step = step,
+        .nx = nx,
+        .ny = ny,
+        .out = out,
+    };
+    size_t rows_per_claim = (SAMPLES_PER_CLAIM + nx - 1) / nx;
+    size_t rows_for_balance = ny / (thread_count * MIN_CLAIMS_PER_THREAD);
+    if (rows_per_claim > rows_for_balance)
+        rows_per_claim = rows_for_balance;
+    job.rows_per_claim = rows_per_claim > 0 ? rows_per_claim : 1;
+    atomic_init(&job.next_row, 0);
+    atomic_init(&job.rows_done, 0);
+
+    /* The calling thread is one of the workers. A thread that cannot be
+     * started only means fewer hands: rows are claimed, not assigned. */
+    pthread_t *workers = NULL;
+    size_t started = 0;
+    if (thread_count > 1 && (workers = malloc((thread_count - 1) * sizeof *workers)) != NULL) {
+        while (started < thread_count - 1 &&
+               pthread_create(&workers[started], NULL, render_worker, &job) == 0)
+            started++;
+    }
+
+    progress_reporter reporter = {
+        .fn = progress,
+        .user = user,
+        .next_report_seconds = monotonic_seconds() + PROGRESS_INTERVAL_SECONDS,
+    };
+    render_rows(&job, &reporter);
+    if (progress) {
+        const struct timespec poll = {0, WAIT_POLL_NANOSECONDS};
+        while (atomic_load_explicit(&job.rows_done, memory_order_relaxed) < ny) {
+            nanosleep(&poll, NULL);
+            report_progress(&reporter, &job);
+        }
+    }
+    for (size_t k = 0; k < started; k++)
+        pthread_join(workers[k], NULL);
+    free(workers);
+
+    if (progress)
+        progress(user, ny, ny);
+    if (err) {
+        err->code = TF_OK;
+        err->message[0] = '\0';
+    }
+    return 0;
+}

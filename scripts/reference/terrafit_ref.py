@@ -1,0 +1,649 @@
+#!/usr/bin/python3
+"""terrafit_ref.py -- independent pure-Python reference of the terrafit runtime.
+
+Written from docs/spec.md and docs/noise.md only (plus
+scripts/noise3-vectors/Noise3.java, which docs/noise.md names as the
+definition of `perlin-reference-simplex`), without looking at the C sources,
+so that `make check` (tests/reference.sh) can compare two independent readings
+of the documentation bit for bit.
+
+Python floats are IEEE-754 doubles and CPython evaluates every operation
+separately (no fused multiply-add, no reassociation), so writing each formula
+with the parenthesization the docs give reproduces the C runtime's doubles.
+Unsigned 32/64-bit integer arithmetic is emulated with masks.
+
+Standard library only; runs under /usr/bin/python3 (3.11).
+
+Usage:
+  terrafit_ref.py sample SPEC                 "x y" lines on stdin -> h (%.17g)
+  terrafit_ref.py noise simplex SEED          "x y" lines on stdin -> n (%.17g)
+  terrafit_ref.py noise perlin-reference-simplex
+                                              "x y z" lines on stdin -> n
+  terrafit_ref.py vectors SPEC [--count N] [--seed S]
+                                              "x y h" golden lines (hex floats)
+  terrafit_ref.py simplex-vectors             tests/data/noise/simplex.txt
+"""
+
+import json
+import math
+import sys
+
+MASK32 = 0xFFFFFFFF
+MASK64 = 0xFFFFFFFFFFFFFFFF
+TWO52 = 4503599627370496.0  # 2^52
+
+
+# ---------------------------------------------------------------------------
+# Output formatting
+# ---------------------------------------------------------------------------
+
+def fmt_g17(v):
+    """Format like C's printf("%.17g", v) with glibc.
+
+    Python's '%' operator formats finite doubles exactly like C. glibc prints
+    "inf"/"-inf" for infinities and "nan"/"-nan" for NaN depending on the sign
+    bit, which Python does not do by itself.
+    """
+    if v != v:
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    if v == math.inf:
+        return "inf"
+    if v == -math.inf:
+        return "-inf"
+    return "%.17g" % v
+
+
+def parse_number(tok):
+    """Parse a coordinate like C's strtod: decimal (correctly rounded, as
+    Python's float() is), inf/nan, or a C99 hex float."""
+    try:
+        return float(tok)
+    except ValueError:
+        return float.fromhex(tok)
+
+
+# ---------------------------------------------------------------------------
+# docs/noise.md, "simplex (default)"
+# ---------------------------------------------------------------------------
+
+F2 = 0.36602540378443865
+G2 = 0.21132486540518713
+G2X2 = 0.42264973081037427
+SCALE = 99.0
+
+# docs/noise.md, GRADIENTS table (copied literally, not recomputed).
+GRADIENTS = (
+    (0.9951847266721969, 0.0980171403295606),
+    (0.9569403357322088, 0.29028467725446233),
+    (0.881921264348355, 0.47139673682599764),
+    (0.773010453362737, 0.6343932841636455),
+    (0.6343932841636455, 0.773010453362737),
+    (0.4713967368259978, 0.8819212643483549),
+    (0.29028467725446233, 0.9569403357322089),
+    (0.09801714032956077, 0.9951847266721968),
+    (-0.09801714032956065, 0.9951847266721969),
+    (-0.29028467725446216, 0.9569403357322089),
+    (-0.4713967368259977, 0.881921264348355),
+    (-0.6343932841636454, 0.7730104533627371),
+    (-0.773010453362737, 0.6343932841636455),
+    (-0.8819212643483549, 0.47139673682599786),
+    (-0.9569403357322088, 0.2902846772544624),
+    (-0.9951847266721968, 0.09801714032956083),
+    (-0.9951847266721969, -0.09801714032956059),
+    (-0.9569403357322089, -0.2902846772544621),
+    (-0.881921264348355, -0.47139673682599764),
+    (-0.7730104533627371, -0.6343932841636453),
+    (-0.6343932841636459, -0.7730104533627367),
+    (-0.47139673682599786, -0.8819212643483549),
+    (-0.29028467725446244, -0.9569403357322088),
+    (-0.09801714032956045, -0.9951847266721969),
+    (0.09801714032956009, -0.9951847266721969),
+    (0.29028467725446205, -0.9569403357322089),
+    (0.4713967368259976, -0.881921264348355),
+    (0.6343932841636456, -0.7730104533627369),
+    (0.7730104533627367, -0.6343932841636459),
+    (0.8819212643483548, -0.4713967368259979),
+    (0.9569403357322088, -0.2902846772544625),
+    (0.9951847266721969, -0.0980171403295605),
+)
+
+
+def simplex_index(seed, i, j):
+    """docs/noise.md, index(seed, i, j): 32-bit hash -> 0..31 (uses mix32,
+    docs/spec.md "Seeds and offsets", defined below)."""
+    h = seed ^ ((i * 0x1DDE90C9) & MASK32) ^ ((j * 0x43C42E4D) & MASK32)
+    h = mix32(h)
+    return h >> 27
+
+
+def simplex_corner(seed, i, j, dx, dy):
+    """docs/noise.md, corner(seed, i, j, dx, dy): one radial kernel."""
+    t = (0.5 - dx * dx) - dy * dy
+    if t <= 0:
+        return 0.0
+    gx, gy = GRADIENTS[simplex_index(seed, i, j)]
+    t = t * t
+    return (t * t) * ((gx * dx) + (gy * dy))
+
+
+def simplex(seed, x, y):
+    """docs/noise.md, simplex(seed, x, y); seed is a uint32."""
+    if not (abs(x) < TWO52 and abs(y) < TWO52):
+        return math.nan
+    s = (x + y) * F2
+    xs = x + s                      # "x + s is rounded once, reused"
+    ys = y + s
+    cx = math.floor(xs)
+    cy = math.floor(ys)
+    a = xs - cx
+    b = ys - cy
+    t = (a + b) * G2
+    x0 = a - t
+    y0 = b - t
+    # cx, cy are integral doubles below 2^53 in magnitude: exact as ints.
+    i = int(cx) & MASK32
+    j = int(cy) & MASK32
+    if x0 > y0:
+        i1, j1 = 1, 0
+    else:
+        i1, j1 = 0, 1
+    x1 = (x0 - float(i1)) + G2
+    y1 = (y0 - float(j1)) + G2
+    x2 = (x0 - 1.0) + G2X2
+    y2 = (y0 - 1.0) + G2X2
+    n0 = simplex_corner(seed, i, j, x0, y0)
+    n1 = simplex_corner(seed, (i + i1) & MASK32, (j + j1) & MASK32, x1, y1)
+    n2 = simplex_corner(seed, (i + 1) & MASK32, (j + 1) & MASK32, x2, y2)
+    return SCALE * ((n0 + n1) + n2)
+
+
+# ---------------------------------------------------------------------------
+# docs/noise.md, "perlin-reference-simplex": a port of Noise3.java with Java
+# int semantics (wrap modulo 2^32, saturating (int) casts, left-to-right
+# evaluation of the four mutating K() calls).
+# ---------------------------------------------------------------------------
+
+def _jint(v):
+    """Wrap a Python int to a Java int (32-bit two's complement)."""
+    v &= MASK32
+    return v - 0x100000000 if v & 0x80000000 else v
+
+
+def _java_floor_to_int(v):
+    """(int)Math.floor(v): NaN -> 0, saturating at the int range."""
+    if v != v:
+        return 0
+    if v >= 2147483647.0:
+        return 2147483647
+    if v <= -2147483648.0:
+        return -2147483648
+    return int(math.floor(v))
+
+
+_T = (0x15, 0x38, 0x32, 0x2c, 0x0d, 0x13, 0x07, 0x2a)
+
+
+def _bit(n, b):
+    """Noise3.b(int N, int B): N >> B & 1 (bit B of the two's complement)."""
+    return (n >> b) & 1  # Python >> on negative ints is arithmetic, like Java
+
+
+def _b4(i, j, k, b):
+    """Noise3.b(int i, int j, int k, int B)."""
+    return _T[_bit(i, b) << 2 | _bit(j, b) << 1 | _bit(k, b)]
+
+
+def _shuffle(i, j, k):
+    """Noise3.shuffle: sum of eight small table entries (never overflows)."""
+    return (_b4(i, j, k, 0) + _b4(j, k, i, 1) + _b4(k, i, j, 2) + _b4(i, j, k, 3)
+            + _b4(j, k, i, 4) + _b4(k, i, j, 5) + _b4(i, j, k, 6) + _b4(j, k, i, 7))
+
+
+def perlin_reference_simplex(x, y, z):
+    """Noise3.noise(x, y, z), with the statics held in locals (docs/noise.md)."""
+    s = ((x + y) + z) / 3.0
+    i = _java_floor_to_int(x + s)
+    j = _java_floor_to_int(y + s)
+    k = _java_floor_to_int(z + s)
+    s = float(_jint(_jint(i + j) + k)) / 6.0
+    u = (x - float(i)) + s
+    v = (y - float(j)) + s
+    w = (z - float(k)) + s
+    A = [0, 0, 0]
+
+    def K(a):
+        s2 = float(_jint(_jint(A[0] + A[1]) + A[2])) / 6.0
+        px = (u - float(A[0])) + s2
+        py = (v - float(A[1])) + s2
+        pz = (w - float(A[2])) + s2
+        t = ((0.6 - px * px) - py * py) - pz * pz
+        h = _shuffle(_jint(i + A[0]), _jint(j + A[1]), _jint(k + A[2]))
+        A[a] += 1
+        if t < 0:
+            return 0.0
+        b5 = h >> 5 & 1
+        b4 = h >> 4 & 1
+        b3 = h >> 3 & 1
+        b2 = h >> 2 & 1
+        b = h & 3
+        p = px if b == 1 else (py if b == 2 else pz)
+        q = py if b == 1 else (pz if b == 2 else px)
+        r = pz if b == 1 else (px if b == 2 else py)
+        p = -p if b5 == b3 else p
+        q = -q if b5 == b4 else q
+        r = -r if b5 != (b4 ^ b3) else r
+        t *= t
+        if b == 0:
+            tail = q + r
+        elif b2 == 0:
+            tail = q
+        else:
+            tail = r
+        return ((8.0 * t) * t) * (p + tail)
+
+    if u >= w:
+        hi = 0 if u >= v else 1
+    else:
+        hi = 1 if v >= w else 2
+    if u < w:
+        lo = 0 if u < v else 1
+    else:
+        lo = 1 if v < w else 2
+    # Four calls in this order, summed left to right.
+    r0 = K(hi)
+    r1 = K(3 - hi - lo)
+    r2 = K(lo)
+    r3 = K(0)
+    return ((r0 + r1) + r2) + r3
+
+
+# ---------------------------------------------------------------------------
+# docs/spec.md, "Redistribution curves"
+# ---------------------------------------------------------------------------
+
+# a_j = (-1)^j pi^(2j+1) / (2j+1)!, docs/spec.md cosine table.
+COS_COEFFS = (
+    3.141592653589793,
+    -5.16771278004997,
+    2.5501640398773455,
+    -0.5992645293207921,
+    0.08214588661112823,
+    -0.0073704309457143504,
+    0.00046630280576761255,
+    -2.1915353447830217e-05,
+    7.952054001475513e-07,
+    -2.2948428997269873e-08,
+    5.392664662608129e-10,
+)
+
+
+def _cosine_c(t):
+    """c(t) = q * q, q = s * P(s*s), s = t * 0.5; P by Horner from a10
+    (docs/spec.md, "Redistribution curves", cosine). q is sin(pi t / 2)."""
+    s = t * 0.5
+    z = s * s
+    p = COS_COEFFS[10]
+    for j in range(9, -1, -1):
+        p = p * z + COS_COEFFS[j]
+    q = s * p
+    return q * q
+
+
+class Curve:
+    """A redistribution curve RD (docs/spec.md, "Redistribution curves")."""
+
+    def __init__(self, points, interpolation):
+        self.xs = [float(p["x"]) for p in points]
+        self.ys = [float(p["y"]) for p in points]
+        self.kind = interpolation
+        K = len(self.xs)
+        xs, ys = self.xs, self.ys
+        # Per segment, computed once: inv_k, D_k.
+        self.inv = [1.0 / (xs[k + 1] - xs[k]) for k in range(K - 1)]
+        self.D = [ys[k + 1] - ys[k] for k in range(K - 1)]
+        if interpolation == "monotone-cubic":
+            m = self._tangents()
+            self.A = []
+            self.B = []
+            self.C2 = []
+            self.C3 = []
+            for k in range(K - 1):
+                hk = xs[k + 1] - xs[k]
+                A = m[k] * hk
+                B = m[k + 1] * hk
+                Dk = self.D[k]
+                self.A.append(A)
+                self.C2.append(((3.0 * Dk) - (2.0 * A)) - B)
+                self.C3.append((A + B) - (2.0 * Dk))
+
+    def _tangents(self):
+        """Fritsch-Carlson tangents, steps 1-3 of docs/spec.md, in order."""
+        xs, ys = self.xs, self.ys
+        K = len(xs)
+        # 1. secants
+        d = [(ys[k + 1] - ys[k]) / (xs[k + 1] - xs[k]) for k in range(K - 1)]
+        # 2. initial tangents
+        m = [0.0] * K
+        m[0] = d[0]
+        m[K - 1] = d[K - 2]
+        for k in range(1, K - 1):
+            if d[k - 1] == 0 or d[k] == 0 or ((d[k - 1] < 0) != (d[k] < 0)):
+                m[k] = 0.0
+            else:
+                m[k] = (d[k - 1] + d[k]) * 0.5
+        # 3. limit, in increasing k, updating m in place
+        for k in range(K - 1):
+            if d[k] == 0:
+                m[k] = 0.0
+                m[k + 1] = 0.0
+            else:
+                a = m[k] / d[k]
+                b = m[k + 1] / d[k]
+                r2 = a * a + b * b
+                if r2 > 9:
+                    tau = 3.0 / math.sqrt(r2)
+                    m[k] = (tau * a) * d[k]
+                    m[k + 1] = (tau * b) * d[k]
+        return m
+
+    def __call__(self, u):
+        xs, ys = self.xs, self.ys
+        K = len(xs)
+        if u <= xs[0]:
+            return ys[0]
+        if u >= xs[K - 1]:
+            return ys[K - 1]
+        # Binary search for the largest k with x_k <= u.
+        lo = 0
+        hi = K - 1
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            if u < xs[mid]:
+                hi = mid
+            else:
+                lo = mid
+        k = lo
+        t = (u - xs[k]) * self.inv[k]
+        if self.kind == "linear":
+            return ys[k] + t * (self.D[k] + t * (0.0 + t * 0.0))
+        if self.kind == "cosine":
+            return ys[k] + self.D[k] * _cosine_c(t)
+        # monotone-cubic
+        return ys[k] + t * (self.A[k] + t * (self.C2[k] + t * self.C3[k]))
+
+
+# ---------------------------------------------------------------------------
+# docs/spec.md, "Seeds and offsets"
+# ---------------------------------------------------------------------------
+
+def mix32(v):
+    """lowbias32, modulo 2^32."""
+    v &= MASK32
+    v ^= v >> 16
+    v = (v * 0x7FEB352D) & MASK32
+    v ^= v >> 15
+    v = (v * 0x846CA68B) & MASK32
+    v ^= v >> 16
+    return v
+
+
+def layer_seed(root_seed, i):
+    """seed_i = mix32(rootSeed + mix32(i + 1)) (modulo 2^32)."""
+    return mix32((root_seed + mix32(i + 1)) & MASK32)
+
+
+def derived_offset(seed):
+    """SplitMix64 from z = seed; three outputs mapped to [-1024, 1024)."""
+    z = seed & MASK64
+    out = []
+    for _ in range(3):
+        z = (z + 0x9E3779B97F4A7C15) & MASK64
+        v = z
+        v = ((v ^ (v >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        v = ((v ^ (v >> 27)) * 0x94D049BB133111EB) & MASK64
+        v = v ^ (v >> 31)
+        # (v >> 11) < 2^53 converts exactly; every step below is exact.
+        out.append((float(v >> 11) * 2.0 ** -53) * 2048.0 - 1024.0)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# docs/spec.md, "Members", "Other defaults", "Thesis files": reading a spec
+# ---------------------------------------------------------------------------
+
+class Layer:
+    pass
+
+
+class Terrain:
+    """A resolved spec: every default applied (validation is minimal)."""
+
+    def __init__(self, doc):
+        # "Thesis files": neither format nor version -> the prototype's noise.
+        thesis = "format" not in doc and "version" not in doc
+        default_type = "perlin-reference-simplex" if thesis else "simplex"
+        root_seed = int(doc.get("seed", 0))
+        self.layers = []
+        for i, lj in enumerate(doc["noiseLayers"]):
+            L = Layer()
+            bn = lj["baseNoise"]
+            L.type = bn.get("type", default_type)
+            L.frequency = float(bn["frequency"])
+            L.seed = int(bn["seed"]) if "seed" in bn else layer_seed(root_seed, i)
+            if "offset" in bn:
+                L.offset = [float(v) for v in bn["offset"]]
+            else:
+                L.offset = derived_offset(L.seed)
+            rd = lj["rd"]
+            L.curve = Curve(rd["points"], rd.get("interpolation", "monotone-cubic"))
+            L.pre_amp_shift = float(lj.get("preAmpShift", 0))
+            L.amp_scale = float(lj.get("ampScale", 1))
+            L.mask = int(lj.get("maskLayerIndex", -1))
+            L.mask_min = float(lj.get("maskMinValue", 0))
+            L.mask_max = float(lj.get("maskMaxValue", 0))
+            if "maskFalloff" in lj:
+                L.mask_falloff = float(lj["maskFalloff"])
+            elif L.mask >= 0:
+                ys = self.layers[L.mask].curve.ys
+                L.mask_falloff = 0.05 * (max(ys) - min(ys))
+            else:
+                L.mask_falloff = 0.0
+            # inv = 1.0 / maskFalloff, computed once (only used when > 0).
+            L.mask_inv = 1.0 / L.mask_falloff if L.mask_falloff > 0 else math.inf
+            self.layers.append(L)
+        # Derived minValue / maxValue (used only for normalization).
+        lo_sum = 0.0
+        hi_sum = 0.0
+        for L in self.layers:
+            ys = L.curve.ys
+            lo = (min(ys) + L.pre_amp_shift) * L.amp_scale
+            hi = (max(ys) + L.pre_amp_shift) * L.amp_scale
+            if L.amp_scale < 0:
+                lo, hi = hi, lo
+            if L.mask >= 0:
+                lo = min(lo, 0.0)
+                hi = max(hi, 0.0)
+            lo_sum = lo_sum + lo
+            hi_sum = hi_sum + hi
+        self.min_value = float(doc["minValue"]) if "minValue" in doc else lo_sum
+        self.max_value = float(doc["maxValue"]) if "maxValue" in doc else hi_sum
+
+    # docs/spec.md, "Evaluation", steps 1-5.
+    def sample(self, x, y):
+        r = []          # redistributed values r_i, for masks
+        h = 0.0
+        for L in self.layers:
+            f = L.frequency
+            ox, oy, oz = L.offset
+            # 1. base noise: (x * f) + ox, (y * f) + oy
+            nx = x * f + ox
+            ny = y * f + oy
+            if L.type == "simplex":
+                n = simplex(L.seed, nx, ny)
+            else:
+                n = perlin_reference_simplex(nx, ny, oz)
+            # 2. redistribution
+            u = (n + 1.0) * 0.5
+            ri = L.curve(u)
+            r.append(ri)
+            # 3. shift and scale
+            X = (ri + L.pre_amp_shift) * L.amp_scale
+            # 4. mask
+            if L.mask >= 0:
+                X = X * mask_weight(L, r[L.mask])
+            # 5. sum
+            h = h + X
+        return h
+
+    def normalize(self, h):
+        return (h - self.min_value) / (self.max_value - self.min_value)
+
+
+def mask_weight(L, rm):
+    """docs/spec.md, Evaluation step 4: w(r_m)."""
+    if L.mask_min <= rm <= L.mask_max:
+        return 1.0
+    if rm < L.mask_min:
+        d = L.mask_min - rm
+    else:
+        d = rm - L.mask_max   # above (or NaN)
+    if d >= L.mask_falloff:
+        return 0.0
+    s = 1.0 - d * L.mask_inv
+    return s * s * (3.0 - 2.0 * s)
+
+
+def load_spec(path):
+    with open(path, "rb") as fh:
+        return Terrain(json.loads(fh.read().decode("utf-8")))
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+def read_points(stream, dims):
+    """Yield tuples of `dims` numbers from lines, skipping blank/'#' lines."""
+    for line in stream:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split()
+        yield tuple(parse_number(t) for t in fields[:dims])
+
+
+class Lcg:
+    """Park-Miller minimal standard generator: deterministic point sets."""
+
+    def __init__(self, seed):
+        self.state = (seed % 2147483646) + 1
+
+    def next(self):
+        self.state = (self.state * 16807) % 2147483647
+        return self.state
+
+    def uniform(self):
+        """A double in (-1, 1), from two draws (exact arithmetic)."""
+        v = (self.next() - 1) * 2147483646 + (self.next() - 1)  # < 2^62
+        return (v >> 9) * 2.0 ** -52 - 1.0
+
+
+def vector_points(count, seed):
+    """Deterministic golden point set: fixed points, then scales 1..1e6."""
+    fixed = [
+        (0.0, 0.0), (1.0, 1.0), (-1.0, -1.0), (0.5, -0.5), (100.0, 0.0),
+        (0.0, -100.0), (1e6, 1e6), (-1e6, 1e6), (1e6, -1e6), (-1e6, -1e6),
+        (999999.5, -999999.25), (123456.789, -654321.125),
+    ]
+    pts = list(fixed)
+    rng = Lcg(seed)
+    scales = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]
+    i = 0
+    while len(pts) < count:
+        sc = scales[i % len(scales)]
+        pts.append((rng.uniform() * sc, rng.uniform() * sc))
+        i += 1
+    return pts[:count]
+
+
+def simplex_vector_points():
+    """Points for tests/data/noise/simplex.txt (docs/noise.md, simplex)."""
+    seeds = [0, 1, 12345, 4294967295]
+    pts = []
+    rng = Lcg(20240601)
+    for seed in seeds:
+        # Lattice points (integral x, y) and half-integers, both signs.
+        for a in (-2, -1, 0, 1, 2):
+            for b in (-1, 0, 2):
+                pts.append((seed, float(a), float(b)))
+        # Points exactly on the simplex diagonal x0 == y0: x == y gives
+        # a == b, hence x0 == y0 (the (0, 1) branch).
+        for v in (0.25, 0.5, -0.75, 3.3, -17.125, 1000.1, -123456.5, 2.5e6):
+            pts.append((seed, v, v))
+        # Random points at several scales, both signs.
+        for sc in (1.0, 10.0, 1e3, 1e6, 1e7):
+            for _ in range(24):
+                pts.append((seed, rng.uniform() * sc, rng.uniform() * sc))
+    # Edge of the domain: |coordinate| at and just below 2^52 (NaN at 2^52).
+    big = TWO52
+    below = math.nextafter(big, 0.0)
+    for seed in (0, 12345):
+        pts.append((seed, below, 0.5))
+        pts.append((seed, -below, -below))
+        pts.append((seed, big, 0.0))
+        pts.append((seed, 0.0, -big))
+        pts.append((seed, 2147483648.5, -2147483649.25))   # beyond 2^31
+        pts.append((seed, 4294967296.75, 4294967295.5))    # beyond 2^32 (hash wraps)
+    return pts
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    cmd = argv[1]
+    out = sys.stdout
+    if cmd == "sample" and len(argv) == 3:
+        t = load_spec(argv[2])
+        for x, y in read_points(sys.stdin, 2):
+            out.write(fmt_g17(t.sample(x, y)) + "\n")
+        return 0
+    if cmd == "noise" and len(argv) >= 3:
+        kind = argv[2]
+        if kind == "simplex" and len(argv) == 4:
+            seed = int(argv[3]) & MASK32
+            for x, y in read_points(sys.stdin, 2):
+                out.write(fmt_g17(simplex(seed, x, y)) + "\n")
+            return 0
+        if kind == "perlin-reference-simplex" and len(argv) == 3:
+            for x, y, z in read_points(sys.stdin, 3):
+                out.write(fmt_g17(perlin_reference_simplex(x, y, z)) + "\n")
+            return 0
+    if cmd == "vectors" and len(argv) >= 3:
+        count, seed = 200, 1
+        args = argv[3:]
+        while args:
+            if args[0] == "--count" and len(args) > 1:
+                count = int(args[1])
+            elif args[0] == "--seed" and len(args) > 1:
+                seed = int(args[1])
+            else:
+                sys.stderr.write("terrafit_ref.py: bad option %s\n" % args[0])
+                return 2
+            args = args[2:]
+        t = load_spec(argv[2])
+        for x, y in vector_points(count, seed):
+            out.write("%s %s %s\n" % (x.hex(), y.hex(), t.sample(x, y).hex()))
+        return 0
+    if cmd == "simplex-vectors" and len(argv) == 2:
+        out.write("# simplex golden vectors: seed x y n (x, y, n as C99 hex doubles), from\n")
+        out.write("# /usr/bin/python3 scripts/reference/terrafit_ref.py simplex-vectors\n")
+        for seed, x, y in simplex_vector_points():
+            out.write("%d %s %s %s\n" % (seed, x.hex(), y.hex(), simplex(seed, x, y).hex()))
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,586 @@
+#!/bin/sh
+# End-to-end tests of the terrafit command-line tool: exit statuses and
+# messages, and every heightmap format decoded and checked against
+# `terrafit sample`. Run by `make check` with TERRAFIT, TF_SRCDIR, TF_BUILDDIR.
+set -u
+
+if [ -z "${TERRAFIT:-}" ] || [ ! -x "$TERRAFIT" ]; then
+    echo "cli.sh: TERRAFIT must name the built terrafit binary" >&2
+    exit 99 # automake: a hard error, not a test failure
+fi
+TF_SRCDIR=${TF_SRCDIR:-.}
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-cli.XXXXXX") || exit 99
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' HUP INT TERM # run the EXIT trap on interruption too
+
+number=0
+passed=0
+failed=0
+
+pass() {
+    number=$((number + 1))
+    passed=$((passed + 1))
+    echo "ok $number - $1"
+}
+
+# fail NAME: report, with the last command's stderr as TAP diagnostics.
+fail() {
+    number=$((number + 1))
+    failed=$((failed + 1))
+    echo "not ok $number - $1"
+    if [ -s "$scratch/stderr" ]; then
+        sed -n '1,10s/^/#   /p' "$scratch/stderr"
+    fi
+}
+
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+    check_name=$1
+    shift
+    if "$@"; then pass "$check_name"; else fail "$check_name"; fi
+}
+
+# run COMMAND...: stdout, stderr to $scratch/{stdout,stderr}, status in $status.
+run() {
+    "$@" >"$scratch/stdout" 2>"$scratch/stderr" </dev/null
+    status=$?
+}
+
+# run_input FILE COMMAND...: as run, with FILE on stdin.
+run_input() {
+    run_input_file=$1
+    shift
+    "$@" >"$scratch/stdout" 2>"$scratch/stderr" <"$run_input_file"
+    status=$?
+}
+
+# expect NAME STATUS COMMAND...: COMMAND exits with STATUS.
+expect() {
+    expect_name=$1
+    expect_status=$2
+    shift 2
+    run "$@"
+    if [ "$status" -eq "$expect_status" ]; then
+        pass "$expect_name"
+    else
+        fail "$expect_name (exit $status, expected $expect_status)"
+    fi
+}
+
+# expect_message NAME STATUS TEXT COMMAND...: exits with STATUS and says TEXT on stderr.
+expect_message() {
+    expect_name=$1
+    expect_status=$2
+    expect_text=$3
+    shift 3
+    run "$@"
+    if [ "$status" -ne "$expect_status" ]; then
+        fail "$expect_name (exit $status, expected $expect_status)"
+    elif ! grep -F -e "$expect_text" "$scratch/stderr" >/dev/null; then
+        fail "$expect_name (stderr lacks '$expect_text')"
+    else
+        pass "$expect_name"
+    fi
+}
+
+# ---- file helpers (od, dd and awk only, so any POSIX system runs them)
+
+file_size() {
+    echo $(($(wc -c <"$1")))
+}
+
+line_count() {
+    echo $(($(wc -l <"$1")))
+}
+
+# The bytes of a file as unsigned decimals, one per line.
+bytes_of() {
+    od -An -tu1 -v "$@" | awk '{ for (k = 1; k <= NF; k++) print $k }'
+}
+
+# 16-bit values, one per line, from bytes on stdin; $1 = le or be.
+words_from_bytes() {
+    awk -v order="$1" '
+        !have { first = $1; have = 1; next }
+        { print (order == "le") ? first + 256 * $1 : 256 * first + $1; have = 0 }'
+}
+
+r16_values() {
+    bytes_of "$1" | words_from_bytes le
+}
+
+# The PGM header's length: what is left once 2*W*H bytes of samples are taken away.
+pgm_header_length() {
+    echo $(($(file_size "$1") - 2 * $2 * $3))
+}
+
+# The header's tokens ("P5 64 48 65535"), whatever whitespace separates them.
+pgm_header_tokens() {
+    dd if="$1" bs="$2" count=1 2>/dev/null | tr '\t\r\n' '   ' | awk '{ $1 = $1; print }'
+}
+
+pgm_values() {
+    dd if="$1" bs="$2" skip=1 2>/dev/null | bytes_of | words_from_bytes be
+}
+
+# "WIDTH HEIGHT BITDEPTH COLORTYPE" from a PNG's IHDR chunk (bytes 16..25).
+png_ihdr() {
+    od -An -tu1 -v -j 16 -N 10 "$1" | awk '
+        { for (k = 1; k <= NF; k++) b[n++] = $k }
+        END {
+            if (n < 10) exit 1
+            printf "%d %d %d %d\n", ((b[0] * 256 + b[1]) * 256 + b[2]) * 256 + b[3],
+                ((b[4] * 256 + b[5]) * 256 + b[6]) * 256 + b[7], b[8], b[9]
+        }'
+}
+
+is_png() {
+    [ "$(od -An -tu1 -N 8 "$1" | awk '{ $1 = $1; print }')" = "137 80 78 71 13 10 26 10" ]
+}
+
+# awk functions: a double rounded to the nearest float (ties to even; normal
+# numbers only, which heights are), and the 16-bit quantization of a height.
+awk_quantize='
+function to_float(x,    a, e, scale, y, f) {
+    if (x == 0) return x
+    a = x < 0 ? -x : x
+    e = int(log(a) / log(2))
+    while (2 ^ e > a) e--
+    while (2 ^ (e + 1) <= a) e++
+    scale = 2 ^ (23 - e)     # a * scale in [2^23, 2^24): 24 significant bits
+    y = a * scale
+    f = int(y)
+    if (y - f > 0.5 || (y - f == 0.5 && f % 2 == 1)) f++
+    return (x < 0 ? -f : f) / scale
+}
+function quantize16(h, lo, hi,    v) {
+    v = (to_float(h) - lo) / (hi - lo)
+    if (v < 0) v = 0
+    if (v > 1) v = 1
+    return int(v * 65535 + 0.5)
+}'
+
+# "  "minValue": -1," -> -1 (root members of `info --json` are one per line).
+json_root_number() {
+    sed -n "s/^ *\"$2\": *\\([^,]*\\),\\{0,1\\}\$/\\1/p" "$1" | sed -n 1p
+}
+
+same_file() {
+    cmp -s "$1" "$2"
+}
+
+is_empty_dir() {
+    [ -z "$(ls -A "$1")" ]
+}
+
+# ---- specs, inline so the script needs nothing beside it
+
+spec=$scratch/terrain.json
+cat >"$spec" <<'EOF'
+{
+  "format": "terrafit-terrain",
+  "version": 1,
+  "seed": 7,
+  "minValue": -1,
+  "maxValue": 1,
+  "noiseLayers": [
+    {
+      "baseNoise": {"frequency": 0.05},
+      "rd": {"points": [{"x": 0, "y": 0}, {"x": 1, "y": 1}]},
+      "preAmpShift": -0.5,
+      "ampScale": 2
+    },
+    {
+      "baseNoise": {"frequency": 0.2},
+      "rd": {"interpolation": "linear",
+             "points": [{"x": 0, "y": 0}, {"x": 0.5, "y": 0.3}, {"x": 1, "y": 1}]},
+      "preAmpShift": -0.5,
+      "ampScale": 0.5,
+      "maskLayerIndex": 0,
+      "maskMinValue": 0.4,
+      "maskMaxValue": 1
+    }
+  ]
+}
+EOF
+
+bad_spec=$scratch/bad-frequency.json
+cat >"$bad_spec" <<'EOF'
+{"format": "terrafit-terrain", "version": 1, "minValue": -1, "maxValue": 1,
+ "noiseLayers": [{"baseNoise": {"frequency": -0.5},
+                  "rd": {"points": [{"x": 0, "y": 0}, {"x": 1, "y": 1}]}}]}
+EOF
+
+unknown_spec=$scratch/unknown-member.json
+cat >"$unknown_spec" <<'EOF'
+{"format": "terrafit-terrain", "version": 1, "minValue": -1, "maxValue": 1, "colour": "green",
+ "noiseLayers": [{"baseNoise": {"frequency": 0.05},
+                  "rd": {"points": [{"x": 0, "y": 0}, {"x": 1, "y": 1}]}}]}
+EOF
+
+broken_json=$scratch/truncated.json
+printf '{"format": "terrafit-terrain", "noiseLayers": [' >"$broken_json"
+
+W=64
+H=48
+out=$scratch/out
+mkdir "$out"
+
+# ---- help, version, dispatch
+
+expect "terrafit --help exits 0" 0 "$TERRAFIT" --help
+check "terrafit --help prints usage to stdout" grep -q '^Usage: terrafit' "$scratch/stdout"
+expect "terrafit --version exits 0" 0 "$TERRAFIT" --version
+check "terrafit --version names the version" grep -q '^terrafit [0-9]' "$scratch/stdout"
+for command in render sample validate info; do
+    expect "terrafit $command --help exits 0" 0 "$TERRAFIT" "$command" --help
+    check "terrafit $command --help prints usage to stdout" \
+        grep -q "^Usage: terrafit $command" "$scratch/stdout"
+done
+run "$TERRAFIT" render --help
+cp "$scratch/stdout" "$scratch/render-help"
+expect "terrafit help render exits 0" 0 "$TERRAFIT" help render
+check "terrafit help render prints what render --help prints" \
+    same_file "$scratch/stdout" "$scratch/render-help"
+expect "terrafit without a command is a usage error" 2 "$TERRAFIT"
+expect_message "unknown command exits 2" 2 "unknown command 'frobnicate'" \
+    "$TERRAFIT" frobnicate
+expect_message "unknown tool option exits 2" 2 "Try 'terrafit --help'." "$TERRAFIT" --bogus
+expect "help for an unknown command exits 2" 2 "$TERRAFIT" help frobnicate
+expect_message "unknown render option exits 2" 2 "terrafit render: unknown option '--bogus'" \
+    "$TERRAFIT" render "$spec" -o "$out/x.r16" --bogus
+check "a usage error points at the command's help" \
+    grep -qF "Try 'terrafit render --help'." "$scratch/stderr"
+expect_message "unknown short option exits 2" 2 "unknown option '-z'" \
+    "$TERRAFIT" sample -z "$spec"
+expect_message "an option missing its value exits 2" 2 "needs a value" \
+    "$TERRAFIT" render "$spec" -o
+expect_message "a flag given a value exits 2" 2 "takes no value" \
+    "$TERRAFIT" render "$spec" -o "$out/x.r16" --quiet=yes
+expect_message "render without -o exits 2" 2 "missing -o" "$TERRAFIT" render "$spec"
+expect_message "render without SPEC exits 2" 2 "missing SPEC" \
+    "$TERRAFIT" render -o "$out/x.r16"
+if [ -w /dev/full ]; then
+    # shellcheck disable=SC2016 # $1 is for the inner shell
+    expect_message "a write error on stdout exits 1" 1 "error writing" \
+        sh -c '"$1" --help >/dev/full' sh "$TERRAFIT"
+fi
+
+# ---- info: the value range used to check quantization below
+
+expect "info exits 0" 0 "$TERRAFIT" info "$spec"
+check "info describes the mask" grep -qF "masked by layer 0: [0.4, 1]" "$scratch/stdout"
+check "info gives the wavelength" grep -qF "0.05 (wavelength 20)" "$scratch/stdout"
+expect "info --json exits 0" 0 "$TERRAFIT" info --json "$spec"
+cp "$scratch/stdout" "$scratch/info.json"
+min_value=$(json_root_number "$scratch/info.json" minValue)
+max_value=$(json_root_number "$scratch/info.json" maxValue)
+check "info --json gives minValue and maxValue" [ "$min_value,$max_value" = "-1,1" ]
+check "info --json names each layer's noise and interpolation" \
+    grep -qF '"interpolation": "linear"' "$scratch/info.json"
+if command -v python3 >/dev/null 2>&1; then
+    check "info --json is well-formed JSON" \
+        python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$scratch/info.json"
+fi
+expect_message "info on a missing spec exits 1" 1 "terrafit: " \
+    "$TERRAFIT" info "$scratch/no-such.json"
+
+# ---- render: each format, its size, header and pixels
+
+expect "render r16 exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/a.r16" --size ${W}x$H --format r16
+check "r16 is 2*W*H bytes" [ "$(file_size "$out/a.r16")" -eq $((2 * W * H)) ]
+check "render writes nothing to stderr when it is not a terminal" [ ! -s "$scratch/stderr" ]
+
+# Pixel (i, j) is the height at (i, j) (origin 0,0, step 1) rounded to
+# float, as the render grid holds it, then quantized as
+# floor(clamp((h - min) / (max - min), 0, 1) * 65535 + 0.5).
+pixels="0 0
+63 47
+10 20
+31 5
+5 40
+40 12"
+echo "$pixels" >"$scratch/points"
+run_input "$scratch/points" "$TERRAFIT" sample "$spec"
+cp "$scratch/stdout" "$scratch/heights"
+r16_values "$out/a.r16" >"$scratch/a.values"
+r16_matches_sample() {
+    echo "$pixels" | paste -d ' ' - "$scratch/heights" | awk -v w=$W -v lo="$min_value" \
+        -v hi="$max_value" -v values="$scratch/a.values" "$awk_quantize"'
+        BEGIN { while ((getline v < values) > 0) value[n++] = v }
+        {
+            q = quantize16($3, lo, hi)
+            got = value[$2 * w + $1]
+            if (got != q) {
+                printf "# pixel (%d, %d): expected %d, got %d\n", $1, $2, q, got
+                bad = 1
+            }
+            checked++
+        }
+        END { exit bad || checked != 6 }'
+}
+check "r16 pixels are the quantized samples" r16_matches_sample
+sort -u "$scratch/a.values" >"$scratch/a.distinct"
+check "r16 heights are not all equal" [ "$(line_count "$scratch/a.distinct")" -gt 100 ]
+
+expect "render pgm16 exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/a.pgm" --size ${W}x$H --format pgm16
+header=$(pgm_header_length "$out/a.pgm" $W $H)
+check "pgm16 is a P5 header and 2*W*H bytes" \
+    [ "$(pgm_header_tokens "$out/a.pgm" "$header")" = "P5 $W $H 65535" ]
+pgm_values "$out/a.pgm" "$header" >"$scratch/pgm.values"
+check "pgm16 samples are the r16 samples, big-endian" same_file "$scratch/pgm.values" \
+    "$scratch/a.values"
+
+expect "render png16 exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/a.png" --size ${W}x$H --format png16
+check "png16 has a PNG signature" is_png "$out/a.png"
+check "png16 is 16-bit greyscale, W x H" [ "$(png_ihdr "$out/a.png")" = "$W $H 16 0" ]
+
+expect "render png8 exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/b.png" --size ${W}x$H --format png8
+check "png8 is 8-bit greyscale, W x H" [ "$(png_ihdr "$out/b.png")" = "$W $H 8 0" ]
+
+# ---- the format follows the extension unless --format says otherwise
+
+run "$TERRAFIT" render "$spec" -o "$out/inferred.r16" --size ${W}x$H
+check "a .r16 name writes r16" same_file "$out/inferred.r16" "$out/a.r16"
+run "$TERRAFIT" render "$spec" -o "$out/inferred.pgm" --size ${W}x$H
+check "a .pgm name writes pgm16" same_file "$out/inferred.pgm" "$out/a.pgm"
+run "$TERRAFIT" render "$spec" -o "$out/inferred.png" --size ${W}x$H
+check "a .png name writes png16" [ "$(png_ihdr "$out/inferred.png")" = "$W $H 16 0" ]
+run "$TERRAFIT" render "$spec" -o "$out/inferred.dat" --size ${W}x$H
+check "an unknown extension writes png16" [ "$(png_ihdr "$out/inferred.dat")" = "$W $H 16 0" ]
+run "$TERRAFIT" render "$spec" -o "$out/forced.png" --size ${W}x$H --format r16
+check "--format wins over the extension" same_file "$out/forced.png" "$out/a.r16"
+
+# ---- options in any order and spelling
+
+run "$TERRAFIT" render --format=r16 -s${W}x$H -o "$out/order1" -- "$spec"
+check "--name=value, -sVALUE and -- parse" same_file "$out/order1" "$out/a.r16"
+run "$TERRAFIT" render -qf r16 "$spec" --size "${W}x$H" --output "$out/order2"
+check "options after SPEC and clustered flags parse" same_file "$out/order2" "$out/a.r16"
+
+# ---- origin and step select the same world points
+
+# Rows 20..27, columns 10..25 of the 0,0 render.
+extract_window() {
+    : >"$scratch/window"
+    row=0
+    while [ $row -lt 8 ]; do
+        dd if="$out/a.r16" bs=1 skip=$((2 * ((20 + row) * W + 10))) count=32 2>/dev/null \
+            >>"$scratch/window"
+        row=$((row + 1))
+    done
+}
+expect "render with --origin exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/window.r16" --size 16x8 --origin 10,20
+extract_window
+check "--origin 10,20 is the matching window of the 0,0 render" \
+    same_file "$out/window.r16" "$scratch/window"
+
+expect "render with --step exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/step2.r16" --size 32x24 --step 2
+step2_matches() {
+    r16_values "$out/step2.r16" | awk -v w=$W -v values="$scratch/a.values" '
+        BEGIN { while ((getline v < values) > 0) value[n++] = v }
+        {
+            i = (NR - 1) % 32; j = int((NR - 1) / 32)
+            if ($1 != value[(2 * j) * w + 2 * i]) bad = 1
+        }
+        END { exit bad || NR != 32 * 24 }'
+}
+check "--step 2 takes every other pixel of the step 1 render" step2_matches
+
+expect "render with a negative, fractional origin exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/frac.r16" --size 4x1 --origin -3.5,2.25 --step 0.5
+printf '%s\n' "-3.5 2.25" "-3 2.25" "-2.5 2.25" "-2 2.25" >"$scratch/frac.points"
+run_input "$scratch/frac.points" "$TERRAFIT" sample "$spec"
+frac_matches() {
+    r16_values "$out/frac.r16" | paste -d ' ' - "$scratch/stdout" |
+        awk -v lo="$min_value" -v hi="$max_value" "$awk_quantize"'
+        { if ($1 != quantize16($2, lo, hi)) bad = 1 }
+        END { exit bad || NR != 4 }'
+}
+check "fractional origin and step sample the right points" frac_matches
+
+# ---- threads do not change a single byte
+
+run "$TERRAFIT" render "$spec" -o "$out/t1.r16" --size 200x150 --threads 1
+run "$TERRAFIT" render "$spec" -o "$out/t3.r16" --size 200x150 --threads 3
+check "--threads 1 and --threads 3 write identical files" same_file "$out/t1.r16" "$out/t3.r16"
+run "$TERRAFIT" render "$spec" -o "$out/t0.r16" --size 200x150
+check "the default (all cores) writes the same file" same_file "$out/t1.r16" "$out/t0.r16"
+
+# ---- preview
+
+expect "render --preview exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/p.r16" --size ${W}x$H --preview "$out/preview.png"
+check "--preview writes an RGB PNG of the same size" \
+    [ "$(png_ihdr "$out/preview.png")" = "$W $H 8 2" ]
+expect "--preview naming the output is a usage error" 2 \
+    "$TERRAFIT" render "$spec" -o "$out/same.png" --preview "$out/same.png"
+
+# ---- bad sizes and numbers
+
+expect_message "--size 0x10 exits 1 naming the limit" 1 "65536" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 0x10
+expect_message "--size 10x is malformed" 2 "invalid --size '10x'" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 10x
+expect_message "--size abc is malformed" 2 "invalid --size 'abc'" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size abc
+expect_message "--size -5x5 is malformed" 2 "invalid --size" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size=-5x5
+expect_message "--size 70000x70000 exits 1 naming the side limit" 1 "TF_MAX_IMAGE_SIDE" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 70000x70000
+expect_message "--size 40000x40000 exits 1 naming the pixel limit" 1 "TF_MAX_IMAGE_PIXELS" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 40000x40000
+expect_message "an overflowing --size exits 1" 1 "TF_MAX_IMAGE_SIDE" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 99999999999999999999999x1
+expect_message "--origin inf,0 is malformed" 2 "invalid --origin" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --origin inf,0
+expect_message "--origin 1 is malformed" 2 "invalid --origin" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --origin 1
+expect_message "--step 0 is rejected" 2 "invalid --step" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --step 0
+expect_message "--step nan is rejected" 2 "invalid --step" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --step nan
+expect_message "--step 1x is rejected" 2 "invalid --step" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --step 1x
+expect_message "--threads -1 is rejected" 2 "invalid --threads" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --threads -1
+expect_message "--format tiff is rejected" 2 "invalid --format" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --format tiff
+check "no rejected render wrote a file" [ ! -e "$out/bad.r16" ]
+
+# ---- failures leave nothing behind
+
+clean=$scratch/clean
+mkdir "$clean"
+expect_message "render of an invalid spec exits 1 with the JSON path" 1 \
+    "\$.noiseLayers[0].baseNoise.frequency" \
+    "$TERRAFIT" render "$bad_spec" -o "$clean/x.png" --size 8x8
+check "a failed render leaves no file or temporary" is_empty_dir "$clean"
+expect_message "render of a missing spec exits 1 naming it" 1 "no-such.json" \
+    "$TERRAFIT" render "$scratch/no-such.json" -o "$clean/x.png" --size 8x8
+expect_message "render of malformed JSON exits 1" 1 "terrafit: " \
+    "$TERRAFIT" render "$broken_json" -o "$clean/x.png" --size 8x8
+check "failed renders leave the output directory empty" is_empty_dir "$clean"
+expect_message "render into a missing directory exits 1" 1 "terrafit: " \
+    "$TERRAFIT" render "$spec" -o "$scratch/no/such/dir/x.png" --size 8x8
+expect "a failing --preview makes the render fail" 1 \
+    "$TERRAFIT" render "$spec" -o "$clean/y.r16" --size 8x8 --preview "$scratch/no/dir/p.png"
+run "$TERRAFIT" render "$spec" -o "$clean/z.r16" --size 8x8
+# Every entry of $clean, hidden ones too, is y.r16 or z.r16.
+only_outputs_in_clean() {
+    for entry in "$clean"/* "$clean"/.[!.]* "$clean"/..?*; do
+        [ -e "$entry" ] || continue
+        case ${entry##*/} in
+        y.r16 | z.r16) ;;
+        *) echo "# left behind: $entry"; return 1 ;;
+        esac
+    done
+}
+check "renders leave no temporary file beside the output" only_outputs_in_clean
+
+# ---- sample
+
+# A comment, a blank line, one with only blanks, tabs around numbers,
+# exponents, and a CRLF line end.
+printf '%b\n' '# heights at a few points' '' ' \t ' '0 0' '\t  10\t20   ' '-3.5 2.25' \
+    '  # an indented comment' '1e1 2e1' >"$scratch/sample.in"
+printf '63 47\r\n' >>"$scratch/sample.in"
+run_input "$scratch/sample.in" "$TERRAFIT" sample "$spec"
+check "sample exits 0" [ "$status" -eq 0 ]
+cp "$scratch/stdout" "$scratch/sample.out"
+check "sample prints one height per point" [ "$(line_count "$scratch/sample.out")" -eq 5 ]
+check "sample reads blank-padded numbers and exponents alike" \
+    [ "$(sed -n 2p "$scratch/sample.out")" = "$(sed -n 4p "$scratch/sample.out")" ]
+check "sample agrees with itself on the same point" \
+    [ "$(sed -n 1p "$scratch/sample.out")" = "$(sed -n 1p "$scratch/heights")" ]
+check "sample prints 17 significant digits" \
+    grep -q '^-\{0,1\}[0-9]\.[0-9]\{16\}' "$scratch/sample.out"
+
+printf '1 2\n3 4\nthree four\n5 6\n' >"$scratch/malformed.in"
+run_input "$scratch/malformed.in" "$TERRAFIT" sample "$spec"
+check "a malformed line exits 1" [ "$status" -eq 1 ]
+check "a malformed line is named by its number" grep -qF \
+    'terrafit sample: stdin:3: expected two numbers "x y"' "$scratch/stderr"
+check "nothing is printed after a malformed line" [ "$(line_count "$scratch/stdout")" -eq 2 ]
+for line in "1" "1 2 3" "1,2" "nan 1" "1 inf" "1 2x" "0x"; do
+    printf '%s\n' "$line" >"$scratch/one.in"
+    run_input "$scratch/one.in" "$TERRAFIT" sample "$spec"
+    check "sample rejects '$line'" [ "$status" -eq 1 ]
+done
+awk 'BEGIN { s = ""; for (k = 0; k < 200000; k++) s = s " "; print s "1" s "2" s }' \
+    >"$scratch/long.in"
+run_input "$scratch/long.in" "$TERRAFIT" sample "$spec"
+check "sample reads a 600 kB line" [ "$status:$(line_count "$scratch/stdout")" = "0:1" ]
+expect_message "sample of a missing spec exits 1" 1 "no-such.json" \
+    "$TERRAFIT" sample "$scratch/no-such.json"
+
+# ---- validate
+
+expect "validate accepts a valid spec" 0 "$TERRAFIT" validate "$spec"
+check "validate says valid and counts layers" \
+    grep -qxF "$spec: valid (2 layers)" "$scratch/stdout"
+expect_message "validate rejects a bad frequency, naming its JSON path" 1 \
+    "\$.noiseLayers[0].baseNoise.frequency" "$TERRAFIT" validate "$bad_spec"
+check "validate's failure message starts with terrafit:" \
+    grep -q '^terrafit: ' "$scratch/stderr"
+expect_message "validate rejects malformed JSON" 1 "truncated.json" \
+    "$TERRAFIT" validate "$broken_json"
+expect_message "validate warns about an unknown member" 0 \
+    "warning: unknown member \$.colour (kept; --strict rejects)" \
+    "$TERRAFIT" validate "$unknown_spec"
+expect_message "validate --strict rejects an unknown member" 1 \
+    "$unknown_spec: unknown member \$.colour" "$TERRAFIT" validate --strict "$unknown_spec"
+check "validate --strict does not call it valid" [ ! -s "$scratch/stdout" ]
+expect "validate --strict after the spec works too" 1 \
+    "$TERRAFIT" validate "$unknown_spec" --strict
+expect "validate of several specs fails if one does" 1 \
+    "$TERRAFIT" validate "$spec" "$bad_spec"
+check "... and still reports the valid one" grep -qF "$spec: valid" "$scratch/stdout"
+
+# Specs shipped in the tree, when the tree has them.
+shipped=0
+shipped_bad=0
+for file in "$TF_SRCDIR"/tests/valid/*.json; do
+    [ -f "$file" ] || continue
+    shipped=$((shipped + 1))
+    "$TERRAFIT" validate "$file" >/dev/null 2>"$scratch/stderr" || shipped_bad=$((shipped_bad + 1))
+done
+if [ $shipped -gt 0 ]; then
+    check "validate accepts all $shipped specs in tests/valid" [ $shipped_bad -eq 0 ]
+fi
+
+# tests/invalid/CASE/{input.json,error}: exit 1, and the message on stderr.
+cases=0
+cases_bad=0
+for dir in "$TF_SRCDIR"/tests/invalid/*/; do
+    if [ ! -f "$dir/input.json" ] || [ ! -f "$dir/error" ]; then
+        continue
+    fi
+    cases=$((cases + 1))
+    "$TERRAFIT" validate "$dir/input.json" >/dev/null 2>"$scratch/case.err"
+    case_status=$?
+    if [ $case_status -ne 1 ] || ! grep -qF -e "$(cat "$dir/error")" "$scratch/case.err"; then
+        cases_bad=$((cases_bad + 1))
+        echo "# $(basename "$dir"): exit $case_status, $(cat "$scratch/case.err")"
+    fi
+done
+if [ $cases -gt 0 ]; then
+    check "validate rejects all $cases cases in tests/invalid with their messages" \
+        [ $cases_bad -eq 0 ]
+fi
+
+# ---- a larger render is quiet without a terminal
+
+expect "a 1024x1024 render exits 0" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/big.r16" --size 1024x1024
+check "no progress bar when stderr is not a terminal" [ ! -s "$scratch/stderr" ]
+
+echo "cli: $passed passed, $failed failed"
+[ $failed -eq 0 ]
