@@ -20,4 +20,9 @@ char *tu_read_file(const char *path, size_t *len);
 char *tu_mkdtemp(void);
 void tu_rmtree(const char *dir);
 
+/* Run a Check suite (CK_VERBOSITY from the environment) and free it:
+ * EXIT_SUCCESS when every test passed, EXIT_FAILURE otherwise. */
+struct Suite;
+int tu_run_suite(struct Suite *suite);
+
 #endif
