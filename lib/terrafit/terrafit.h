@@ -20,6 +20,7 @@
 #include <terrafit/runtime.h>
 #include <terrafit/image.h>
 #include <terrafit/stats.h>
+#include <terrafit/frequency.h>
 #include <terrafit/fit.h>
 #include <terrafit/metrics.h>
 
