@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/internal.h" /* tf_error_set */
 #include "terrafit/terrafit.h"
 
 /* Tries at a fresh temporary name before giving up; collisions need a
@@ -27,28 +28,6 @@ struct tf_atomic_file {
     char *temp_path; /* beside the target; removed unless committed */
     FILE *stream;
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_error(tf_error *err, int code, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
-static void clear_error(tf_error *err)
-{
-    if (err) {
-        err->code = TF_OK;
-        err->message[0] = '\0';
-    }
-}
 
 /* A well-mixed 64-bit value (splitmix64 finalizer). */
 static uint64_t mix64(uint64_t x)
@@ -115,25 +94,25 @@ static void atomic_file_free(tf_atomic_file *file)
 tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
 {
     if (!path || !*path) {
-        set_error(err, TF_ERR_ARGUMENT, "no output file name given");
+        tf_error_set(err, TF_ERR_ARGUMENT, "no output file name given");
         return NULL;
     }
     size_t len = strlen(path);
     if (path[len - 1] == '/') {
-        set_error(err, TF_ERR_ARGUMENT, "%s: names a directory, not a file", path);
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: names a directory, not a file", path);
         return NULL;
     }
     tf_atomic_file *file = calloc(1, sizeof *file);
     if (!file || !(file->path = malloc(len + 1))) {
         free(file);
-        set_error(err, TF_ERR_NOMEM, "%s: out of memory", path);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
     memcpy(file->path, path, len + 1);
 
     int fd = create_temp_beside(path, &file->temp_path);
     if (fd < 0) {
-        set_error(err, errno == ENOMEM ? TF_ERR_NOMEM : TF_ERR_IO, "%s: cannot create file: %s",
+        tf_error_set(err, errno == ENOMEM ? TF_ERR_NOMEM : TF_ERR_IO, "%s: cannot create file: %s",
                   path, strerror(errno));
         atomic_file_free(file);
         return NULL;
@@ -143,11 +122,11 @@ tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
         int saved = errno;
         close(fd);
         unlink(file->temp_path);
-        set_error(err, TF_ERR_IO, "%s: cannot open a stream: %s", path, strerror(saved));
+        tf_error_set(err, TF_ERR_IO, "%s: cannot open a stream: %s", path, strerror(saved));
         atomic_file_free(file);
         return NULL;
     }
-    clear_error(err);
+    tf_error_clear(err);
     return file;
 }
 
@@ -176,14 +155,14 @@ static const char *write_failure_reason(int errnum)
 int tf_atomic_commit(tf_atomic_file *file, tf_error *err)
 {
     if (!file) {
-        set_error(err, TF_ERR_ARGUMENT, "tf_atomic_commit: no file");
+        tf_error_set(err, TF_ERR_ARGUMENT, "tf_atomic_commit: no file");
         return -1;
     }
     /* Each step can be the first to report a full disk or an I/O error:
      * buffered data reaches the kernel at fflush, the disk at fsync. */
     errno = 0;
     if (fflush(file->stream) != 0 || ferror(file->stream)) {
-        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", file->path,
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path,
                   write_failure_reason(errno));
         tf_atomic_abort(file);
         return -1;
@@ -191,23 +170,23 @@ int tf_atomic_commit(tf_atomic_file *file, tf_error *err)
     /* EINVAL: the file system cannot sync (some FUSE and pseudo file
      * systems); the data is written, which is all we can do there. */
     if (fsync(fileno(file->stream)) != 0 && errno != EINVAL) {
-        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
         tf_atomic_abort(file);
         return -1;
     }
     FILE *stream = file->stream;
     file->stream = NULL;
     if (fclose(stream) != 0) {
-        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
         tf_atomic_abort(file);
         return -1;
     }
     if (rename(file->temp_path, file->path) != 0) {
-        set_error(err, TF_ERR_IO, "%s: cannot replace file: %s", file->path, strerror(errno));
+        tf_error_set(err, TF_ERR_IO, "%s: cannot replace file: %s", file->path, strerror(errno));
         tf_atomic_abort(file);
         return -1;
     }
-    clear_error(err);
+    tf_error_clear(err);
     atomic_file_free(file);
     return 0;
 }
@@ -215,7 +194,7 @@ int tf_atomic_commit(tf_atomic_file *file, tf_error *err)
 int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_error *err)
 {
     if (!data && size > 0) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: no data to write", path ? path : "(null)");
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: no data to write", path ? path : "(null)");
         return -1;
     }
     tf_atomic_file *file = tf_atomic_open(path, err);
@@ -223,7 +202,7 @@ int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_err
         return -1;
     errno = 0;
     if (size > 0 && fwrite(data, 1, size, file->stream) != size) {
-        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", path, write_failure_reason(errno));
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path, write_failure_reason(errno));
         tf_atomic_abort(file);
         return -1;
     }

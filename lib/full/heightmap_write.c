@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "runtime/internal.h" /* tf_error_set */
 #include "terrafit/terrafit.h"
 
 /* zlib level for PNGs. After PNG's row filters, the low byte of a smooth
@@ -37,20 +38,6 @@ static const struct {
     {"r16", TF_HEIGHTMAP_R16},
     {"raw", TF_HEIGHTMAP_R16},
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_error(tf_error *err, int code, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 const char *tf_heightmap_format_name(tf_heightmap_format format)
 {
@@ -177,7 +164,7 @@ static int write_png(FILE *stream, const char *path, const float *heights, size_
     if (!info) {
         png_destroy_write_struct(&png, NULL);
         free(row);
-        set_error(err, TF_ERR_NOMEM, "%s: out of memory for the PNG encoder", path);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for the PNG encoder", path);
         return -1;
     }
     /* Only `sink` changes after setjmp, and it is not a local the jump can
@@ -186,10 +173,10 @@ static int write_png(FILE *stream, const char *path, const float *heights, size_
         png_destroy_write_struct(&png, &info);
         free(row);
         if (sink.write_errno)
-            set_error(err, TF_ERR_IO, "%s: cannot write file: %s", path,
+            tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
                       strerror(sink.write_errno));
         else
-            set_error(err, TF_ERR_IO, "%s: cannot encode PNG: %s", path, sink.libpng_message);
+            tf_error_set(err, TF_ERR_IO, "%s: cannot encode PNG: %s", path, sink.libpng_message);
         return -1;
     }
     png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
@@ -214,14 +201,14 @@ static int write_raw16(FILE *stream, const char *path, const float *heights, siz
 {
     unsigned char *row = malloc(nx * 2);
     if (!row) {
-        set_error(err, TF_ERR_NOMEM, "%s: out of memory", path);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);
         return -1;
     }
     errno = 0;
     for (size_t j = 0; j < ny; j++) {
         encode_row(heights + j * nx, nx, lo, hi, 16, big_endian, row);
         if (fwrite(row, 2, nx, stream) != nx) {
-            set_error(err, TF_ERR_IO, "%s: cannot write file: %s", path,
+            tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
                       strerror(errno ? errno : EIO));
             free(row);
             return -1;
@@ -236,7 +223,7 @@ static int write_pgm16(FILE *stream, const char *path, const float *heights, siz
 {
     errno = 0;
     if (fprintf(stream, "P5\n%zu %zu\n65535\n", nx, ny) < 0) {
-        set_error(err, TF_ERR_IO, "%s: cannot write file: %s", path,
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
                   strerror(errno ? errno : EIO));
         return -1;
     }
@@ -251,25 +238,25 @@ static int check_heightmap_args(const char *path, tf_heightmap_format format,
 {
     const char *name = path ? path : "heightmap";
     if (!path || !*path || !heights) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: no %s given", name, path ? "heights" : "file name");
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: no %s given", name, path ? "heights" : "file name");
         return -1;
     }
     if ((unsigned)format >= TF_HEIGHTMAP_FORMAT_COUNT) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: unknown heightmap format %d", name, (int)format);
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: unknown heightmap format %d", name, (int)format);
         return -1;
     }
     if (nx == 0 || ny == 0) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: a %zux%zu heightmap has no pixels", name, nx, ny);
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: a %zux%zu heightmap has no pixels", name, nx, ny);
         return -1;
     }
     if (nx > TF_MAX_IMAGE_SIDE || ny > TF_MAX_IMAGE_SIDE || nx * ny > TF_MAX_IMAGE_PIXELS) {
-        set_error(err, TF_ERR_LIMIT,
+        tf_error_set(err, TF_ERR_LIMIT,
                   "%s: a %zux%zu heightmap is too large (at most %u per side and %zu pixels)",
                   name, nx, ny, TF_MAX_IMAGE_SIDE, TF_MAX_IMAGE_PIXELS);
         return -1;
     }
     if (!isfinite(lo) || !isfinite(hi) || !(lo < hi)) {
-        set_error(err, TF_ERR_ARGUMENT,
+        tf_error_set(err, TF_ERR_ARGUMENT,
                   "%s: the height range [%g, %g] must be finite with low < high", name, lo, hi);
         return -1;
     }

@@ -11,6 +11,7 @@
 
 #include <stb_image_write.h>
 
+#include "runtime/internal.h" /* tf_error_set */
 #include "terrafit/terrafit.h"
 
 /* The sun, in the cartographic convention: azimuth clockwise from north,
@@ -47,20 +48,6 @@ static const tint_stop TINT[] = {
     {1.00, 248, 248, 250}, /* snow */
 };
 #define TINT_STOP_COUNT (sizeof TINT / sizeof TINT[0])
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_error(tf_error *err, int code, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 static void tint_at(double v, double rgb[3])
 {
@@ -190,33 +177,33 @@ static int check_preview_args(const char *path, const float *heights, size_t nx,
 {
     const char *name = path ? path : "preview";
     if (!path || !*path || !heights) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: no %s given", name, path ? "heights" : "file name");
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: no %s given", name, path ? "heights" : "file name");
         return -1;
     }
     if (nx == 0 || ny == 0) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: a %zux%zu preview has no pixels", name, nx, ny);
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: a %zux%zu preview has no pixels", name, nx, ny);
         return -1;
     }
     if (nx > TF_MAX_IMAGE_SIDE || ny > TF_MAX_IMAGE_SIDE || nx * ny > TF_MAX_IMAGE_PIXELS) {
-        set_error(err, TF_ERR_LIMIT,
+        tf_error_set(err, TF_ERR_LIMIT,
                   "%s: a %zux%zu preview is too large (at most %u per side and %zu pixels)",
                   name, nx, ny, TF_MAX_IMAGE_SIDE, TF_MAX_IMAGE_PIXELS);
         return -1;
     }
     if ((3 * nx + 1) * ny > STB_MAX_FILTERED_BYTES) {
-        set_error(err, TF_ERR_LIMIT,
+        tf_error_set(err, TF_ERR_LIMIT,
                   "%s: a %zux%zu preview is too large for the PNG encoder (at most about %zu "
                   "pixels)",
                   name, nx, ny, STB_MAX_FILTERED_BYTES / 3);
         return -1;
     }
     if (!isfinite(lo) || !isfinite(hi) || !(lo < hi)) {
-        set_error(err, TF_ERR_ARGUMENT,
+        tf_error_set(err, TF_ERR_ARGUMENT,
                   "%s: the height range [%g, %g] must be finite with low < high", name, lo, hi);
         return -1;
     }
     if (isnan(z_scale) || isinf(z_scale)) {
-        set_error(err, TF_ERR_ARGUMENT, "%s: the relief scale %g is not finite", name, z_scale);
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: the relief scale %g is not finite", name, z_scale);
         return -1;
     }
     return 0;
@@ -229,7 +216,7 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
         return -1;
     double pixels_per_unit = z_scale;
     if (!(z_scale > 0.0) && default_pixels_per_unit(heights, nx, ny, &pixels_per_unit) != 0) {
-        set_error(err, TF_ERR_NOMEM, "%s: out of memory", path);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);
         return -1;
     }
     const double degrees = 3.14159265358979323846 / 180.0;
@@ -240,7 +227,7 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
 
     unsigned char *rgb = malloc(nx * ny * 3);
     if (!rgb) {
-        set_error(err, TF_ERR_NOMEM, "%s: out of memory for a %zux%zu preview", path, nx, ny);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for a %zux%zu preview", path, nx, ny);
         return -1;
     }
     for (size_t j = 0; j < ny; j++) {
@@ -265,7 +252,7 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
     free(rgb);
     if (!encoded || png.out_of_memory) {
         free(png.bytes);
-        set_error(err, TF_ERR_NOMEM, "%s: out of memory while encoding the preview", path);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory while encoding the preview", path);
         return -1;
     }
     int status = tf_write_file_atomic(path, png.bytes, png.size, err);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/internal.h" /* tf_error_set */
 #include "terrafit/terrafit.h"
 
 /* Samples in one claim of rows: large enough that the shared counter is
@@ -41,20 +42,6 @@ typedef struct {
     void *user;
     double next_report_seconds;
 } progress_reporter;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_error(tf_error *err, int code, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 unsigned tf_cpu_count(void)
 {
@@ -115,25 +102,25 @@ static int check_render_args(const tf_terrain *t, double x0, double y0, double s
                              size_t ny, const float *out, tf_error *err)
 {
     if (!t || !out) {
-        set_error(err, TF_ERR_ARGUMENT, "render: no %s given", t ? "output buffer" : "terrain");
+        tf_error_set(err, TF_ERR_ARGUMENT, "render: no %s given", t ? "output buffer" : "terrain");
         return -1;
     }
     if (nx == 0 || ny == 0) {
-        set_error(err, TF_ERR_ARGUMENT, "render: a %zux%zu grid has no samples", nx, ny);
+        tf_error_set(err, TF_ERR_ARGUMENT, "render: a %zux%zu grid has no samples", nx, ny);
         return -1;
     }
     if (nx > TF_MAX_IMAGE_SIDE || ny > TF_MAX_IMAGE_SIDE || nx * ny > TF_MAX_IMAGE_PIXELS) {
-        set_error(err, TF_ERR_LIMIT,
+        tf_error_set(err, TF_ERR_LIMIT,
                   "render: a %zux%zu grid is too large (at most %u per side and %zu samples)", nx,
                   ny, TF_MAX_IMAGE_SIDE, TF_MAX_IMAGE_PIXELS);
         return -1;
     }
     if (!isfinite(x0) || !isfinite(y0)) {
-        set_error(err, TF_ERR_ARGUMENT, "render: the origin (%g, %g) is not finite", x0, y0);
+        tf_error_set(err, TF_ERR_ARGUMENT, "render: the origin (%g, %g) is not finite", x0, y0);
         return -1;
     }
     if (!isfinite(step) || !(step > 0.0)) {
-        set_error(err, TF_ERR_ARGUMENT, "render: the step %g must be finite and greater than 0",
+        tf_error_set(err, TF_ERR_ARGUMENT, "render: the step %g must be finite and greater than 0",
                   step);
         return -1;
     }
