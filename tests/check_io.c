@@ -288,6 +288,36 @@ START_TEST(preview_is_an_rgb_png_of_the_same_size)
 }
 END_TEST
 
+START_TEST(pair_preview_puts_two_maps_side_by_side)
+{
+    const char *single = tu_path("%s/one.png", scratch), *pair = tu_path("%s/two.png", scratch);
+    float flipped[NX * NY];
+    for (size_t k = 0; k < NX * NY; k++)
+        flipped[k] = -heights[k];
+    tf_error err;
+    ck_assert_int_eq(tf_preview_write(single, heights, NX, NY, -1, 1, 3.0, &err), 0);
+    ck_assert_int_eq(tf_preview_write_pair(pair, heights, flipped, NX, NY, -1, 1, 3.0, &err), 0);
+    int w1, h1, c1, w2, h2, c2;
+    stbi_uc *one = stbi_load(single, &w1, &h1, &c1, 3);
+    stbi_uc *two = stbi_load(pair, &w2, &h2, &c2, 3);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_ptr_nonnull(two);
+    ck_assert_int_eq(w2, 2 * NX + TF_PREVIEW_PAIR_GAP);
+    ck_assert_int_eq(h2, NY);
+    for (int j = 0; j < NY; j++) {
+        /* The left half is the single preview; the gap is white. */
+        ck_assert_mem_eq(two + 3 * j * w2, one + 3 * j * w1, 3 * NX);
+        for (int i = NX; i < NX + TF_PREVIEW_PAIR_GAP; i++)
+            ck_assert_uint_eq(two[3 * (j * w2 + i)], 255);
+    }
+    /* The right half shows the other map. */
+    ck_assert(memcmp(two + 3 * (NX + TF_PREVIEW_PAIR_GAP), one, 3 * NX) != 0);
+    ck_assert_int_eq(tf_preview_write_pair(pair, heights, NULL, NX, NY, -1, 1, 3.0, &err), -1);
+    stbi_image_free(one);
+    stbi_image_free(two);
+}
+END_TEST
+
 int main(void)
 {
     fill_heights();
@@ -302,6 +332,7 @@ int main(void)
     tcase_add_test(files, bad_arguments_write_nothing);
     tcase_add_test(files, atomic_files_appear_whole_or_not_at_all);
     tcase_add_test(files, preview_is_an_rgb_png_of_the_same_size);
+    tcase_add_test(files, pair_preview_puts_two_maps_side_by_side);
     suite_add_tcase(s, files);
     TCase *render = tcase_create("render");
     tcase_add_test(render, threaded_render_equals_the_grid_call);

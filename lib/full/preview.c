@@ -209,27 +209,16 @@ static int check_preview_args(const char *path, const float *heights, size_t nx,
     return 0;
 }
 
-int tf_preview_write(const char *path, const float *heights, size_t nx, size_t ny, double lo,
-                     double hi, double z_scale, tf_error *err)
+/* Shade nx * ny heights into RGB pixels whose rows are `row_stride` bytes
+ * apart. */
+static void shade_relief(unsigned char *rgb, size_t row_stride, const float *heights, size_t nx,
+                         size_t ny, double lo, double hi, double pixels_per_unit)
 {
-    if (check_preview_args(path, heights, nx, ny, lo, hi, z_scale, err) != 0)
-        return -1;
-    double pixels_per_unit = z_scale;
-    if (!(z_scale > 0.0) && default_pixels_per_unit(heights, nx, ny, &pixels_per_unit) != 0) {
-        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);
-        return -1;
-    }
     const double degrees = 3.14159265358979323846 / 180.0;
     double azimuth = SUN_AZIMUTH_DEGREES * degrees, altitude = SUN_ALTITUDE_DEGREES * degrees;
     /* Towards the sun, in (east, north, up). */
     const double sun[3] = {cos(altitude) * sin(azimuth), cos(altitude) * cos(azimuth),
                            sin(altitude)};
-
-    unsigned char *rgb = malloc(nx * ny * 3);
-    if (!rgb) {
-        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for a %zux%zu preview", path, nx, ny);
-        return -1;
-    }
     for (size_t j = 0; j < ny; j++) {
         for (size_t i = 0; i < nx; i++) {
             double tint[3];
@@ -240,16 +229,20 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
                 lambert_shade(per_east * pixels_per_unit, per_north * pixels_per_unit, sun);
             /* Flat ground keeps its tint; slopes facing the sun brighten it. */
             double light = AMBIENT_LIGHT + (1.0 - AMBIENT_LIGHT) * shade / sun[2];
-            unsigned char *pixel = rgb + 3 * (j * nx + i);
+            unsigned char *pixel = rgb + j * row_stride + 3 * i;
             for (int c = 0; c < 3; c++)
                 pixel[c] = to_byte(tint[c] * light);
         }
     }
+}
 
+/* Encode width x height RGB pixels as PNG and write them atomically. */
+static int write_rgb_png(const char *path, const unsigned char *rgb, size_t width, size_t height,
+                         tf_error *err)
+{
     byte_buffer png = {0};
-    int encoded = stbi_write_png_to_func(append_to_buffer, &png, (int)nx, (int)ny, 3, rgb,
-                                         (int)(nx * 3));
-    free(rgb);
+    int encoded = stbi_write_png_to_func(append_to_buffer, &png, (int)width, (int)height, 3, rgb,
+                                         (int)(width * 3));
     if (!encoded || png.out_of_memory) {
         free(png.bytes);
         tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory while encoding the preview", path);
@@ -257,5 +250,62 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
     }
     int status = tf_write_file_atomic(path, png.bytes, png.size, err);
     free(png.bytes);
+    return status;
+}
+
+static int relief_scale(const char *path, const float *heights, size_t nx, size_t ny,
+                        double z_scale, double *pixels_per_unit, tf_error *err)
+{
+    *pixels_per_unit = z_scale;
+    if (!(z_scale > 0.0) && default_pixels_per_unit(heights, nx, ny, pixels_per_unit) != 0) {
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);
+        return -1;
+    }
+    return 0;
+}
+
+int tf_preview_write(const char *path, const float *heights, size_t nx, size_t ny, double lo,
+                     double hi, double z_scale, tf_error *err)
+{
+    double pixels_per_unit;
+    if (check_preview_args(path, heights, nx, ny, lo, hi, z_scale, err) != 0 ||
+        relief_scale(path, heights, nx, ny, z_scale, &pixels_per_unit, err) != 0)
+        return -1;
+    unsigned char *rgb = malloc(nx * ny * 3);
+    if (!rgb) {
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for a %zux%zu preview", path, nx, ny);
+        return -1;
+    }
+    shade_relief(rgb, nx * 3, heights, nx, ny, lo, hi, pixels_per_unit);
+    int status = write_rgb_png(path, rgb, nx, ny, err);
+    free(rgb);
+    return status;
+}
+
+int tf_preview_write_pair(const char *path, const float *left, const float *right, size_t nx,
+                          size_t ny, double lo, double hi, double z_scale, tf_error *err)
+{
+    size_t width = 2 * nx + TF_PREVIEW_PAIR_GAP;
+    double pixels_per_unit;
+    if (!right) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: no right-hand heights given",
+                     path ? path : "preview");
+        return -1;
+    }
+    if (check_preview_args(path, left, width, ny, lo, hi, z_scale, err) != 0 ||
+        relief_scale(path, left, nx, ny, z_scale, &pixels_per_unit, err) != 0)
+        return -1;
+    unsigned char *rgb = malloc(width * ny * 3);
+    if (!rgb) {
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for a %zux%zu preview", path, width,
+                     ny);
+        return -1;
+    }
+    memset(rgb, 255, width * ny * 3); /* the gap stays white */
+    shade_relief(rgb, width * 3, left, nx, ny, lo, hi, pixels_per_unit);
+    shade_relief(rgb + 3 * (nx + TF_PREVIEW_PAIR_GAP), width * 3, right, nx, ny, lo, hi,
+                 pixels_per_unit);
+    int status = write_rgb_png(path, rgb, width, ny, err);
+    free(rgb);
     return status;
 }

@@ -99,6 +99,14 @@ int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_
 int tf_preview_write(const char *path, const float *heights, size_t nx, size_t ny, double lo,
                      double hi, double z_scale, tf_error *err);
 
+/* Two nx * ny height maps side by side (left | right), TF_PREVIEW_PAIR_GAP
+ * white pixels apart, shaded with one tint range [lo, hi] and one relief
+ * scale (z_scale, or when <= 0 the default picked from the left map), so
+ * a reference and its synthesis can be compared by eye. 0 on success. */
+#define TF_PREVIEW_PAIR_GAP 8
+int tf_preview_write_pair(const char *path, const float *left, const float *right, size_t nx,
+                          size_t ny, double lo, double hi, double z_scale, tf_error *err);
+
 #ifdef __cplusplus
 }
 #endif
