@@ -33,6 +33,8 @@ typedef struct {
 /* Largest side and pixel count a reference may have. */
 #define TF_MAX_REFERENCE_SIDE 32768u
 #define TF_MAX_REFERENCE_PIXELS ((size_t)1 << 28)
+/* Largest reference file read (bytes): checked before reading it. */
+#define TF_MAX_REFERENCE_BYTES ((size_t)1 << 30)
 
 /* A zeroed map (value 0.5, weight 1) of the given size; NULL on failure. */
 tf_layer_map *tf_layer_map_new(size_t width, size_t height, tf_error *err);
