@@ -1,2 +1,590 @@
-/* PLACEHOLDER: being written. */
-int main(void) { return 77; }
+/*
+ * Fidelity metrics (docs/metrics.md) on maps whose answers are known:
+ * planes, bowls and domes, egg crates, synthesized power-law spectra,
+ * straight and random-walk contours, and the normal-score machinery.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrafit/terrafit.h"
+#include "testutil.h"
+
+#define PI 3.14159265358979323846
+
+/* A caller-built map (value 0.5, weight 1): the struct is public, so the
+ * tests need no file. */
+static tf_layer_map *map_new(size_t w, size_t h)
+{
+    tf_layer_map *m = calloc(1, sizeof *m);
+    ck_assert_ptr_nonnull(m);
+    m->width = w;
+    m->height = h;
+    m->value = malloc(w * h * sizeof *m->value);
+    m->weight = malloc(w * h * sizeof *m->weight);
+    ck_assert_ptr_nonnull(m->value);
+    ck_assert_ptr_nonnull(m->weight);
+    for (size_t k = 0; k < w * h; k++) {
+        m->value[k] = 0.5f;
+        m->weight[k] = 1.0f;
+    }
+    return m;
+}
+
+static void map_free(tf_layer_map *m)
+{
+    if (!m)
+        return;
+    free(m->value);
+    free(m->weight);
+    free(m);
+}
+
+static uint64_t rng_state;
+
+static double next_unit(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
+}
+
+static double next_gaussian(void)
+{
+    double u = next_unit(), v = next_unit();
+    return sqrt(-2.0 * log(u > 0.0 ? u : 1e-300)) * cos(2.0 * PI * v);
+}
+
+/* Rescale a map's values linearly to [lo, hi]. */
+static void stretch(tf_layer_map *m, const double *raw, double lo, double hi)
+{
+    size_t n = m->width * m->height;
+    double mn = raw[0], mx = raw[0];
+    for (size_t k = 1; k < n; k++) {
+        mn = fmin(mn, raw[k]);
+        mx = fmax(mx, raw[k]);
+    }
+    for (size_t k = 0; k < n; k++)
+        m->value[k] = (float)(lo + (hi - lo) * (raw[k] - mn) / (mx - mn));
+}
+
+/* Simplex fBm-free base noise at the given frequency, in [0.05, 0.95]. */
+static tf_layer_map *noise_map(size_t w, size_t h, uint32_t seed, double frequency)
+{
+    tf_layer_map *m = map_new(w, h);
+    double *raw = malloc(w * h * sizeof *raw);
+    for (size_t y = 0; y < h; y++)
+        for (size_t x = 0; x < w; x++)
+            raw[y * w + x] = tf_noise_eval(TF_NOISE_SIMPLEX, seed, (double)x * frequency,
+                                           (double)y * frequency, 0.0);
+    stretch(m, raw, 0.05, 0.95);
+    free(raw);
+    return m;
+}
+
+/* A periodic N x N field whose power at integer wave vector k is
+ * |k|^-beta (random phases), by a separable inverse DFT: the radially
+ * averaged spectrum is k^-beta by construction. */
+static tf_layer_map *power_law_map(size_t n, double beta, uint64_t seed)
+{
+    rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+    double *re = calloc(n * n, sizeof *re), *im = calloc(n * n, sizeof *im);
+    double *gre = calloc(n * n, sizeof *gre), *gim = calloc(n * n, sizeof *gim);
+    double *cs = malloc(n * sizeof *cs), *sn = malloc(n * sizeof *sn);
+    for (size_t k = 0; k < n; k++) {
+        cs[k] = cos(2.0 * PI * (double)k / (double)n);
+        sn[k] = sin(2.0 * PI * (double)k / (double)n);
+    }
+    for (size_t j = 0; j < n; j++) {
+        for (size_t i = 0; i < n; i++) {
+            double kx = (double)(i < n / 2 ? (long)i : (long)i - (long)n);
+            double ky = (double)(j < n / 2 ? (long)j : (long)j - (long)n);
+            double r = sqrt(kx * kx + ky * ky), phase = 2.0 * PI * next_unit();
+            double amplitude = r > 0.0 ? pow(r, -0.5 * beta) : 0.0;
+            re[j * n + i] = amplitude * cos(phase);
+            im[j * n + i] = amplitude * sin(phase);
+        }
+    }
+    /* Along x: G[ky][x] = sum_kx F[ky][kx] e^(2 pi i kx x / n). */
+    for (size_t j = 0; j < n; j++)
+        for (size_t x = 0; x < n; x++) {
+            double sr = 0.0, si = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                size_t t = (i * x) % n;
+                sr += re[j * n + i] * cs[t] - im[j * n + i] * sn[t];
+                si += re[j * n + i] * sn[t] + im[j * n + i] * cs[t];
+            }
+            gre[j * n + x] = sr;
+            gim[j * n + x] = si;
+        }
+    /* Along y, keeping the real part. */
+    double *raw = malloc(n * n * sizeof *raw);
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++) {
+            double sr = 0.0;
+            for (size_t j = 0; j < n; j++) {
+                size_t t = (j * y) % n;
+                sr += gre[j * n + x] * cs[t] - gim[j * n + x] * sn[t];
+            }
+            raw[y * n + x] = sr;
+        }
+    tf_layer_map *m = map_new(n, n);
+    stretch(m, raw, 0.1, 0.9);
+    free(re);
+    free(im);
+    free(gre);
+    free(gim);
+    free(cs);
+    free(sn);
+    free(raw);
+    return m;
+}
+
+static tf_metrics_report compare_ok(const tf_layer_map *a, const tf_layer_map *b,
+                                    const tf_metrics_options *o)
+{
+    tf_metrics_report r;
+    tf_error err = {0};
+    int status = tf_metrics_compute(a, b, o, &r, &err);
+    ck_assert_msg(status == 0, "tf_metrics_compute failed: %s", err.message);
+    return r;
+}
+
+static const double *map_fields(const tf_map_metrics *m, size_t *count)
+{
+    *count = sizeof *m / sizeof(double);
+    return (const double *)(const void *)m;
+}
+
+/* ------------------------------------------------------------ identity */
+
+START_TEST(identical_maps_are_at_distance_zero)
+{
+    tf_layer_map *a = noise_map(96, 80, 7, 1.0 / 16.0);
+    tf_metrics_report r = compare_ok(a, a, NULL);
+    ck_assert_uint_eq(r.cells, 96 * 80);
+    ck_assert_double_eq(r.histogram_chi2, 0.0);
+    ck_assert_double_eq(r.spectrum_log_rms, 0.0);
+    ck_assert_double_eq(r.slope_chi2, 0.0);
+    size_t count;
+    const double *fa = map_fields(&r.a, &count), *fb = map_fields(&r.b, &count);
+    for (size_t i = 0; i < count; i++) {
+        ck_assert_msg(isfinite(fa[i]), "field %zu of a noise map is not finite", i);
+        ck_assert_double_eq(tf_metrics_difference(fa[i], fb[i]), 0.0);
+    }
+    /* A second run gives the same bits. */
+    tf_metrics_report again = compare_ok(a, a, NULL);
+    ck_assert_int_eq(memcmp(&r, &again, sizeof r), 0);
+    map_free(a);
+}
+END_TEST
+
+/* ---------------------------------------------------- value histograms */
+
+START_TEST(histogram_chi2_has_the_thesis_values)
+{
+    /* A: half 0.1, half 0.9; B: all 0.1. Histograms (0.5, .., 0.5) and
+     * (1, .., 0): 0.5 * (0.5^2 / 1.5 + 0.5^2 / 0.5) = 1/3. */
+    tf_layer_map *a = map_new(16, 16), *b = map_new(16, 16), *c = map_new(16, 16);
+    for (size_t k = 0; k < 256; k++) {
+        a->value[k] = k < 128 ? 0.1f : 0.9f;
+        b->value[k] = 0.1f;
+        c->value[k] = 0.6f;
+    }
+    ck_assert_double_eq_tol(compare_ok(a, b, NULL).histogram_chi2, 1.0 / 3.0, 1e-12);
+    /* Disjoint histograms are at distance 1. */
+    ck_assert_double_eq_tol(compare_ok(b, c, NULL).histogram_chi2, 1.0, 1e-12);
+    map_free(a);
+    map_free(b);
+    map_free(c);
+}
+END_TEST
+
+START_TEST(only_cells_present_in_both_count)
+{
+    /* B equals A except for garbage where B's weight is 0: with A given the
+     * same zero weights, every distance is 0. */
+    tf_layer_map *a = noise_map(64, 64, 3, 1.0 / 12.0), *b = noise_map(64, 64, 3, 1.0 / 12.0);
+    for (size_t y = 20; y < 40; y++)
+        for (size_t x = 10; x < 30; x++) {
+            b->value[y * 64 + x] = y & 1 ? 1.0f : 0.0f;
+            b->weight[y * 64 + x] = 0.0f;
+        }
+    tf_metrics_report r = compare_ok(a, b, NULL);
+    ck_assert_uint_eq(r.cells, 64 * 64 - 400);
+    ck_assert_double_eq(r.histogram_chi2, 0.0);
+    ck_assert_double_eq(r.spectrum_log_rms, 0.0);
+    ck_assert_double_eq(r.slope_chi2, 0.0);
+    size_t count;
+    const double *fa = map_fields(&r.a, &count), *fb = map_fields(&r.b, &count);
+    for (size_t i = 0; i < count; i++)
+        ck_assert_double_eq(tf_metrics_difference(fa[i], fb[i]), 0.0);
+    /* Without the mask the garbage shows. */
+    for (size_t k = 0; k < 64 * 64; k++)
+        b->weight[k] = 1.0f;
+    ck_assert_double_gt(compare_ok(a, b, NULL).histogram_chi2, 0.01);
+    map_free(a);
+    map_free(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------ spectrum */
+
+static const double BETAS[] = {2.0, 3.0, 4.0};
+
+START_TEST(power_law_spectrum_gives_its_beta)
+{
+    double beta = BETAS[_i];
+    tf_layer_map *m = power_law_map(128, beta, 11 + (uint64_t)_i);
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_msg(fabs(r.a.spectral_slope - beta) < 0.15, "beta %g measured as %g", beta,
+                  r.a.spectral_slope);
+    map_free(m);
+}
+END_TEST
+
+START_TEST(spectrum_distance_sees_shape_not_amplitude)
+{
+    tf_layer_map *a = power_law_map(128, 2.0, 5), *b = power_law_map(128, 3.0, 6);
+    tf_layer_map *quiet = map_new(128, 128);
+    for (size_t k = 0; k < 128 * 128; k++)
+        quiet->value[k] = 0.5f + 0.25f * (a->value[k] - 0.5f);
+    /* Unit total power: a quarter of the amplitude is the same shape. */
+    ck_assert_double_lt(compare_ok(a, quiet, NULL).spectrum_log_rms, 1e-3);
+    /* One decade per decade of frequency apart over 1.5 decades: far. */
+    tf_metrics_report r = compare_ok(a, b, NULL);
+    ck_assert_double_gt(r.spectrum_log_rms, 0.2);
+    ck_assert_double_eq_tol(tf_metrics_difference(r.a.spectral_slope, r.b.spectral_slope), 1.0,
+                            0.25);
+    map_free(a);
+    map_free(b);
+    map_free(quiet);
+}
+END_TEST
+
+/* ------------------------------------------------ slopes and planes */
+
+/* v = (x + 2y) / 256: exact in float, gradient (1, 2) / 256 everywhere. */
+static tf_layer_map *plane_map(size_t n, double per_x, double per_y)
+{
+    tf_layer_map *m = map_new(n, n);
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++)
+            m->value[y * n + x] = (float)(per_x * (double)x + per_y * (double)y);
+    return m;
+}
+
+START_TEST(plane_has_constant_slope_and_no_relief)
+{
+    tf_layer_map *m = plane_map(64, 1.0 / 256.0, 2.0 / 256.0);
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    double slope = sqrt(5.0) / 256.0;
+    ck_assert_double_eq_tol(r.a.slope_mean, slope, 1e-7);
+    ck_assert_double_eq_tol(r.a.slope_rate, 1.0 / slope, 1e-3);
+    ck_assert_double_eq(r.a.depression_share, 0.0);
+    ck_assert_double_eq(r.a.peak_density, 0.0);
+    ck_assert(isnan(r.a.pit_peak_ratio)); /* no peak to divide by */
+    ck_assert(isnan(r.a.slope_elevation)); /* a constant slope has no rank order */
+    /* The median contour is a straight line. */
+    ck_assert_double_eq_tol(r.a.box_dimension, 1.0, 0.05);
+
+    tf_metrics_options o = tf_metrics_options_default();
+    o.height_scale = 10.0;
+    ck_assert_double_eq_tol(compare_ok(m, m, &o).a.slope_mean, 10.0 * slope, 1e-6);
+    map_free(m);
+}
+END_TEST
+
+START_TEST(slope_histograms_of_different_planes_are_disjoint)
+{
+    tf_layer_map *a = plane_map(32, 1.0 / 128.0, 0.0), *b = plane_map(32, 2.0 / 128.0, 0.0);
+    tf_metrics_report r = compare_ok(a, b, NULL);
+    ck_assert_double_eq_tol(r.slope_range, 2.0 / 128.0, 1e-9);
+    ck_assert_double_eq_tol(r.slope_chi2, 1.0, 1e-12);
+    ck_assert_double_eq_tol(r.a.slope_rate, 128.0, 1e-6);
+    ck_assert_double_eq_tol(r.b.slope_rate, 64.0, 1e-6);
+    map_free(a);
+    map_free(b);
+}
+END_TEST
+
+START_TEST(flat_map_leaves_undefined_values_undefined)
+{
+    tf_layer_map *m = map_new(32, 32);
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_double_eq(r.a.slope_mean, 0.0);
+    ck_assert(isnan(r.a.slope_rate));
+    ck_assert(isnan(r.a.spectral_slope));
+    ck_assert(isnan(r.a.box_dimension));
+    ck_assert(isnan(r.spectrum_log_rms));
+    ck_assert_double_eq(r.slope_chi2, 0.0);
+    ck_assert_double_eq(r.a.depression_share, 0.0);
+    map_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------- bowls, domes, crates */
+
+static tf_layer_map *bowl_map(size_t n, double sign)
+{
+    tf_layer_map *m = map_new(n, n);
+    double c = (double)(n - 1) / 2.0;
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++) {
+            double d2 = ((double)x - c) * ((double)x - c) + ((double)y - c) * ((double)y - c);
+            m->value[y * n + x] = (float)(0.5 + sign * (d2 / (4.0 * c * c) - 0.25));
+        }
+    return m;
+}
+
+START_TEST(bowl_is_one_closed_depression)
+{
+    size_t n = 65;
+    tf_layer_map *m = bowl_map(n, 1.0);
+    /* Everything below the lowest rim cell is inside the depression. */
+    float rim = m->value[0];
+    for (size_t i = 0; i < n; i++) {
+        rim = fminf(rim, fminf(m->value[i], m->value[(n - 1) * n + i]));
+        rim = fminf(rim, fminf(m->value[i * n], m->value[i * n + n - 1]));
+    }
+    size_t below = 0;
+    for (size_t k = 0; k < n * n; k++)
+        below += m->value[k] < rim;
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_double_eq_tol(r.a.depression_share, (double)below / (double)(n * n), 1e-12);
+    ck_assert_double_eq_tol(r.a.depression_share, PI / 4.0, 0.03);
+    ck_assert_double_eq(r.a.peak_density, 0.0); /* one pit, no peak */
+    ck_assert(isnan(r.a.pit_peak_ratio));
+
+    /* A cell that does not count is an outlet: a hole at the bottom drains
+     * the bowl. */
+    m->weight[(n / 2) * n + n / 2] = 0.0f;
+    ck_assert_double_eq(compare_ok(m, m, NULL).a.depression_share, 0.0);
+    map_free(m);
+
+    tf_layer_map *dome = bowl_map(n, -1.0);
+    r = compare_ok(dome, dome, NULL);
+    ck_assert_double_eq(r.a.depression_share, 0.0);
+    ck_assert_double_eq_tol(r.a.peak_density, 1000.0 / (double)((n - 2) * (n - 2)), 1e-9);
+    ck_assert_double_eq(r.a.pit_peak_ratio, 0.0);
+    map_free(dome);
+}
+END_TEST
+
+START_TEST(egg_crate_has_known_extrema)
+{
+    /* 0.5 + 0.25 sin(2 pi x / 16) sin(2 pi y / 16) on 64 x 64: maxima at
+     * (4, 4) and (12, 12) mod 16, minima at (4, 12) and (12, 4) mod 16:
+     * 32 of each among the 62 x 62 cells with eight neighbours. */
+    tf_layer_map *m = map_new(64, 64);
+    for (size_t y = 0; y < 64; y++)
+        for (size_t x = 0; x < 64; x++)
+            m->value[y * 64 + x] =
+                (float)(0.5 + 0.25 * sin(2.0 * PI * (double)x / 16.0) *
+                                  sin(2.0 * PI * (double)y / 16.0));
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_double_eq_tol(r.a.peak_density, 1000.0 * 32.0 / (62.0 * 62.0), 1e-9);
+    ck_assert_double_eq_tol(r.a.pit_peak_ratio, 1.0, 1e-12);
+    /* Each pit is a closed depression. */
+    ck_assert_double_gt(r.a.depression_share, 0.05);
+    map_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------ box counting */
+
+START_TEST(random_walk_contour_is_rougher_than_a_line)
+{
+    size_t n = 256;
+    tf_layer_map *line = plane_map(n, 0.3 / 256.0, 1.0 / 256.0);
+    double straight = compare_ok(line, line, NULL).a.box_dimension;
+    ck_assert_double_eq_tol(straight, 1.0, 0.05);
+    map_free(line);
+
+    /* The graph of a random walk (Gaussian steps of 8 px, reflected into
+     * the middle half) as the contour of v = (y - f(x)) / 2n + 0.5. */
+    rng_state = 99;
+    tf_layer_map *walk = map_new(n, n);
+    double f = (double)n / 2.0;
+    for (size_t x = 0; x < n; x++) {
+        f += 8.0 * next_gaussian();
+        if (f < (double)n / 4.0)
+            f = (double)n / 2.0 - f;
+        if (f > 3.0 * (double)n / 4.0)
+            f = 1.5 * (double)n - f;
+        for (size_t y = 0; y < n; y++)
+            walk->value[y * n + x] = (float)(((double)y - f) / (2.0 * (double)n) + 0.5);
+    }
+    double rough = compare_ok(walk, walk, NULL).a.box_dimension;
+    /* The graph of Brownian motion has dimension 1.5; over box sizes 2..32
+     * with 8 px steps the estimate sits between that and 1. */
+    ck_assert_msg(rough > 1.15 && rough < 1.6, "random-walk contour dimension %g", rough);
+    map_free(walk);
+}
+END_TEST
+
+/* ------------------------------------------------ normal scores */
+
+START_TEST(normal_quantile_matches_erfc)
+{
+    ck_assert_double_eq(tf_normal_quantile(0.5), 0.0);
+    ck_assert_double_eq_tol(tf_normal_quantile(0.975), 1.959963984540054, 1e-14);
+    ck_assert_double_eq_tol(tf_normal_quantile(0.025), -1.959963984540054, 1e-14);
+    ck_assert(isinf(tf_normal_quantile(0.0)) && tf_normal_quantile(0.0) < 0.0);
+    ck_assert(isinf(tf_normal_quantile(1.0)) && tf_normal_quantile(1.0) > 0.0);
+    ck_assert(isnan(tf_normal_quantile(-0.1)) && isnan(tf_normal_quantile(1.5)));
+    ck_assert(isnan(tf_normal_quantile(NAN)));
+    /* Phi(z) = erfc(-z / sqrt 2) / 2, in all three ranges of AS241. */
+    static const double P[] = {1e-300, 1e-20, 1e-9, 0.001, 0.07, 0.3, 0.5001, 0.8, 0.95, 0.9999};
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        double z = tf_normal_quantile(P[i]);
+        ck_assert_double_eq_tol(0.5 * erfc(-z / sqrt(2.0)) / P[i], 1.0, 1e-12);
+    }
+}
+END_TEST
+
+START_TEST(normal_score_correlation_is_rank_based)
+{
+    double x[200], y[200], z[200];
+    rng_state = 5;
+    for (size_t i = 0; i < 200; i++) {
+        x[i] = next_gaussian();
+        y[i] = exp(3.0 * x[i]); /* monotone: same ranks */
+        z[i] = -x[i] * x[i] * x[i];
+    }
+    ck_assert_double_eq_tol(tf_normal_score_correlation(x, y, 200, NULL), 1.0, 1e-12);
+    ck_assert_double_eq_tol(tf_normal_score_correlation(x, z, 200, NULL), -1.0, 1e-12);
+    double c[200];
+    for (size_t i = 0; i < 200; i++)
+        c[i] = 0.25;
+    ck_assert(isnan(tf_normal_score_correlation(x, c, 200, NULL)));
+    ck_assert(isnan(tf_normal_score_correlation(x, y, 2, NULL)));
+
+    /* Ranks 1..5 against 1, 2, 3, 5, 4: scores s_r = Phi^-1((r - 0.5) / 5). */
+    double a[5] = {1, 2, 3, 4, 5}, b[5] = {1, 2, 3, 5, 4};
+    double s1 = tf_normal_quantile(0.9), s2 = tf_normal_quantile(0.7);
+    double expected = (s1 * s1 + s2 * s2 + 2.0 * s1 * s2) / (2.0 * (s1 * s1 + s2 * s2));
+    ck_assert_double_eq_tol(tf_normal_score_correlation(a, b, 5, NULL), expected, 1e-12);
+    /* Ties share their mean rank: (1, 1, 2) has scores (-s, -s, ...). */
+    double t[4] = {1, 1, 2, 3}, u[4] = {1, 2, 3, 4};
+    double r = tf_normal_score_correlation(t, u, 4, NULL);
+    ck_assert(r > 0.9 && r < 1.0);
+}
+END_TEST
+
+/* Detail whose amplitude grows (sign > 0) or shrinks with the low-pass
+ * elevation, a ramp along x. */
+static tf_layer_map *graded_roughness_map(size_t n, double sign)
+{
+    rng_state = 17;
+    tf_layer_map *m = map_new(n, n);
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++) {
+            double t = (double)x / (double)(n - 1);
+            double amplitude = 0.002 + 0.1 * (sign > 0 ? t : 1.0 - t);
+            m->value[y * n + x] = (float)(0.2 + 0.5 * t + amplitude * (next_unit() - 0.5));
+        }
+    return m;
+}
+
+START_TEST(roughness_and_slope_follow_elevation)
+{
+    tf_layer_map *up = graded_roughness_map(96, 1.0), *down = graded_roughness_map(96, -1.0);
+    tf_metrics_report r = compare_ok(up, down, NULL);
+    ck_assert_double_gt(r.a.roughness_elevation, 0.8);
+    ck_assert_double_lt(r.b.roughness_elevation, -0.8);
+    ck_assert_double_gt(r.a.slope_elevation, 0.5);
+    ck_assert_double_lt(r.b.slope_elevation, -0.5);
+    map_free(up);
+    map_free(down);
+}
+END_TEST
+
+/* ------------------------------------------------------------ errors */
+
+START_TEST(bad_inputs_are_refused)
+{
+    tf_layer_map *a = map_new(32, 32), *b = map_new(32, 24), *tiny = map_new(4, 4);
+    tf_metrics_report r;
+    memset(&r, 0x5A, sizeof r);
+    tf_metrics_report before = r;
+    tf_error err = {0};
+    ck_assert_int_eq(tf_metrics_compute(a, b, NULL, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "32x32"));
+    ck_assert_ptr_nonnull(strstr(err.message, "32x24"));
+    ck_assert_int_eq(memcmp(&r, &before, sizeof r), 0);
+
+    ck_assert_int_eq(tf_metrics_compute(tiny, tiny, NULL, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "4x4"));
+
+    tf_metrics_options o = tf_metrics_options_default();
+    o.height_scale = 0.0;
+    ck_assert_int_eq(tf_metrics_compute(a, a, &o, &r, &err), -1);
+    o.height_scale = NAN;
+    ck_assert_int_eq(tf_metrics_compute(a, a, &o, &r, &err), -1);
+    o.height_scale = 1e7; /* slopes would overflow single precision */
+    ck_assert_int_eq(tf_metrics_compute(a, a, &o, &r, &err), -1);
+    o = tf_metrics_options_default();
+    o.lowpass_radius = 0;
+    ck_assert_int_eq(tf_metrics_compute(a, a, &o, &r, &err), -1);
+
+    for (size_t k = 0; k < 32 * 32; k++)
+        a->weight[k] = k % 2 ? 0.0f : 1.0f;
+    tf_layer_map *c = map_new(32, 32);
+    for (size_t k = 0; k < 32 * 32; k++)
+        c->weight[k] = k % 2 ? 1.0f : 0.0f;
+    ck_assert_int_eq(tf_metrics_compute(a, c, NULL, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "no cell"));
+    ck_assert_int_eq(memcmp(&r, &before, sizeof r), 0);
+
+    /* Non-finite values do not count and never reach a statistic. */
+    c->value[0] = NAN;
+    c->weight[0] = 1.0f;
+    a->weight[0] = 1.0f;
+    c->weight[2] = 1.0f;
+    ck_assert_int_eq(tf_metrics_compute(a, c, NULL, &r, &err), 0);
+    ck_assert_uint_eq(r.cells, 1);
+    ck_assert_int_eq(tf_metrics_compute(NULL, c, NULL, &r, &err), -1);
+    map_free(a);
+    map_free(b);
+    map_free(c);
+    map_free(tiny);
+}
+END_TEST
+
+static Suite *metrics_suite(void)
+{
+    Suite *s = suite_create("metrics");
+    TCase *known = tcase_create("known answers");
+    tcase_set_timeout(known, 120);
+    tcase_add_test(known, identical_maps_are_at_distance_zero);
+    tcase_add_test(known, histogram_chi2_has_the_thesis_values);
+    tcase_add_test(known, only_cells_present_in_both_count);
+    tcase_add_loop_test(known, power_law_spectrum_gives_its_beta, 0,
+                        (int)(sizeof BETAS / sizeof BETAS[0]));
+    tcase_add_test(known, spectrum_distance_sees_shape_not_amplitude);
+    tcase_add_test(known, plane_has_constant_slope_and_no_relief);
+    tcase_add_test(known, slope_histograms_of_different_planes_are_disjoint);
+    tcase_add_test(known, flat_map_leaves_undefined_values_undefined);
+    tcase_add_test(known, bowl_is_one_closed_depression);
+    tcase_add_test(known, egg_crate_has_known_extrema);
+    tcase_add_test(known, random_walk_contour_is_rougher_than_a_line);
+    tcase_add_test(known, normal_quantile_matches_erfc);
+    tcase_add_test(known, normal_score_correlation_is_rank_based);
+    tcase_add_test(known, roughness_and_slope_follow_elevation);
+    tcase_add_test(known, bad_inputs_are_refused);
+    suite_add_tcase(s, known);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(metrics_suite());
+    srunner_run_all(runner, CK_ENV);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -30,10 +30,11 @@ extern "C" {
 typedef struct {
     /* Slopes are height_scale * |gradient of the value map| per pixel.
      * 1: value units (the map's full range) per pixel. For a DEM whose
-     * range is R metres on cells of c metres, R / c gives rise over run. */
+     * range is R metres on cells of c metres, R / c gives rise over run.
+     * 0 < height_scale <= 1e6. */
     double height_scale;
     /* Half-width r of the (2r+1) x (2r+1) box low-pass that separates
-     * elevation from roughness; >= 1. */
+     * elevation from roughness; 1 to 256. */
     unsigned lowpass_radius;
 } tf_metrics_options;
 

@@ -1,0 +1,39 @@
+/*
+ * Private to the fidelity metrics (metrics.c, metrics_relief.c): the grid
+ * every per-map metric reads, and the per-map measurements that need more
+ * than one pass over it. Definitions are in docs/metrics.md.
+ */
+#ifndef TF_METRICS_INTERNAL_H
+#define TF_METRICS_INTERNAL_H
+
+#include <stddef.h>
+
+#include "terrafit/metrics.h"
+
+/* One map restricted to the counted cells. Cells that do not count hold a
+ * finite placeholder value and weight 0. */
+typedef struct {
+    size_t w, h;
+    const float *v;             /* values, finite everywhere */
+    const float *weight;        /* 1 where the cell counts, else 0 */
+    const unsigned char *ok;    /* the same as bytes */
+} metrics_grid;
+
+/* Box-counting dimension of the median contour; NaN when undefined. */
+int metrics_box_dimension(const metrics_grid *g, double *out, tf_error *err);
+
+/* Strict 8-neighbour extrema: maxima per 1000 eligible cells, and minima
+ * per maximum. */
+void metrics_extrema(const metrics_grid *g, double *peak_density, double *pit_peak_ratio);
+
+/* Share of counted cells that a priority-flood fill raises. */
+int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err);
+
+/* Normal-score correlations of roughness and of slope (NaN where
+ * undefined) with the low-pass elevation. */
+int metrics_relief_correlations(const metrics_grid *g, const float *slope,
+                                const float *slope_weight, unsigned radius,
+                                double *roughness_elevation, double *slope_elevation,
+                                tf_error *err);
+
+#endif /* TF_METRICS_INTERNAL_H */

@@ -1,0 +1,255 @@
+#!/bin/sh
+# End-to-end tests of `terrafit compare` (docs/metrics.md): exit statuses and
+# messages, the JSON keys, a spec against its own rendering, masks, size
+# mismatches and bad files. Run by `make check` with TERRAFIT and TF_SRCDIR.
+set -u
+
+if [ -z "${TERRAFIT:-}" ] || [ ! -x "$TERRAFIT" ]; then
+    echo "cli_compare.sh: TERRAFIT must name the built terrafit binary" >&2
+    exit 99 # automake: a hard error, not a test failure
+fi
+TF_SRCDIR=${TF_SRCDIR:-.}
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-compare.XXXXXX") || exit 99
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' HUP INT TERM # run the EXIT trap on interruption too
+
+number=0
+passed=0
+failed=0
+
+pass() {
+    number=$((number + 1))
+    passed=$((passed + 1))
+    echo "ok $number - $1"
+}
+
+# fail NAME: report, with the last command's stderr as TAP diagnostics.
+fail() {
+    number=$((number + 1))
+    failed=$((failed + 1))
+    echo "not ok $number - $1"
+    if [ -s "$scratch/stderr" ]; then
+        sed -n '1,10s/^/#   /p' "$scratch/stderr"
+    fi
+}
+
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+    check_name=$1
+    shift
+    if "$@"; then pass "$check_name"; else fail "$check_name"; fi
+}
+
+# run COMMAND...: stdout, stderr to $scratch/{stdout,stderr}, status in $status.
+run() {
+    "$@" >"$scratch/stdout" 2>"$scratch/stderr" </dev/null
+    status=$?
+}
+
+# expect NAME STATUS COMMAND...: COMMAND exits with STATUS.
+expect() {
+    expect_name=$1
+    expect_status=$2
+    shift 2
+    run "$@"
+    if [ "$status" -eq "$expect_status" ]; then
+        pass "$expect_name"
+    else
+        fail "$expect_name (exit $status, expected $expect_status)"
+    fi
+}
+
+# expect_message NAME STATUS TEXT COMMAND...: exits with STATUS and says TEXT on stderr.
+expect_message() {
+    expect_name=$1
+    expect_status=$2
+    expect_text=$3
+    shift 3
+    run "$@"
+    if [ "$status" -ne "$expect_status" ]; then
+        fail "$expect_name (exit $status, expected $expect_status)"
+    elif ! grep -F -e "$expect_text" "$scratch/stderr" >/dev/null; then
+        fail "$expect_name (stderr lacks '$expect_text')"
+    else
+        pass "$expect_name"
+    fi
+}
+
+# json_value KEY FILE: the number after "KEY": on its line of the JSON output
+# (a metric object's "a", "b" and "distance" share the key's line).
+json_value() {
+    sed -n "s/.*\"$1\": \\([^,}]*\\).*/\\1/p" "$2" | head -n 1
+}
+
+# json_field KEY FIELD FILE: FIELD ("a", "b", "distance") of metric KEY.
+json_field() {
+    sed -n "s/.*\"$1\": {.*\"$2\": \\([^,}]*\\).*/\\1/p" "$3" | head -n 1
+}
+
+# at_most X LIMIT: X is a number no larger than LIMIT.
+at_most() {
+    awk -v x="$1" -v limit="$2" 'BEGIN { exit !(x != "" && x != "null" && x + 0 <= limit + 0) }'
+}
+
+# at_least X LIMIT
+at_least() {
+    awk -v x="$1" -v limit="$2" 'BEGIN { exit !(x != "" && x != "null" && x + 0 >= limit + 0) }'
+}
+
+# An ASCII PGM (P2) mask, W x H: 0 where x < X0 (invalid), 255 elsewhere.
+write_mask() {
+    awk -v w="$1" -v h="$2" -v x0="$3" 'BEGIN {
+        print "P2"; print w, h; print 255
+        for (y = 0; y < h; y++) {
+            line = ""
+            for (x = 0; x < w; x++) line = line (x < x0 ? "0" : "255") (x + 1 < w ? " " : "")
+            print line
+        }
+    }' >"$4"
+}
+
+# ---- inputs: a two-layer spec with relief at a few tens of pixels, and its
+# rendering at 96x80 (and at another size).
+spec="$scratch/terrain.json"
+cat >"$spec" <<'EOF'
+{
+  "format": "terrafit-terrain",
+  "version": 1,
+  "noiseLayers": [
+    {
+      "baseNoise": {"frequency": 0.05},
+      "rd": {"points": [{"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 0.4}, {"x": 1.0, "y": 1.0}]},
+      "preAmpShift": -0.5
+    },
+    {
+      "baseNoise": {"frequency": 0.2},
+      "rd": {"points": [{"x": 0.0, "y": 0.0}, {"x": 1.0, "y": 1.0}]},
+      "preAmpShift": -0.5,
+      "ampScale": 0.2
+    }
+  ]
+}
+EOF
+ref="$scratch/reference.png"
+expect "render the reference" 0 "$TERRAFIT" render "$spec" -o "$ref" --size 96x80 --quiet
+expect "render a second map" 0 \
+    "$TERRAFIT" render "$spec" -o "$scratch/shifted.png" --size 96x80 --origin 300,0 --quiet
+expect "render a map of another size" 0 \
+    "$TERRAFIT" render "$spec" -o "$scratch/small.png" --size 64x80 --quiet
+
+# ---- usage
+expect "compare --help exits 0" 0 "$TERRAFIT" compare --help
+check "compare --help names the metrics document" grep -qF "docs/metrics.md" "$scratch/stdout"
+expect_message "compare without maps exits 2" 2 "missing A and B" "$TERRAFIT" compare
+expect_message "compare with one map exits 2" 2 "missing B" "$TERRAFIT" compare "$ref"
+expect_message "compare with three maps exits 2" 2 "got a third" \
+    "$TERRAFIT" compare "$ref" "$ref" "$ref"
+expect_message "an unknown option exits 2" 2 "unknown option '--bogus'" \
+    "$TERRAFIT" compare "$ref" "$ref" --bogus
+expect_message "a bad --radius exits 2" 2 "invalid --radius" \
+    "$TERRAFIT" compare "$ref" "$ref" --radius 0
+expect_message "a bad --height-scale exits 2" 2 "invalid --height-scale" \
+    "$TERRAFIT" compare "$ref" "$ref" --height-scale -1
+expect_message "two specs exit 2" 2 "both specs" "$TERRAFIT" compare "$spec" "$spec"
+
+# ---- a map against itself: every distance is 0
+expect "a map against itself exits 0" 0 "$TERRAFIT" compare "$ref" "$ref"
+check "the table has a header" grep -q "^metric  *A  *B  *distance$" "$scratch/stdout"
+check "the table names both maps" grep -qF "A: $ref (heightmap, 96x80)" "$scratch/stdout"
+check "the table counts the cells" grep -qF "cells compared: 7680 of 7680" "$scratch/stdout"
+check "the table lists the histogram distance as 0" \
+    grep -q "^value histogram chi2  *0$" "$scratch/stdout"
+expect "JSON of a map against itself" 0 "$TERRAFIT" compare --json "$ref" "$ref"
+cp "$scratch/stdout" "$scratch/self.json"
+missing=""
+for key in format version a b width height cells valid options heightScale lowpassRadius \
+    histogramBins metrics histogramChi2 spectrumLogRms slopeChi2 slopeRange spectralSlope \
+    slopeMean slopeRate boxDimension peakDensity pitPeakRatio depressionShare \
+    roughnessElevation slopeElevation; do
+    grep -qF "\"$key\":" "$scratch/self.json" || missing="$missing $key"
+done
+if [ -z "$missing" ]; then pass "the JSON has every documented key"; else
+    fail "the JSON lacks:$missing"; fi
+if command -v python3 >/dev/null 2>&1; then
+    check "the JSON parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+        "$scratch/self.json"
+fi
+all_zero=yes
+for key in spectralSlope slopeMean slopeRate boxDimension peakDensity depressionShare \
+    roughnessElevation slopeElevation; do
+    d=$(json_field "$key" distance "$scratch/self.json")
+    [ "$d" = 0 ] || all_zero="no ($key: '$d')"
+done
+for key in histogramChi2 spectrumLogRms slopeChi2; do
+    d=$(json_value "$key" "$scratch/self.json")
+    [ "$d" = 0 ] || all_zero="no ($key: '$d')"
+done
+if [ "$all_zero" = yes ]; then pass "every distance of a map to itself is 0"; else
+    fail "every distance of a map to itself is 0: $all_zero"; fi
+check "the width is in the JSON" [ "$(json_value width "$scratch/self.json")" = 96 ]
+check "the box dimension of a real contour is above 1" \
+    at_least "$(json_field boxDimension a "$scratch/self.json")" 1.0
+
+# ---- a spec against its own rendering: the only difference is 16-bit
+# quantization
+expect "a spec against its rendering exits 0" 0 "$TERRAFIT" compare --json "$spec" "$ref"
+cp "$scratch/stdout" "$scratch/spec.json"
+check "the spec is reported as a spec" grep -qF '"kind": "spec"' "$scratch/spec.json"
+check "a spec against its rendering has histogram chi2 0" \
+    at_most "$(json_value histogramChi2 "$scratch/spec.json")" 1e-4
+check "a spec against its rendering has the same spectrum" \
+    at_most "$(json_value spectrumLogRms "$scratch/spec.json")" 1e-3
+check "a spec against its rendering has the same slopes" \
+    at_most "$(json_value slopeChi2 "$scratch/spec.json")" 1e-3
+cp "$spec" "$scratch/spec-without-extension"
+expect "a spec is recognized by its content" 0 \
+    "$TERRAFIT" compare --json "$ref" "$scratch/spec-without-extension"
+check "a spec without .json is reported as a spec" \
+    grep -qF '"kind": "spec"' "$scratch/stdout"
+
+# ---- another window of the same terrain: similar, not identical
+expect "another window exits 0" 0 "$TERRAFIT" compare --json "$ref" "$scratch/shifted.png"
+cp "$scratch/stdout" "$scratch/shifted.json"
+check "another window has a non-zero histogram distance" \
+    at_least "$(json_value histogramChi2 "$scratch/shifted.json")" 1e-6
+
+# ---- masks
+write_mask 96 80 48 "$scratch/mask.pgm"
+expect "--valid exits 0" 0 "$TERRAFIT" compare --json --valid "$scratch/mask.pgm" "$ref" \
+    "$scratch/shifted.png"
+check "--valid counts only the valid cells" [ "$(json_value cells "$scratch/stdout")" = 3840 ]
+check "--valid is reported" grep -qF "\"valid\": \"$scratch/mask.pgm\"" "$scratch/stdout"
+write_mask 96 80 96 "$scratch/nothing.pgm"
+expect_message "a mask that hides every cell exits 1" 1 "no cell" \
+    "$TERRAFIT" compare --valid "$scratch/nothing.pgm" "$ref" "$ref"
+write_mask 32 32 0 "$scratch/wrong-size.pgm"
+expect_message "a mask of another size exits 1" 1 "wrong-size.pgm" \
+    "$TERRAFIT" compare --valid "$scratch/wrong-size.pgm" "$ref" "$ref"
+
+# ---- bad input
+expect_message "sizes that differ exit 1, naming both" 1 "96x80" \
+    "$TERRAFIT" compare "$ref" "$scratch/small.png"
+check "the size message names the other size" grep -qF "64x80" "$scratch/stderr"
+check "the size message names the other file" grep -qF "small.png" "$scratch/stderr"
+expect_message "a missing file exits 1, naming it" 1 "no-such.png" \
+    "$TERRAFIT" compare "$ref" "$scratch/no-such.png"
+printf 'not an image at all\n' >"$scratch/corrupt.png"
+expect_message "a corrupt file exits 1, naming it" 1 "corrupt.png" \
+    "$TERRAFIT" compare "$scratch/corrupt.png" "$ref"
+dd if="$ref" of="$scratch/truncated.png" bs=100 count=1 2>/dev/null
+expect_message "a truncated file exits 1, naming it" 1 "truncated.png" \
+    "$TERRAFIT" compare "$ref" "$scratch/truncated.png"
+printf '{"format": "terrafit-terrain", "version": 1, "noiseLayers": [' >"$scratch/broken.json"
+expect_message "a broken spec exits 1, naming it" 1 "broken.json" \
+    "$TERRAFIT" compare "$scratch/broken.json" "$ref"
+expect_message "a missing spec exits 1, naming it" 1 "gone.json" \
+    "$TERRAFIT" compare "$scratch/gone.json" "$ref"
+awk 'BEGIN { print "P2"; print 4, 4; print 255; for (i = 0; i < 4; i++) print "0 50 100 150" }' \
+    >"$scratch/tiny.pgm"
+expect_message "a map below the smallest size exits 1" 1 "at least" \
+    "$TERRAFIT" compare "$scratch/tiny.pgm" "$scratch/tiny.pgm"
+
+echo "1..$number"
+echo "# $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
