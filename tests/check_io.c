@@ -219,6 +219,16 @@ START_TEST(atomic_files_appear_whole_or_not_at_all)
 
     ck_assert_ptr_null(tf_atomic_open(tu_path("%s/", scratch), &err));
     ck_assert_ptr_nonnull(strstr(err.message, "directory"));
+    /* Never rename over something that is not a regular file. */
+    ck_assert_ptr_null(tf_atomic_open(scratch, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+    ck_assert_ptr_null(tf_atomic_open("/dev/null", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "/dev/null: exists and is not a regular file"));
+    struct stat null_device;
+    ck_assert_int_eq(stat("/dev/null", &null_device), 0);
+    ck_assert(S_ISCHR(null_device.st_mode));
+    ck_assert_ptr_null(tf_atomic_open(tu_path("%s/", scratch), &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "directory"));
     ck_assert_ptr_null(tf_atomic_open("", &err));
 }
 END_TEST

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,6 +101,15 @@ tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
     size_t len = strlen(path);
     if (path[len - 1] == '/') {
         tf_error_set(err, TF_ERR_ARGUMENT, "%s: names a directory, not a file", path);
+        return NULL;
+    }
+    /* Renaming over a device, a pipe or a directory would replace it with a
+     * regular file (as root, /dev/null included): only regular files, or
+     * names not yet taken, may be replaced. */
+    struct stat existing;
+    if (stat(path, &existing) == 0 && !S_ISREG(existing.st_mode)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: exists and is not a regular file; not replacing it",
+                     path);
         return NULL;
     }
     tf_atomic_file *file = calloc(1, sizeof *file);
