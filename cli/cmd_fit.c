@@ -1,3 +1,336 @@
-/* PLACEHOLDER: being written (issue 3). */
+/*
+ * `terrafit fit`: read reference height layers, fit a terrain spec to them
+ * (tf_fit) and write it, with an optional JSON report. Outputs are opened
+ * before the work starts and renamed into place at the end, so a failed run
+ * leaves no file behind.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
-int cmd_fit(int argc, char **argv) { (void)argc; (void)argv; return cli_fail(NULL, "not yet built"); }
+#include "terrafit/terrafit.h"
+
+#define NOISE_NAMES "simplex or perlin-reference-simplex"
+#define MAX_THREADS 1024
+
+enum {
+    OPT_HELP,
+    OPT_OUTPUT,
+    OPT_POINTS,
+    OPT_FREQUENCY,
+    OPT_NOISE,
+    OPT_SEED,
+    OPT_VALID,
+    OPT_REPORT,
+    OPT_THREADS,
+    OPT_QUIET
+};
+
+static const cli_option OPTIONS[] = {
+    {"help", 'h', false, OPT_HELP},           {"output", 'o', true, OPT_OUTPUT},
+    {"points", 'k', true, OPT_POINTS},        {"frequency", 0, true, OPT_FREQUENCY},
+    {"noise", 0, true, OPT_NOISE},            {"seed", 0, true, OPT_SEED},
+    {"valid", 0, true, OPT_VALID},            {"report", 'r', true, OPT_REPORT},
+    {"threads", 'j', true, OPT_THREADS},      {"quiet", 'q', false, OPT_QUIET},
+    {NULL, 0, false, 0},
+};
+
+static void print_usage(void)
+{
+    printf("Usage: terrafit fit LAYER0 [LAYER1 ...] -o SPEC [OPTIONS]\n"
+           "Fit a terrain spec to reference height layers, given bottom to top, all the\n"
+           "same size: 8/16-bit PNG (grey, grey+alpha, RGB, RGBA), PGM or ESRI ASCII grid.\n"
+           "Each layer becomes one noise layer: an equalized redistribution curve, a base\n"
+           "frequency and, when a lower layer explains where it is present, a mask\n"
+           "(docs/fitting.md). The spec's layers sum to the sum of (layer - 0.5).\n"
+           "\n"
+           "Options:\n"
+           "  -o, --output SPEC      terrain JSON file to write (required)\n"
+           "  -k, --points K         control points per curve, 2 to %d (default %d)\n"
+           "      --frequency M      peaks, spectrum or auto (default auto)\n"
+           "      --noise NOISE      %s (default simplex)\n"
+           "      --seed S           root seed of the layers' noises, 0 to 4294967295\n"
+           "                         (default 0)\n"
+           "      --valid MASK       image of the layers' size: cells where it is 0 are\n"
+           "                         ignored in every layer\n"
+           "  -r, --report FILE      also write a JSON report: frequency estimates, mask\n"
+           "                         decisions, chi-square of each layer, timings\n"
+           "  -j, --threads N        worker threads (default 0: one per core)\n"
+           "  -q, --quiet            no summary, no progress bar\n"
+           "  -h, --help             print this help and exit\n"
+           "\n"
+           "The same inputs and options give the same spec, byte for byte. Files are\n"
+           "written under a temporary name and renamed, so they appear complete or not\n"
+           "at all.\n",
+           TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS, NOISE_NAMES);
+}
+
+typedef struct {
+    const char **layers;
+    size_t layer_count;
+    const char *output_path;
+    const char *report_path;
+    const char *valid_path;
+    const char *points_text;
+    unsigned long long points;
+    bool points_too_big;
+    tf_fit_options fit;
+    bool quiet;
+} fit_request;
+
+static int parse_noise(const char *name, tf_noise_type *out)
+{
+    for (int k = 0; k < TF_NOISE_KIND_COUNT; k++) {
+        if (strcmp(name, tf_noise_type_name((tf_noise_type)k)) == 0) {
+            *out = (tf_noise_type)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Reads the command line into `req`. CLI_EXIT_OK to go on; anything else is
+ * the exit status (help printed, or a usage error reported). */
+static int parse_request(int argc, char **argv, fit_request *req, bool *help_printed)
+{
+    const char *cmd = "fit";
+    cli_args args;
+    cli_args_init(&args, cmd, OPTIONS, argc, argv);
+    *help_printed = false;
+    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
+        const char *v = args.value;
+        bool too_big = false;
+        unsigned long long count;
+        switch (id) {
+        case CLI_ARGS_ERROR:
+            return CLI_EXIT_USAGE;
+        case CLI_ARGS_POSITIONAL:
+            if (req->layer_count >= TF_MAX_LAYERS)
+                return cli_fail(cmd, "more than %d layers: a spec holds at most %d",
+                                TF_MAX_LAYERS, TF_MAX_LAYERS);
+            req->layers[req->layer_count++] = v;
+            break;
+        case OPT_HELP:
+            print_usage();
+            *help_printed = true;
+            return CLI_EXIT_OK;
+        case OPT_OUTPUT:
+            req->output_path = v;
+            break;
+        case OPT_POINTS:
+            if (!cli_parse_count(v, &req->points, &req->points_too_big))
+                return cli_usage_error(cmd, "invalid --points '%s': expected a whole number", v);
+            req->points_text = v;
+            break;
+        case OPT_FREQUENCY:
+            if (tf_frequency_method_from_name(v, &req->fit.frequency) != 0)
+                return cli_usage_error(cmd,
+                                       "invalid --frequency '%s': expected peaks, spectrum or auto",
+                                       v);
+            break;
+        case OPT_NOISE:
+            if (parse_noise(v, &req->fit.noise) != 0)
+                return cli_usage_error(cmd, "invalid --noise '%s': expected %s", v, NOISE_NAMES);
+            break;
+        case OPT_SEED:
+            if (!cli_parse_count(v, &count, &too_big) || too_big || count > UINT32_MAX)
+                return cli_usage_error(cmd, "invalid --seed '%s': expected 0 to 4294967295", v);
+            req->fit.seed = (uint32_t)count;
+            break;
+        case OPT_VALID:
+            req->valid_path = v;
+            break;
+        case OPT_REPORT:
+            req->report_path = v;
+            break;
+        case OPT_THREADS:
+            if (!cli_parse_count(v, &count, &too_big) || too_big || count > MAX_THREADS)
+                return cli_usage_error(cmd, "invalid --threads '%s': expected 0 to %d", v,
+                                       MAX_THREADS);
+            req->fit.threads = (unsigned)count;
+            break;
+        case OPT_QUIET:
+            req->quiet = true;
+            break;
+        default:
+            return cli_usage_error(cmd, "internal error: unhandled option %d", id);
+        }
+    }
+    if (req->layer_count == 0)
+        return cli_usage_error(cmd, "missing LAYER0 (a reference height image)");
+    if (!req->output_path)
+        return cli_usage_error(cmd, "missing -o SPEC (the terrain JSON file to write)");
+    if (req->report_path && strcmp(req->report_path, req->output_path) == 0)
+        return cli_usage_error(cmd, "--report and -o name the same file '%s'", req->output_path);
+    /* Well formed but out of range is a failure (status 1), as for other
+     * documented limits. */
+    if (req->points_text) {
+        if (req->points_too_big || req->points < 2 || req->points > TF_FIT_MAX_POINTS)
+            return cli_fail(cmd, "--points %s: must be 2 to %d (TF_FIT_MAX_POINTS)",
+                            req->points_text, TF_FIT_MAX_POINTS);
+        req->fit.points = (size_t)req->points;
+    }
+    return CLI_EXIT_OK;
+}
+
+static void on_fit_progress(void *user, size_t done, size_t total)
+{
+    cli_progress_update(user, done, total);
+}
+
+static void print_summary(const fit_request *req, const tf_fit_report *rep, double seconds)
+{
+    fprintf(stderr, "terrafit fit: %zu layer%s, %zux%zu, %zu points, %s noise, seed %lu\n",
+            rep->layer_count, rep->layer_count == 1 ? "" : "s", rep->width, rep->height,
+            rep->points, tf_noise_type_name(rep->noise), (unsigned long)rep->seed);
+    for (size_t i = 0; i < rep->layer_count; i++) {
+        const tf_fit_layer_report *l = &rep->layers[i];
+        fprintf(stderr, "  layer %zu (%s): %zu visible cells, values %.4g..%.4g\n", i,
+                req->layers[i], l->visible_cells, l->value_min, l->value_max);
+        if (l->frequency_estimated)
+            fprintf(stderr,
+                    "    frequency %.6g (wavelength %.4g px) by %s; peaks %.6g, spectrum %.6g\n",
+                    l->frequency.chosen, 1.0 / l->frequency.chosen,
+                    tf_frequency_method_name(l->frequency.chosen_method), l->frequency.peaks,
+                    l->frequency.spectrum);
+        else
+            fprintf(stderr, "    flat layer: frequency %.6g (no effect)\n", l->frequency.chosen);
+        if (l->mask_layer >= 0)
+            fprintf(stderr, "    masked by layer %d: [%.4g, %.4g], falloff %.4g\n", l->mask_layer,
+                    l->mask_min, l->mask_max, l->mask_falloff);
+        else
+            fprintf(stderr, "    %s\n", l->mask_reason);
+        fprintf(stderr, "    %zu control points, chi-square %.3g (synthesized vs reference)\n",
+                l->points, l->chi2);
+    }
+    fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
+            rep->min_value, rep->max_value, req->report_path ? " and " : "",
+            req->report_path ? req->report_path : "", seconds);
+}
+
+/* Write `text` to an opened atomic file's stream (committed later). */
+static int put_text(tf_atomic_file *file, const char *text)
+{
+    FILE *stream = tf_atomic_stream(file);
+    size_t len = strlen(text);
+    return fwrite(text, 1, len, stream) == len ? 0 : -1;
+}
+
+static int fit(fit_request *req)
+{
+    tf_error err;
+    int status = CLI_EXIT_FAILURE;
+    tf_atomic_file *out = NULL, *report_file = NULL;
+    tf_layer_map **maps = calloc(req->layer_count, sizeof *maps);
+    tf_spec *spec = NULL;
+    tf_fit_report report;
+    memset(&report, 0, sizeof report);
+    char *spec_json = NULL, *report_json = NULL;
+    cli_progress progress;
+    cli_progress_start(&progress, "fit", req->quiet);
+    if (!maps) {
+        cli_fail("fit", "out of memory");
+        goto done;
+    }
+
+    /* Outputs first: an unwritable path fails at once, before any work. */
+    if (!(out = tf_atomic_open(req->output_path, &err)) ||
+        (req->report_path && !(report_file = tf_atomic_open(req->report_path, &err)))) {
+        cli_fail_error(&err);
+        goto done;
+    }
+    for (size_t i = 0; i < req->layer_count; i++) {
+        cli_progress_note(&progress, "reading", req->layers[i]);
+        if (!(maps[i] = tf_layer_map_load(req->layers[i], &err)) ||
+            (req->valid_path && tf_layer_map_apply_valid(maps[i], req->valid_path, &err) != 0)) {
+            cli_progress_finish(&progress);
+            cli_fail_error(&err);
+            goto done;
+        }
+    }
+
+    req->fit.names = req->layers;
+    if (tf_fit((const tf_layer_map *const *)maps, req->layer_count, &req->fit, &spec, &report,
+               on_fit_progress, &progress, &err) != 0) {
+        cli_progress_finish(&progress);
+        cli_fail_error(&err);
+        goto done;
+    }
+    cli_progress_note(&progress, "writing", req->output_path);
+    if (!(spec_json = tf_spec_to_json(spec, &err)) ||
+        (report_file && !(report_json = tf_fit_report_to_json(&report, 1, &err)))) {
+        cli_progress_finish(&progress);
+        cli_fail_error(&err);
+        goto done;
+    }
+    const char *unwritten = put_text(out, spec_json) != 0 ? req->output_path
+                            : report_file && put_text(report_file, report_json) != 0
+                                ? req->report_path
+                                : NULL;
+    if (unwritten) {
+        cli_progress_finish(&progress);
+        cli_fail("fit", "%s: cannot write file", unwritten);
+        goto done;
+    }
+    /* The report first: if the spec then fails, the report is removed, so
+     * a failed run leaves neither. */
+    if (report_file) {
+        int failed = tf_atomic_commit(report_file, &err);
+        report_file = NULL;
+        if (failed) {
+            cli_progress_finish(&progress);
+            cli_fail_error(&err);
+            goto done;
+        }
+    }
+    {
+        int failed = tf_atomic_commit(out, &err);
+        out = NULL;
+        if (failed) {
+            if (req->report_path)
+                unlink(req->report_path);
+            cli_progress_finish(&progress);
+            cli_fail_error(&err);
+            goto done;
+        }
+    }
+    cli_progress_finish(&progress);
+    if (!req->quiet)
+        print_summary(req, &report, report.seconds_total);
+    status = CLI_EXIT_OK;
+
+done:
+    cli_progress_finish(&progress);
+    tf_atomic_abort(out);
+    tf_atomic_abort(report_file);
+    free(spec_json);
+    free(report_json);
+    tf_fit_report_free(&report);
+    tf_spec_free(spec);
+    if (maps)
+        for (size_t i = 0; i < req->layer_count; i++)
+            tf_layer_map_free(maps[i]);
+    free(maps);
+    return status;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+    fit_request req;
+    memset(&req, 0, sizeof req);
+    tf_fit_options_init(&req.fit);
+    /* At most one layer per argument. */
+    req.layers = calloc(argc > 0 ? (size_t)argc : 1, sizeof *req.layers);
+    if (!req.layers)
+        return cli_fail("fit", "out of memory");
+    bool help_printed;
+    int status = parse_request(argc, argv, &req, &help_printed);
+    if (status == CLI_EXIT_OK && !help_printed)
+        status = fit(&req);
+    free(req.layers);
+    return status;
+}

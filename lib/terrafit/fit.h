@@ -1,4 +1,161 @@
-/* PLACEHOLDER: being written (issue 3). */
+/*
+ * Example-based fitting (thesis 5.4): reference height layers in, terrain
+ * spec out. Per layer an equalized redistribution curve (5.4.1), a base
+ * frequency, and an automatic mask (5.4.2); docs/fitting.md has every formula.
+ *
+ *     tf_error err;
+ *     tf_layer_map *layers[2] = {tf_layer_map_load("base.png", &err),
+ *                                tf_layer_map_load("detail.png", &err)};
+ *     tf_fit_options opt;
+ *     tf_fit_options_init(&opt);              // 64 points, auto frequency, simplex
+ *     tf_spec *spec;
+ *     tf_fit_report report;
+ *     if (tf_fit((const tf_layer_map *const *)layers, 2, &opt, &spec, &report,
+ *                NULL, NULL, &err) != 0)
+ *         fprintf(stderr, "%s\n", err.message);
+ *     char *json = tf_spec_to_json(spec, &err);   // the spec's only writer
+ *     ...
+ *     tf_fit_report_free(&report);
+ *     tf_spec_free(spec);
+ *
+ * Fitting is deterministic: the same layers and options give the same spec,
+ * bit for bit, whatever the number of threads.
+ */
 #ifndef TERRAFIT_FIT_H
 #define TERRAFIT_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <terrafit/frequency.h>
+#include <terrafit/image.h>
+#include <terrafit/runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* Progress: called from the calling thread, a few times per layer, and once
+ * at the end with done == total (the same type as in terrafit.h). */
+typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
+
+#define TF_FIT_DEFAULT_POINTS 64
+/* Most control points per curve: keeps at least 2^20 / 4096 = 256 base-noise
+ * sample values per curve segment (docs/fitting.md, "Control points"). */
+#define TF_FIT_MAX_POINTS 4096
+/* Histogram bins of the chi-square figure (thesis Table 3 uses 32). */
+#define TF_FIT_CHI2_BINS 32
+/* The synthesized layer is rendered on a window this far from the fitting
+ * window (in world units, along x and y), so it shares no sample with it. */
+#define TF_FIT_SYNTHESIS_OFFSET 100000.0
+/* Values in the base-noise sample used for equalization (docs/fitting.md). */
+#define TF_NOISE_SAMPLE_COUNT ((size_t)1 << 20)
+
+typedef struct {
+    size_t points;                  /* K: control points per curve, 2..TF_FIT_MAX_POINTS */
+    tf_frequency_method frequency;  /* peaks, spectrum or auto */
+    tf_noise_type noise;            /* base noise of every layer */
+    uint32_t seed;                  /* root seed: layer seeds and offsets (tf_spec_reseed) */
+    unsigned threads;               /* worker threads; 0 = one per core */
+    /* Names of the layers for messages and the report (e.g. file names),
+     * `count` strings, or NULL for "layer 0", "layer 1", ... */
+    const char *const *names;
+} tf_fit_options;
+
+/* Defaults: TF_FIT_DEFAULT_POINTS, auto, simplex, seed 0, threads 0. */
+void tf_fit_options_init(tf_fit_options *opt);
+
+/* What the mask search found for layer i against one lower layer j
+ * (thesis 5.4.2; docs/fitting.md, "Masks"). Values are in j's units. */
+typedef struct {
+    int layer;              /* j */
+    size_t overlap_cells;   /* cells where both i and j are visible */
+    int considered;         /* 0: j is absent under most of i, or flat */
+    double range_min, range_max; /* j over all its visible cells */
+    double span_min, span_max;   /* j where i is visible (weight > 0) */
+    double core_min, core_max;   /* j where i is at full strength */
+    int cut_below, cut_above;    /* the core stops short of j's range there */
+    int masks;                   /* cut_below || cut_above */
+    double mask_min, mask_max, falloff; /* the mask j would impose */
+    double kept_share;           /* share of j's visible cells inside [mask_min, mask_max] */
+    double agreement;            /* weighted Jaccard of predicted and actual presence of i */
+} tf_fit_mask_candidate;
+
+typedef struct {
+    const char *name;          /* as given in the options (not owned), or NULL */
+    size_t visible_cells;
+    int opaque;                /* present at full strength on every cell */
+    int flat;                  /* every visible value equal */
+    double value_min, value_max; /* over visible cells */
+    size_t points_requested, points; /* K, and after merging ties */
+    tf_frequency_estimate frequency; /* both estimates and the one used */
+    int frequency_estimated;   /* 0 for a flat layer (frequency has no effect) */
+    /* Mask decision: mask_layer -1 for none; reason is one sentence. */
+    int mask_layer;
+    double mask_min, mask_max, mask_falloff;
+    char mask_reason[160];
+    tf_fit_mask_candidate *candidates; /* one per lower layer (count = layer index) */
+    size_t candidate_count;
+    /* chi-square distance (thesis 5.4.1) between the reference layer's
+     * visible values and the layer synthesized alone (its noise through its
+     * curve) on the window at (TF_FIT_SYNTHESIS_OFFSET, ...) of the same size,
+     * TF_FIT_CHI2_BINS bins over [hist_min, hist_max]. */
+    double chi2;
+    double hist_min, hist_max;
+    /* Wall seconds per stage. */
+    double seconds_quantiles, seconds_frequency, seconds_synthesis, seconds_mask;
+} tf_fit_layer_report;
+
+typedef struct {
+    size_t width, height;
+    size_t layer_count;
+    tf_fit_layer_report *layers;
+    size_t points;
+    tf_frequency_method frequency_method;
+    tf_noise_type noise;
+    uint32_t seed;
+    double min_value, max_value; /* of the spec: the combined reference's range */
+    double seconds_noise_sample; /* building the base-noise sample (0 once cached) */
+    double seconds_total;
+} tf_fit_report;
+
+/* Fit one spec to `count` reference layers (bottom to top, all the same
+ * size). On success returns 0, *spec_out holds a new valid spec (free with
+ * tf_spec_free) and, when report_out is not NULL, *report_out is filled
+ * (free its contents with tf_fit_report_free). On failure returns -1,
+ * *spec_out is NULL, report_out holds nothing to free, and err names the
+ * layer and the problem: layers of different sizes, a layer with no visible
+ * cell, points out of range, ... A layer whose visible values are all equal
+ * is legal: its curve is flat (docs/fitting.md, "Flat layers"). */
+int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options *opt,
+           tf_spec **spec_out, tf_fit_report *report_out, tf_progress_fn progress, void *user,
+           tf_error *err);
+
+/* Free what a report holds (not the struct itself); a zeroed report is fine. */
+void tf_fit_report_free(tf_fit_report *report);
+
+/* The report as JSON text (malloc'd; free with free()). With timings = 0 the
+ * "seconds" members are left out, so two fits of the same input give the
+ * same text. NULL on failure. */
+char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *err);
+
+/* ---- the building blocks, for tools and tests */
+
+/* Quantiles of the base noise's unit value u = (n + 1) / 2 at the `count`
+ * probabilities p[k] in [0, 1], from a deterministic sample of
+ * TF_NOISE_SAMPLE_COUNT values (built once per noise kind and process,
+ * thread-safe). 0 on success. */
+int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, double *out,
+                            tf_error *err);
+
+/* The equalized redistribution curve (thesis 5.4.1) of `n` >= 1 sorted
+ * reference values for base noise `noise`: `points` control points
+ * x_k = noise quantile, y_k = reference quantile at p_k = k / (points - 1),
+ * ties in x merged. Writes at most `points` points into out and their
+ * number into *out_count (>= 2). 0 on success. */
+int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size_t points,
+                        tf_point *out, size_t *out_count, tf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TERRAFIT_FIT_H */

@@ -1,0 +1,335 @@
+#!/bin/sh
+# End-to-end tests of `terrafit fit`: references rendered from known specs
+# are fitted back (single layer, a masked pair, a flat layer, --valid), the
+# output is checked with `validate` and `render`, and every class of bad
+# input must exit 1 with a message and leave no file behind.
+# Run by `make check` with TERRAFIT and TF_SRCDIR.
+set -u
+TF_SRCDIR=${TF_SRCDIR:-$(dirname "$0")/..}
+
+if [ -z "${TERRAFIT:-}" ] || [ ! -x "$TERRAFIT" ]; then
+    echo "cli_fit.sh: TERRAFIT must name the built terrafit binary" >&2
+    exit 99 # automake: a hard error, not a test failure
+fi
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-fit.XXXXXX") || exit 99
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' HUP INT TERM
+
+number=0
+failed=0
+
+pass() {
+    number=$((number + 1))
+    echo "ok $number - $1"
+}
+
+# fail NAME: report, with the last command's stderr as TAP diagnostics.
+fail() {
+    number=$((number + 1))
+    failed=$((failed + 1))
+    echo "not ok $number - $1"
+    if [ -s "$scratch/stderr" ]; then
+        sed -n '1,10s/^/#   /p' "$scratch/stderr"
+    fi
+}
+
+check() {
+    check_name=$1
+    shift
+    if "$@"; then pass "$check_name"; else fail "$check_name"; fi
+}
+
+# run COMMAND...: stdout, stderr to $scratch/{stdout,stderr}, status in $status.
+run() {
+    "$@" >"$scratch/stdout" 2>"$scratch/stderr" </dev/null
+    status=$?
+}
+
+# expect NAME STATUS COMMAND...
+expect() {
+    expect_name=$1
+    expect_status=$2
+    shift 2
+    run "$@"
+    if [ "$status" -eq "$expect_status" ]; then
+        pass "$expect_name"
+    else
+        fail "$expect_name (exit $status, expected $expect_status)"
+    fi
+}
+
+# expect_message NAME STATUS TEXT COMMAND...: exits with STATUS, says TEXT on stderr.
+expect_message() {
+    expect_name=$1
+    expect_status=$2
+    expect_text=$3
+    shift 3
+    run "$@"
+    if [ "$status" -ne "$expect_status" ]; then
+        fail "$expect_name (exit $status, expected $expect_status)"
+    elif ! grep -F -e "$expect_text" "$scratch/stderr" >/dev/null; then
+        fail "$expect_name (stderr lacks '$expect_text')"
+    else
+        pass "$expect_name"
+    fi
+}
+
+is_empty_dir() {
+    [ -z "$(ls -A "$1")" ]
+}
+
+# The bytes of a file as unsigned decimals, one per line.
+bytes_of() {
+    od -An -tu1 -v "$@" | awk '{ for (k = 1; k <= NF; k++) print $k }'
+}
+
+# The 16-bit samples of an r16 file (little-endian), one per line.
+r16_values() {
+    bytes_of "$1" | awk '!have { first = $1; have = 1; next }
+                         { print first + 256 * $1; have = 0 }'
+}
+
+# A P2 (text) PGM of W x H with maxval 255: every sample VALUE, or, with a
+# fourth argument, 0 in the left half and VALUE in the right half.
+write_pgm() {
+    awk -v w="$2" -v h="$3" -v v="$4" -v halves="${5:-}" 'BEGIN {
+        print "P2"; print w, h; print 255
+        for (j = 0; j < h; j++) {
+            line = ""
+            for (i = 0; i < w; i++)
+                line = line (i ? " " : "") ((halves != "" && i < w / 2) ? 0 : v)
+            print line
+        }
+    }' >"$1"
+}
+
+# The numbers of member NAME in a spec, one per line ("maskMinValue": 0.6).
+spec_numbers() {
+    sed -n "s/.*\"$2\": *\\(-\\{0,1\\}[0-9][0-9.eE+-]*\\).*/\\1/p" "$1"
+}
+
+# The report without its "seconds" members (the only part that varies).
+report_without_timings() {
+    awk '/"seconds":/ { skip = 1 } !skip { print } skip && /}/ { skip = 0 }' "$1"
+}
+
+within() { # within VALUE TARGET TOLERANCE
+    awk -v v="$1" -v t="$2" -v tol="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= tol) }'
+}
+
+# ---- references, rendered from known specs
+
+cat >"$scratch/base.json" <<'EOF'
+{"format": "terrafit-terrain", "version": 1, "seed": 3, "minValue": 0, "maxValue": 1,
+ "noiseLayers": [{"baseNoise": {"frequency": 0.125},
+   "rd": {"points": [{"x": 0.2, "y": 0}, {"x": 0.45, "y": 0.3},
+                     {"x": 0.55, "y": 0.7}, {"x": 0.8, "y": 1}]}}]}
+EOF
+cat >"$scratch/detail.json" <<'EOF'
+{"format": "terrafit-terrain", "version": 1, "seed": 4, "minValue": 0, "maxValue": 1,
+ "noiseLayers": [{"baseNoise": {"frequency": 0.25},
+   "rd": {"points": [{"x": 0.3, "y": 0}, {"x": 0.7, "y": 1}]}}]}
+EOF
+
+S=96
+ref=$scratch/base.pgm
+out=$scratch/out
+mkdir "$out"
+for made in \
+    "$scratch/base.json $ref" \
+    "$scratch/base.json $scratch/base.r16" \
+    "$scratch/detail.json $scratch/detail.r16"; do
+    # shellcheck disable=SC2086 # two words on purpose
+    set -- $made
+    if ! "$TERRAFIT" render "$1" -o "$2" --size ${S}x$S -q; then
+        echo "cli_fit.sh: cannot render the references" >&2
+        exit 99
+    fi
+done
+"$TERRAFIT" render "$scratch/base.json" -o "$scratch/small.pgm" --size 48x48 -q || exit 99
+"$TERRAFIT" render "$scratch/base.json" -o "$scratch/base.png" --size ${S}x$S -q || exit 99
+
+# The detail layer as an ESRI ASCII grid, present (not NODATA) only where
+# the base layer's value is in [0.6, 0.9] (thesis 5.4.2, Figures 21-22).
+r16_values "$scratch/base.r16" >"$scratch/base.values"
+r16_values "$scratch/detail.r16" >"$scratch/detail.values"
+paste "$scratch/base.values" "$scratch/detail.values" | awk -v w=$S -v h=$S '
+    BEGIN {
+        print "ncols " w; print "nrows " h; print "xllcorner 0"; print "yllcorner 0"
+        print "cellsize 1"; print "NODATA_value -9999"
+    }
+    {
+        a = $1 / 65535
+        line = line (NR % w == 1 ? "" : " ") ((a >= 0.6 && a <= 0.9) ? $2 : -9999)
+        if (NR % w == 0) { print line; line = "" }
+    }' >"$scratch/masked.asc"
+
+write_pgm "$scratch/flat.pgm" $S $S 200
+write_pgm "$scratch/half.pgm" $S $S 255 halves
+write_pgm "$scratch/none.pgm" $S $S 0
+
+# ---- help and usage errors
+
+expect "fit --help exits 0" 0 "$TERRAFIT" fit --help
+check "fit --help prints usage to stdout" grep -q '^Usage: terrafit fit' "$scratch/stdout"
+expect_message "fit without layers exits 2" 2 "missing LAYER0" "$TERRAFIT" fit -o "$out/x.json"
+expect_message "fit without -o exits 2" 2 "missing -o" "$TERRAFIT" fit "$ref"
+expect_message "an unknown --frequency exits 2" 2 "invalid --frequency 'median'" \
+    "$TERRAFIT" fit "$ref" -o "$out/x.json" --frequency median
+expect_message "an unknown --noise exits 2" 2 "invalid --noise 'perlin'" \
+    "$TERRAFIT" fit "$ref" -o "$out/x.json" --noise perlin
+expect_message "a --seed beyond 32 bits exits 2" 2 "invalid --seed" \
+    "$TERRAFIT" fit "$ref" -o "$out/x.json" --seed 4294967296
+expect_message "a malformed --points exits 2" 2 "invalid --points 'many'" \
+    "$TERRAFIT" fit "$ref" -o "$out/x.json" --points many
+expect_message "--report and -o naming one file exits 2" 2 "name the same file" \
+    "$TERRAFIT" fit "$ref" -o "$out/x.json" --report "$out/x.json"
+check "usage errors leave no file" is_empty_dir "$out"
+
+# ---- one layer
+
+expect "fit of one PGM layer exits 0" 0 \
+    "$TERRAFIT" fit "$ref" -o "$out/one.json" --report "$out/one-report.json"
+check "the summary names the layer and its chi-square" \
+    grep -q "layer 0 (.*base.pgm).*visible cells" "$scratch/stderr"
+check "the summary gives the chi-square" grep -q "chi-square [0-9]" "$scratch/stderr"
+expect "the fitted spec validates strictly" 0 "$TERRAFIT" validate --strict "$out/one.json"
+expect "the fitted spec renders" 0 \
+    "$TERRAFIT" render "$out/one.json" -o "$out/one.png" --size 32x32 -q
+check "64 control points by default" [ "$(grep -c '"x":' "$out/one.json")" -eq 64 ]
+check "preAmpShift is -0.5" [ "$(spec_numbers "$out/one.json" preAmpShift)" = "-0.5" ]
+check "the report gives both frequency estimates" \
+    grep -q '"spectrum":[[:space:]]*0\.' "$out/one-report.json"
+check "the report gives the chi-square" grep -q '"chi2":' "$out/one-report.json"
+check "the estimated frequency is the rendered one within 5%" \
+    within "$(spec_numbers "$out/one.json" frequency)" 0.125 0.00625
+if command -v python3 >/dev/null 2>&1; then
+    check "the report is well-formed JSON" \
+        python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/one-report.json"
+fi
+
+expect "fit --quiet exits 0" 0 \
+    "$TERRAFIT" fit "$ref" -o "$out/again.json" --report "$out/again-report.json" --quiet
+check "fit --quiet writes nothing to stderr" [ ! -s "$scratch/stderr" ]
+check "fitting is deterministic: the same spec, byte for byte" \
+    cmp -s "$out/one.json" "$out/again.json"
+report_without_timings "$out/one-report.json" >"$scratch/r1"
+report_without_timings "$out/again-report.json" >"$scratch/r2"
+check "the reports differ only in timings" cmp -s "$scratch/r1" "$scratch/r2"
+check "the report has timings" grep -q '"seconds":' "$out/one-report.json"
+run "$TERRAFIT" fit "$ref" -o "$out/threads.json" -j 1 -q
+check "one thread gives the same spec" cmp -s "$out/one.json" "$out/threads.json"
+run "$TERRAFIT" fit "$scratch/base.png" -o "$out/png.json" -q
+check "a PNG of the same heights gives the same spec as the PGM" \
+    cmp -s "$out/one.json" "$out/png.json"
+
+expect "fit with --points 16 --seed 5 --noise perlin-reference-simplex exits 0" 0 \
+    "$TERRAFIT" fit "$ref" -o "$out/opts.json" --points 16 --seed 5 \
+    --noise perlin-reference-simplex -q
+check "--points 16 gives 16 control points" [ "$(grep -c '"x":' "$out/opts.json")" -eq 16 ]
+check "--seed 5 is the root seed" [ "$(spec_numbers "$out/opts.json" seed | sed -n 1p)" = 5 ]
+check "--noise sets the layers' noise" \
+    grep -q '"type": "perlin-reference-simplex"' "$out/opts.json"
+expect "fit --frequency peaks exits 0" 0 \
+    "$TERRAFIT" fit "$ref" -o "$out/peaks.json" --frequency peaks --report "$out/peaks-report.json" -q
+check "the report names the peaks estimate as the one used" \
+    grep -q '"method":[[:space:]]*"peaks"' "$out/peaks-report.json"
+
+# ---- two layers: the automatic mask
+
+expect "fit of a base and a masked detail layer exits 0" 0 \
+    "$TERRAFIT" fit "$ref" "$scratch/masked.asc" -o "$out/two.json" -q
+check "the detail layer is masked by layer 0" \
+    [ "$(spec_numbers "$out/two.json" maskLayerIndex | sed -n 2p)" = 0 ]
+check "the mask starts at 0.6 (within 0.02)" \
+    within "$(spec_numbers "$out/two.json" maskMinValue | sed -n 2p)" 0.6 0.02
+check "the mask ends at 0.9 (within 0.02)" \
+    within "$(spec_numbers "$out/two.json" maskMaxValue | sed -n 2p)" 0.9 0.02
+check "the base layer is unmasked" \
+    [ "$(spec_numbers "$out/two.json" maskLayerIndex | sed -n 1p)" = -1 ]
+expect "the two-layer spec validates" 0 "$TERRAFIT" validate "$out/two.json"
+
+# ---- a flat layer is legal: a constant curve
+
+expect "fit of a constant layer exits 0" 0 "$TERRAFIT" fit "$ref" "$scratch/flat.pgm" \
+    -o "$out/flat.json" --points 8
+check "the summary calls it a flat layer" grep -q "flat layer" "$scratch/stderr"
+# Layer 1's points are the 9th to 16th; their y, once each.
+awk '/"x":/ { n++; if (n > 8) print }' "$out/flat.json" |
+    sed -n 's/.*"y": *\([^}]*\)}.*/\1/p' | sort -u >"$scratch/flat.y"
+check "every control point of the flat layer has y = 200/255" \
+    awk '{ d = $1 - 200 / 255; if (d < 0) d = -d; if (d > 1e-6) bad = 1 }
+        END { exit bad || NR != 1 }' "$scratch/flat.y"
+expect "the spec with a flat layer validates" 0 "$TERRAFIT" validate "$out/flat.json"
+
+# ---- --valid: cells to ignore
+
+expect "fit --valid exits 0" 0 "$TERRAFIT" fit "$ref" --valid "$scratch/half.pgm" \
+    -o "$out/valid.json" --report "$out/valid-report.json" -q
+check "--valid leaves half the cells visible" \
+    grep -q "\"visibleCells\":[[:space:]]*$((S * S / 2))," "$out/valid-report.json"
+
+# ---- the fitted specs against the schema (when python3-jsonschema is there)
+
+if [ -x /usr/bin/python3 ] &&
+    /usr/bin/python3 -c 'from jsonschema import Draft7Validator' 2>/dev/null; then
+    schema_valid() {
+        /usr/bin/python3 - "$TF_SRCDIR/schemas/terrain.schema.json" "$@" <<'PYTHON'
+import json, sys
+from jsonschema import Draft7Validator
+validator = Draft7Validator(json.load(open(sys.argv[1])))
+bad = 0
+for path in sys.argv[2:]:
+    for error in validator.iter_errors(json.load(open(path))):
+        print("# %s: %s" % (path, error.message))
+        bad = 1
+sys.exit(bad)
+PYTHON
+    }
+    check "the fitted specs are valid against schemas/terrain.schema.json" \
+        schema_valid "$out/one.json" "$out/opts.json" "$out/two.json" "$out/flat.json"
+fi
+
+# ---- bad input: exit 1, a message naming the file, nothing left behind
+
+bad=$scratch/bad
+mkdir "$bad"
+expect_bad() { # NAME TEXT ARGS...: exit 1, TEXT on stderr, no file in $bad
+    bad_name=$1
+    bad_text=$2
+    shift 2
+    expect_message "$bad_name" 1 "$bad_text" "$TERRAFIT" fit "$@"
+    check "$bad_name: no file left behind" is_empty_dir "$bad"
+}
+
+expect_bad "layers of different sizes" "small.pgm: 48x48, but $ref is 96x96" \
+    "$ref" "$scratch/small.pgm" -o "$bad/x.json" --report "$bad/r.json"
+expect_bad "a layer with no visible cell" "no visible cell" \
+    "$ref" --valid "$scratch/none.pgm" -o "$bad/x.json" --report "$bad/r.json"
+expect_bad "--points 1" "--points 1: must be 2 to 4096" "$ref" -o "$bad/x.json" --points 1
+expect_bad "--points beyond the limit" "--points 4097: must be 2 to 4096" \
+    "$ref" -o "$bad/x.json" --points 4097
+expect_bad "--points beyond any integer" "must be 2 to 4096" \
+    "$ref" -o "$bad/x.json" --points 123456789012345678901234567890
+expect_bad "an unwritable output path" "$bad/no-such-dir/x.json" \
+    "$ref" -o "$bad/no-such-dir/x.json"
+expect_bad "an unwritable report path" "$bad/no-such-dir/r.json" \
+    "$ref" -o "$bad/x.json" --report "$bad/no-such-dir/r.json"
+expect_bad "a missing layer file" "$scratch/no-such.png" \
+    "$ref" "$scratch/no-such.png" -o "$bad/x.json"
+: >"$scratch/empty.png"
+expect_bad "an empty layer file" "$scratch/empty.png" "$scratch/empty.png" -o "$bad/x.json"
+dd if="$scratch/base.png" of="$scratch/truncated.png" bs=200 count=1 2>/dev/null
+expect_bad "a truncated PNG" "$scratch/truncated.png" "$scratch/truncated.png" -o "$bad/x.json"
+expect_bad "a --valid mask of another size" "$scratch/small.pgm" \
+    "$ref" --valid "$scratch/small.pgm" -o "$bad/x.json"
+
+# A failed fit leaves an existing output untouched.
+cp "$out/one.json" "$bad/keep.json"
+run "$TERRAFIT" fit "$ref" "$scratch/small.pgm" -o "$bad/keep.json"
+check "a failed fit keeps the previous output" cmp -s "$out/one.json" "$bad/keep.json"
+check "a failed fit leaves no temporary file" [ "$(ls -A "$bad")" = keep.json ]
+
+echo "1..$number"
+[ "$failed" -eq 0 ]
