@@ -20,7 +20,7 @@
 /* Bumped when a key changes meaning or disappears (docs/metrics.md). */
 #define COMPARE_JSON_VERSION 1
 
-enum { OPT_HELP, OPT_VALID, OPT_JSON, OPT_QUIET, OPT_HEIGHT_SCALE, OPT_RADIUS };
+enum { OPT_HELP, OPT_VALID, OPT_JSON, OPT_QUIET, OPT_HEIGHT_SCALE, OPT_RADIUS, OPT_PREVIEW };
 
 static const cli_option OPTIONS[] = {
     {"help", 'h', false, OPT_HELP},
@@ -29,6 +29,7 @@ static const cli_option OPTIONS[] = {
     {"quiet", 'q', false, OPT_QUIET},
     {"height-scale", 0, true, OPT_HEIGHT_SCALE},
     {"radius", 0, true, OPT_RADIUS},
+    {"preview", 'p', true, OPT_PREVIEW},
     {NULL, 0, false, 0},
 };
 
@@ -49,6 +50,8 @@ static void print_usage(void)
            "                         relief R on cells of size c, R/c gives rise over run)\n"
            "      --radius R         low-pass box half-width in pixels for roughness and\n"
            "                         elevation, 1 to %u (default %u)\n"
+           "  -p, --preview FILE     also write A and B side by side as a shaded-relief\n"
+           "                         RGB PNG (one tint and relief scale for both)\n"
            "  -q, --quiet            no progress bar\n"
            "  -h, --help             print this help and exit\n"
            "\n"
@@ -74,6 +77,7 @@ typedef struct {
 typedef struct {
     operand op[2];
     const char *valid_path;
+    const char *preview_path;
     bool json;
     bool quiet;
     tf_metrics_options options;
@@ -104,6 +108,9 @@ static int parse_request(int argc, char **argv, compare_request *req, bool *help
             return CLI_EXIT_OK;
         case OPT_VALID:
             req->valid_path = v;
+            break;
+        case OPT_PREVIEW:
+            req->preview_path = v;
             break;
         case OPT_JSON:
             req->json = true;
@@ -409,6 +416,13 @@ static int compare(compare_request *req)
     cli_progress_finish(&progress);
     if (measured != 0) {
         cli_fail(cmd, "%s vs %s: %s", op[0].path, op[1].path, err.message);
+        goto done;
+    }
+    /* Values are in [0, 1] on both sides; absent cells hold 0.5. */
+    if (req->preview_path &&
+        tf_preview_write_pair(req->preview_path, op[0].map->value, op[1].map->value,
+                              op[0].map->width, op[0].map->height, 0.0, 1.0, 0.0, &err) != 0) {
+        cli_fail_error(&err);
         goto done;
     }
     if (req->json)
