@@ -3,78 +3,9 @@
 # messages, the JSON keys, a spec against its own rendering, masks, size
 # mismatches and bad files. Run by `make check` with TERRAFIT and TF_SRCDIR.
 set -u
-
-if [ -z "${TERRAFIT:-}" ] || [ ! -x "$TERRAFIT" ]; then
-    echo "cli_compare.sh: TERRAFIT must name the built terrafit binary" >&2
-    exit 99 # automake: a hard error, not a test failure
-fi
-TF_SRCDIR=${TF_SRCDIR:-.}
-
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-compare.XXXXXX") || exit 99
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 130' HUP INT TERM # run the EXIT trap on interruption too
-
-number=0
-passed=0
-failed=0
-
-pass() {
-    number=$((number + 1))
-    passed=$((passed + 1))
-    echo "ok $number - $1"
-}
-
-# fail NAME: report, with the last command's stderr as TAP diagnostics.
-fail() {
-    number=$((number + 1))
-    failed=$((failed + 1))
-    echo "not ok $number - $1"
-    if [ -s "$scratch/stderr" ]; then
-        sed -n '1,10s/^/#   /p' "$scratch/stderr"
-    fi
-}
-
-# check NAME COMMAND...: passes when COMMAND succeeds.
-check() {
-    check_name=$1
-    shift
-    if "$@"; then pass "$check_name"; else fail "$check_name"; fi
-}
-
-# run COMMAND...: stdout, stderr to $scratch/{stdout,stderr}, status in $status.
-run() {
-    "$@" >"$scratch/stdout" 2>"$scratch/stderr" </dev/null
-    status=$?
-}
-
-# expect NAME STATUS COMMAND...: COMMAND exits with STATUS.
-expect() {
-    expect_name=$1
-    expect_status=$2
-    shift 2
-    run "$@"
-    if [ "$status" -eq "$expect_status" ]; then
-        pass "$expect_name"
-    else
-        fail "$expect_name (exit $status, expected $expect_status)"
-    fi
-}
-
-# expect_message NAME STATUS TEXT COMMAND...: exits with STATUS and says TEXT on stderr.
-expect_message() {
-    expect_name=$1
-    expect_status=$2
-    expect_text=$3
-    shift 3
-    run "$@"
-    if [ "$status" -ne "$expect_status" ]; then
-        fail "$expect_name (exit $status, expected $expect_status)"
-    elif ! grep -F -e "$expect_text" "$scratch/stderr" >/dev/null; then
-        fail "$expect_name (stderr lacks '$expect_text')"
-    else
-        pass "$expect_name"
-    fi
-}
+tap_name=cli_compare
+TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$TF_SRCDIR/tests/tap.sh"
 
 # json_value KEY FILE: the number after "KEY": on its line of the JSON output
 # (a metric object's "a", "b" and "distance" share the key's line).
@@ -250,6 +181,11 @@ awk 'BEGIN { print "P2"; print 4, 4; print 255; for (i = 0; i < 4; i++) print "0
 expect_message "a map below the smallest size exits 1" 1 "at least" \
     "$TERRAFIT" compare "$scratch/tiny.pgm" "$scratch/tiny.pgm"
 
-echo "1..$number"
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# ---- --preview: the two maps side by side, one shaded-relief RGB PNG
+expect "--preview exits 0" 0 "$TERRAFIT" compare "$spec" "$ref" --preview "$scratch/pair.png"
+check "--preview writes an RGB PNG twice as wide plus the gap" \
+    [ "$(png_ihdr "$scratch/pair.png")" = "200 80 8 2" ]
+expect_message "an unwritable --preview exits 1, naming it" 1 "no-dir/pair.png" \
+    "$TERRAFIT" compare "$ref" "$ref" --preview "$scratch/no-dir/pair.png"
+
+tap_finish

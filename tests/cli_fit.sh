@@ -5,90 +5,9 @@
 # input must exit 1 with a message and leave no file behind.
 # Run by `make check` with TERRAFIT and TF_SRCDIR.
 set -u
-TF_SRCDIR=${TF_SRCDIR:-$(dirname "$0")/..}
-
-if [ -z "${TERRAFIT:-}" ] || [ ! -x "$TERRAFIT" ]; then
-    echo "cli_fit.sh: TERRAFIT must name the built terrafit binary" >&2
-    exit 99 # automake: a hard error, not a test failure
-fi
-
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-fit.XXXXXX") || exit 99
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 130' HUP INT TERM
-
-number=0
-failed=0
-
-pass() {
-    number=$((number + 1))
-    echo "ok $number - $1"
-}
-
-# fail NAME: report, with the last command's stderr as TAP diagnostics.
-fail() {
-    number=$((number + 1))
-    failed=$((failed + 1))
-    echo "not ok $number - $1"
-    if [ -s "$scratch/stderr" ]; then
-        sed -n '1,10s/^/#   /p' "$scratch/stderr"
-    fi
-}
-
-check() {
-    check_name=$1
-    shift
-    if "$@"; then pass "$check_name"; else fail "$check_name"; fi
-}
-
-# run COMMAND...: stdout, stderr to $scratch/{stdout,stderr}, status in $status.
-run() {
-    "$@" >"$scratch/stdout" 2>"$scratch/stderr" </dev/null
-    status=$?
-}
-
-# expect NAME STATUS COMMAND...
-expect() {
-    expect_name=$1
-    expect_status=$2
-    shift 2
-    run "$@"
-    if [ "$status" -eq "$expect_status" ]; then
-        pass "$expect_name"
-    else
-        fail "$expect_name (exit $status, expected $expect_status)"
-    fi
-}
-
-# expect_message NAME STATUS TEXT COMMAND...: exits with STATUS, says TEXT on stderr.
-expect_message() {
-    expect_name=$1
-    expect_status=$2
-    expect_text=$3
-    shift 3
-    run "$@"
-    if [ "$status" -ne "$expect_status" ]; then
-        fail "$expect_name (exit $status, expected $expect_status)"
-    elif ! grep -F -e "$expect_text" "$scratch/stderr" >/dev/null; then
-        fail "$expect_name (stderr lacks '$expect_text')"
-    else
-        pass "$expect_name"
-    fi
-}
-
-is_empty_dir() {
-    [ -z "$(ls -A "$1")" ]
-}
-
-# The bytes of a file as unsigned decimals, one per line.
-bytes_of() {
-    od -An -tu1 -v "$@" | awk '{ for (k = 1; k <= NF; k++) print $k }'
-}
-
-# The 16-bit samples of an r16 file (little-endian), one per line.
-r16_values() {
-    bytes_of "$1" | awk '!have { first = $1; have = 1; next }
-                         { print first + 256 * $1; have = 0 }'
-}
+tap_name=cli_fit
+TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$TF_SRCDIR/tests/tap.sh"
 
 # A P2 (text) PGM of W x H with maxval 255: every sample VALUE, or, with a
 # fourth argument, 0 in the left half and VALUE in the right half.
@@ -331,5 +250,4 @@ run "$TERRAFIT" fit "$ref" "$scratch/small.pgm" -o "$bad/keep.json"
 check "a failed fit keeps the previous output" cmp -s "$out/one.json" "$bad/keep.json"
 check "a failed fit leaves no temporary file" [ "$(ls -A "$bad")" = keep.json ]
 
-echo "1..$number"
-[ "$failed" -eq 0 ]
+tap_finish
