@@ -29,6 +29,10 @@ enum {
 int cmd_fit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_preview(int argc, char **argv);
+int cmd_mesh(int argc, char **argv);
+int cmd_erode(int argc, char **argv);
+int cmd_tiles(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -158,6 +158,12 @@ typedef struct {
     int mask_layer_index; /* -1: unmasked; else a lower layer's index */
     double mask_min_value, mask_max_value;
     double mask_falloff; /* smoothstep width outside [min, max], >= 0 */
+    /* "maskCurve": a partial mask, the weight as a curve of the mask layer's
+     * redistributed value r_m (docs/spec.md). When mask_curve_point_count
+     * > 0 it replaces the range mask (min/max/falloff are then unused). */
+    tf_point *mask_curve_points; /* strictly increasing x, owned by the spec */
+    size_t mask_curve_point_count;
+    tf_interp mask_curve_interpolation;
     /* Members the format does not know, kept so a rewrite preserves them:
      * a JSON object text, or NULL. Owned by the spec. */
     char *extra_json;            /* of the layer object */
@@ -172,6 +178,11 @@ typedef struct {
     double max_value;
     tf_layer_spec *layers; /* bottom to top, owned by the spec */
     size_t layer_count;
+    /* "outputCurve": applied to the sum of the layers, before
+     * normalization; none when output_curve_point_count is 0. */
+    tf_point *output_curve_points; /* strictly increasing x, owned by the spec */
+    size_t output_curve_point_count;
+    tf_interp output_curve_interpolation;
     char *extra_json; /* unknown root members, a JSON object text, or NULL */
     /* JSON paths of the members the reader did not know (for validate --strict). */
     char **unknown_keys;
@@ -182,6 +193,15 @@ typedef struct {
  * (simplex, frequency 1/64, seeds and offsets derived from seed 0, no
  * control points, unmasked). NULL on failure. */
 tf_spec *tf_spec_new(size_t layer_count, tf_error *err);
+
+/* Give layer `layer` a mask curve over the redistributed value of lower
+ * layer `mask_layer` (count >= 2 points; count 0 removes it). 0 on success. */
+int tf_spec_set_mask_curve(tf_spec *spec, size_t layer, int mask_layer, const tf_point *points,
+                           size_t count, tf_interp interp, tf_error *err);
+
+/* Set the root output curve (count >= 2; count 0 removes it). 0 on success. */
+int tf_spec_set_output_curve(tf_spec *spec, const tf_point *points, size_t count,
+                             tf_interp interp, tf_error *err);
 
 /* Copy `count` points into layer `layer` (replacing any it had). 0 on success. */
 int tf_spec_set_rd_points(tf_spec *spec, size_t layer, const tf_point *points, size_t count,
