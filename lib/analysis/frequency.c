@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/frequency_internal.h"
@@ -21,6 +22,14 @@
 #define AUTO_PEAKS_EXCESS 1.10
 /* auto: below this visible share the spectrum's window is mostly mask. */
 #define AUTO_SPECTRUM_VISIBLE 0.5
+/* Where alpha fades, a layer's values are its signal times a ramp
+ * (thesis 5.3: 0.5 + (R - 0.5) * A), and the ramp adds peaks and spectral
+ * power of its own. The estimators therefore measure the cells at full
+ * strength (alpha within half an 8-bit step of the layer's largest) when
+ * they are at least this share of the visible cells (and enough to
+ * measure); otherwise every visible cell. */
+#define FULL_STRENGTH_SHARE 0.25
+#define FULL_STRENGTH_TOLERANCE (0.5f / 255.0f)
 
 static const char *const method_names[] = {"peaks", "spectrum", "auto"};
 
@@ -169,8 +178,64 @@ static void choose_auto(tf_frequency_estimate *out, const tf_layer_map *layer,
     }
 }
 
+static int estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, const tf_curve *rd,
+                              tf_frequency_method method, tf_frequency_estimate *out,
+                              tf_error *err);
+
+/* The cells at full strength, as a view of `layer` with its own weights
+ * (0 elsewhere, 1 there): *view_weight is malloc'd. 0 when the view is
+ * used, 1 when every visible cell should be (no fade, or too few cells at
+ * full strength), -1 when out of memory. */
+static int full_strength_view(const tf_layer_map *layer, tf_layer_map *view, float **view_weight)
+{
+    size_t cells = layer->width * layer->height, visible = 0, full = 0;
+    float strongest = 0.0f;
+    for (size_t k = 0; k < cells; k++)
+        if (layer->weight[k] > strongest && isfinite(layer->value[k]))
+            strongest = layer->weight[k];
+    for (size_t k = 0; k < cells; k++) {
+        if (!(layer->weight[k] > 0.0f) || !isfinite(layer->value[k]))
+            continue;
+        visible++;
+        full += layer->weight[k] >= strongest - FULL_STRENGTH_TOLERANCE;
+    }
+    if (full == visible || full < MIN_VISIBLE_CELLS ||
+        (double)full < FULL_STRENGTH_SHARE * (double)visible)
+        return 1;
+    *view_weight = malloc(cells * sizeof **view_weight);
+    if (!*view_weight)
+        return -1;
+    for (size_t k = 0; k < cells; k++)
+        (*view_weight)[k] = layer->weight[k] >= strongest - FULL_STRENGTH_TOLERANCE &&
+                                    layer->weight[k] > 0.0f
+                                ? 1.0f
+                                : 0.0f;
+    *view = *layer;
+    view->weight = *view_weight;
+    return 0;
+}
+
 int tf_estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, const tf_curve *rd,
                           tf_frequency_method method, tf_frequency_estimate *out, tf_error *err)
+{
+    if (!layer || !layer->value || !layer->weight || layer->width == 0 || layer->height == 0)
+        return estimate_frequency(layer, noise, rd, method, out, err);
+    tf_layer_map view;
+    float *view_weight = NULL;
+    int use_view = full_strength_view(layer, &view, &view_weight);
+    if (use_view < 0) {
+        memset(out, 0, sizeof *out);
+        tf_error_set(err, TF_ERR_NOMEM, "frequency: out of memory");
+        return -1;
+    }
+    int status = estimate_frequency(use_view == 0 ? &view : layer, noise, rd, method, out, err);
+    free(view_weight);
+    return status;
+}
+
+static int estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, const tf_curve *rd,
+                              tf_frequency_method method, tf_frequency_estimate *out,
+                              tf_error *err)
 {
     memset(out, 0, sizeof *out);
     out->peaks = out->spectrum = out->chosen = NAN;

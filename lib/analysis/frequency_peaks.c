@@ -12,11 +12,29 @@
 
 /* ------------------------------------------------------------ counting */
 
-/* A run of n visible cells has n - 2 interior cells, the only ones that can
- * be a peak; dividing by them keeps short runs (masked layers) unbiased. */
-static size_t run_interior(size_t run)
+/* Where a peak can be seen: between a run's first and last non-zero step.
+ * Steps are numbered 1 .. n-1 along a run of n visible cells; with first
+ * and last the numbers of its first and last non-zero steps, the cells in
+ * between number last - first, which is n - 2 when no step is flat. Cells
+ * on a plateau at either end of a run cannot show a peak (the trend on the
+ * far side is hidden), so they do not count either: this keeps short runs
+ * of quantized values (masked 8-bit layers) as dense as whole lines. */
+typedef struct {
+    size_t cells;       /* cells in the run so far */
+    size_t first, last; /* numbers of the first and last non-zero steps; 0: none */
+    int direction;      /* last non-zero step: +1 up, -1 down, 0 none yet */
+    float previous;     /* the run's last value */
+} peak_run;
+
+static void run_reset(peak_run *run)
 {
-    return run > 2 ? run - 2 : 0;
+    run->cells = run->first = run->last = 0;
+    run->direction = 0;
+}
+
+static size_t run_interior(const peak_run *run)
+{
+    return run->last > run->first ? run->last - run->first : 0;
 }
 
 static int cell_visible(const tf_layer_map *layer, size_t k)
@@ -24,74 +42,57 @@ static int cell_visible(const tf_layer_map *layer, size_t k)
     return layer->weight[k] > 0.0f && isfinite(layer->value[k]);
 }
 
-/* Direction of one step: +1 up, -1 down, 0 flat. */
-static int step_sign(float from, float to)
+/* Extend a run by one visible cell; 1 when the step into it ends a peak
+ * (the last non-zero step went up, this one goes down). A flat step keeps
+ * the last non-zero direction: an 8-bit plateau at a summit is one peak. */
+static int run_step(peak_run *run, float value)
 {
-    return (to > from) - (to < from);
+    int peak = 0;
+    if (run->cells > 0) {
+        int step = (value > run->previous) - (value < run->previous);
+        if (step != 0) {
+            peak = run->direction > 0 && step < 0;
+            run->direction = step;
+            if (run->first == 0)
+                run->first = run->cells;
+            run->last = run->cells;
+        }
+    }
+    run->cells++;
+    run->previous = value;
+    return peak;
 }
 
 int freq_count_peaks(const tf_layer_map *layer, freq_peak_count *count)
 {
     size_t w = layer->width, h = layer->height;
     count->peaks = count->interior = 0;
-    /* Columns are walked row by row with one state per column, so the map
-     * is read in memory order. A flat step keeps the last non-zero
-     * direction: 8-bit plateaus at a summit count as one peak. */
-    float *col_prev = malloc(w * sizeof *col_prev);
-    signed char *col_dir = malloc(w * sizeof *col_dir);
-    size_t *col_run = malloc(w * sizeof *col_run);
-    if (!col_prev || !col_dir || !col_run) {
-        free(col_prev);
-        free(col_dir);
-        free(col_run);
+    /* Columns are walked row by row with one run per column, so the map is
+     * read in memory order. */
+    peak_run *columns = malloc(w * sizeof *columns);
+    if (!columns)
         return -1;
-    }
-    for (size_t i = 0; i < w; i++) {
-        col_dir[i] = 0;
-        col_run[i] = 0;
-        col_prev[i] = 0.0f;
-    }
+    for (size_t i = 0; i < w; i++)
+        run_reset(&columns[i]);
     size_t peaks = 0, interior = 0;
     for (size_t j = 0; j < h; j++) {
         const float *row = layer->value + j * w;
-        int dir = 0;
-        size_t run = 0;
+        peak_run run;
+        run_reset(&run);
         for (size_t i = 0; i < w; i++) {
-            size_t k = j * w + i;
-            if (!cell_visible(layer, k)) {
-                interior += run_interior(run) + run_interior(col_run[i]);
-                run = 0;
-                dir = 0;
-                col_run[i] = 0;
-                col_dir[i] = 0;
+            if (!cell_visible(layer, j * w + i)) {
+                interior += run_interior(&run) + run_interior(&columns[i]);
+                run_reset(&run);
+                run_reset(&columns[i]);
                 continue;
             }
-            float v = row[i];
-            if (run > 0) {
-                int s = step_sign(row[i - 1], v);
-                if (s != 0) {
-                    peaks += dir > 0 && s < 0;
-                    dir = s;
-                }
-            }
-            run++;
-            if (col_run[i] > 0) {
-                int s = step_sign(col_prev[i], v);
-                if (s != 0) {
-                    peaks += col_dir[i] > 0 && s < 0;
-                    col_dir[i] = (signed char)s;
-                }
-            }
-            col_run[i]++;
-            col_prev[i] = v;
+            peaks += (size_t)run_step(&run, row[i]) + (size_t)run_step(&columns[i], row[i]);
         }
-        interior += run_interior(run);
+        interior += run_interior(&run);
     }
     for (size_t i = 0; i < w; i++)
-        interior += run_interior(col_run[i]);
-    free(col_prev);
-    free(col_dir);
-    free(col_run);
+        interior += run_interior(&columns[i]);
+    free(columns);
     count->peaks = peaks;
     count->interior = interior;
     return 0;
