@@ -114,9 +114,10 @@ static const cli_option INFO_OPTIONS[] = {
 static void print_info_usage(void)
 {
     fputs("Usage: terrafit info SPEC [--json]\n"
-          "Summarize a spec: format version, root seed, value range, and for each\n"
-          "layer its noise, frequency and wavelength (1/frequency, in world units),\n"
-          "seed, offset, redistribution curve, amplitude and mask.\n"
+          "Summarize a spec: format version, root seed, value range, output curve,\n"
+          "and for each layer its noise, frequency and wavelength (1/frequency, in\n"
+          "world units), seed, offset, redistribution curve, amplitude and mask\n"
+          "(a range, or a mask curve of a lower layer's value).\n"
           "\n"
           "Options:\n"
           "      --json  print the summary as one JSON object (every number reads\n"
@@ -125,16 +126,16 @@ static void print_info_usage(void)
           stdout);
 }
 
-/* What `info` reports about one layer's control points. */
+/* What `info` reports about a curve's control points. */
 typedef struct {
     double x_min, x_max, y_min, y_max;
 } point_ranges;
 
-static point_ranges layer_point_ranges(const tf_layer_spec *layer)
+static point_ranges curve_point_ranges(const tf_point *points, size_t count)
 {
     point_ranges r = {NAN, NAN, NAN, NAN};
-    for (size_t k = 0; k < layer->rd_point_count; k++) {
-        const tf_point *p = &layer->rd_points[k];
+    for (size_t k = 0; k < count; k++) {
+        const tf_point *p = &points[k];
         if (k == 0 || p->x < r.x_min)
             r.x_min = p->x;
         if (k == 0 || p->x > r.x_max)
@@ -152,17 +153,32 @@ static const char *name_or_unknown(const char *name)
     return name ? name : "unknown";
 }
 
+/* "12 points, monotone-cubic (x 0.1 .. 0.9, y -1 .. 1)" */
+static void print_curve_text(const tf_point *points, size_t count, tf_interp interp)
+{
+    point_ranges r = curve_point_ranges(points, count);
+    printf("%zu points, %s (x %.6g .. %.6g, y %.6g .. %.6g)\n", count,
+           name_or_unknown(tf_interp_name(interp)), r.x_min, r.x_max, r.y_min, r.y_max);
+}
+
 static void print_info_text(const char *path, const tf_spec *spec)
 {
     printf("%s: %s version %d, %zu layer%s\n", path, TF_FORMAT_NAME, spec->version,
            spec->layer_count, spec->layer_count == 1 ? "" : "s");
     printf("  seed            %" PRIu32 "\n", spec->seed);
     printf("  value range     %.6g .. %.6g\n", spec->min_value, spec->max_value);
+    if (spec->output_curve_point_count == 0) {
+        printf("  output curve    none\n");
+    } else {
+        printf("  output curve    ");
+        print_curve_text(spec->output_curve_points, spec->output_curve_point_count,
+                         spec->output_curve_interpolation);
+    }
     for (size_t k = 0; k < spec->unknown_key_count; k++)
         printf("  unknown member  %s\n", spec->unknown_keys[k]);
     for (size_t i = 0; i < spec->layer_count; i++) {
         const tf_layer_spec *L = &spec->layers[i];
-        point_ranges r = layer_point_ranges(L);
+        point_ranges r = curve_point_ranges(L->rd_points, L->rd_point_count);
         printf("layer %zu\n", i);
         printf("  noise           %s\n", name_or_unknown(tf_noise_type_name(L->noise_type)));
         printf("  frequency       %.6g (wavelength %.6g)\n", L->frequency, 1.0 / L->frequency);
@@ -173,11 +189,16 @@ static void print_info_text(const char *path, const tf_spec *spec)
                r.x_min, r.x_max, r.y_min, r.y_max);
         printf("  preAmpShift     %.6g\n", L->pre_amp_shift);
         printf("  ampScale        %.6g\n", L->amp_scale);
-        if (L->mask_layer_index < 0)
+        if (L->mask_curve_point_count > 0) {
+            printf("  mask            curve of layer %d's value: ", L->mask_layer_index);
+            print_curve_text(L->mask_curve_points, L->mask_curve_point_count,
+                             L->mask_curve_interpolation);
+        } else if (L->mask_layer_index < 0) {
             printf("  mask            unmasked\n");
-        else
+        } else {
             printf("  mask            masked by layer %d: [%.6g, %.6g], falloff %.6g\n",
                    L->mask_layer_index, L->mask_min_value, L->mask_max_value, L->mask_falloff);
+        }
     }
 }
 
@@ -227,10 +248,28 @@ static void json_range(double lo, double hi)
     putchar(']');
 }
 
+/* A curve's summary: {"points": K, "interpolation": "...", "xRange": [..],
+ * "yRange": [..]}, or null when there is none. */
+static void print_curve_json(const tf_point *points, size_t count, tf_interp interp)
+{
+    if (count == 0) {
+        fputs("null", stdout);
+        return;
+    }
+    point_ranges r = curve_point_ranges(points, count);
+    printf("{\"points\": %zu, \"interpolation\": ", count);
+    json_string(name_or_unknown(tf_interp_name(interp)));
+    fputs(", \"xRange\": ", stdout);
+    json_range(r.x_min, r.x_max);
+    fputs(", \"yRange\": ", stdout);
+    json_range(r.y_min, r.y_max);
+    putchar('}');
+}
+
 /* One layer on one line: readable, and easy to pick apart with grep. */
 static void print_layer_json(size_t index, const tf_layer_spec *L)
 {
-    point_ranges r = layer_point_ranges(L);
+    point_ranges r = curve_point_ranges(L->rd_points, L->rd_point_count);
     printf("    {\"index\": %zu, \"noise\": ", index);
     json_string(name_or_unknown(tf_noise_type_name(L->noise_type)));
     fputs(", \"frequency\": ", stdout);
@@ -258,6 +297,9 @@ static void print_layer_json(size_t index, const tf_layer_spec *L)
     json_number(L->mask_max_value);
     fputs(", \"maskFalloff\": ", stdout);
     json_number(L->mask_falloff);
+    fputs(", \"maskCurve\": ", stdout);
+    print_curve_json(L->mask_curve_points, L->mask_curve_point_count,
+                     L->mask_curve_interpolation);
     putchar('}');
 }
 
@@ -268,6 +310,9 @@ static void print_info_json(const tf_spec *spec)
     json_number(spec->min_value);
     fputs(",\n  \"maxValue\": ", stdout);
     json_number(spec->max_value);
+    fputs(",\n  \"outputCurve\": ", stdout);
+    print_curve_json(spec->output_curve_points, spec->output_curve_point_count,
+                     spec->output_curve_interpolation);
     fputs(",\n  \"layers\": [\n", stdout);
     for (size_t i = 0; i < spec->layer_count; i++) {
         print_layer_json(i, &spec->layers[i]);

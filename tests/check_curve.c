@@ -1,8 +1,8 @@
 /*
  * Redistribution curves (docs/spec.md, "Redistribution curves"): every kind
  * passes through its points, clamps outside them, finds the right segment;
- * monotone cubic is monotone; cosine is (1 - cos(pi t)) / 2; bad curves are
- * refused.
+ * monotone cubic is monotone; no kind leaves a segment's y range; cosine
+ * is (1 - cos(pi t)) / 2; bad curves are refused.
  */
 #include <check.h>
 #include <math.h>
@@ -125,6 +125,32 @@ START_TEST(monotone_cubic_does_not_overshoot)
 }
 END_TEST
 
+/* Every kind stays within each segment's [min(y_k, y_(k+1)), max(...)],
+ * for any data (signed, non-monotone, as mask-curve weights and output
+ * curves are): the derived value range of a spec relies on it. */
+START_TEST(no_kind_leaves_its_segment)
+{
+    tf_point p[48];
+    random_points(3000 + (uint64_t)_i, 48, _i % 2, p);
+    for (size_t k = 0; k < 48; k++)
+        p[k].y = (p[k].y - 0.3) * 40.0; /* wide, both signs */
+    for (size_t kind = 0; kind < 3; kind++) {
+        tf_curve *c = tf_curve_new(p, 48, KINDS[kind], NULL);
+        ck_assert(c != NULL);
+        for (size_t k = 0; k + 1 < 48; k++) {
+            double lo = fmin(p[k].y, p[k + 1].y), hi = fmax(p[k].y, p[k + 1].y);
+            double slack = 4 * 0x1p-52 * fmax(fabs(lo), fabs(hi));
+            for (int s = 0; s <= 64; s++) {
+                double y = tf_curve_eval(c, p[k].x + (p[k + 1].x - p[k].x) * (s / 64.0));
+                ck_assert_msg(y >= lo - slack && y <= hi + slack, "kind %zu segment %zu: %a", kind,
+                              k, y);
+            }
+        }
+        tf_curve_free(c);
+    }
+}
+END_TEST
+
 START_TEST(cosine_is_half_cosine)
 {
     tf_point p[2] = {{0.0, 0.0}, {1.0, 1.0}};
@@ -183,6 +209,7 @@ static Suite *curve_suite(void)
     tcase_add_loop_test(tc, binary_search_finds_the_segment, 0, 4);
     tcase_add_loop_test(tc, monotone_cubic_is_monotone, 0, 16);
     tcase_add_loop_test(tc, monotone_cubic_does_not_overshoot, 0, 16);
+    tcase_add_loop_test(tc, no_kind_leaves_its_segment, 0, 8);
     tcase_add_test(tc, cosine_is_half_cosine);
     tcase_add_test(tc, linear_is_exact);
     tcase_add_test(tc, bad_curves_are_refused);

@@ -432,6 +432,274 @@ START_TEST(api_built_specs_are_validated)
 }
 END_TEST
 
+/* ---- partial masks and the output curve (docs/spec.md, steps 4 and 6) */
+
+static const tf_point MASK_POINTS[3] = {{-1.0, 0.25}, {0.0, 0.5}, {1.0, 2.0}};
+static const tf_point OUTPUT_POINTS[3] = {{-2.0, -1.0}, {0.5, 0.0}, {3.0, 1.5}};
+
+/* A two-layer spec built through the API: layer 1 weighted by a curve of
+ * layer 0's value. */
+static tf_spec *curve_spec(void)
+{
+    tf_error err;
+    tf_spec *spec = tf_spec_new(2, &err);
+    ck_assert_msg(spec != NULL, "%s", err.message);
+    tf_point rd[3] = {{0.2, -1.0}, {0.5, 0.0}, {0.8, 1.0}};
+    ck_assert_int_eq(tf_spec_set_rd_points(spec, 0, rd, 3, &err), 0);
+    ck_assert_int_eq(tf_spec_set_rd_points(spec, 1, rd, 2, &err), 0);
+    spec->layers[1].frequency = 0.1;
+    spec->layers[1].amp_scale = 0.3;
+    ck_assert_int_eq(
+        tf_spec_set_mask_curve(spec, 1, 0, MASK_POINTS, 3, TF_INTERP_LINEAR, &err), 0);
+    return spec;
+}
+
+/* load -> write -> load: same text, same heights, for a spec as built. */
+static void assert_round_trip(const tf_spec *spec)
+{
+    tf_error err;
+    char *json = tf_spec_to_json(spec, &err);
+    ck_assert_msg(json != NULL, "%s", err.message);
+    tf_spec *back = tf_spec_parse(json, strlen(json), "written", &err);
+    ck_assert_msg(back != NULL, "%s\n%s", err.message, json);
+    char *again = tf_spec_to_json(back, &err);
+    ck_assert_str_eq(json, again);
+    tf_terrain *a = tf_terrain_compile(spec, &err), *b = tf_terrain_compile(back, &err);
+    ck_assert(a && b);
+    assert_same_heights(a, b, "round trip");
+    tf_terrain_free(a);
+    tf_terrain_free(b);
+    free(again);
+    free(json);
+    tf_spec_free(back);
+}
+
+START_TEST(mask_curves_are_read_and_written)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tu_path("%s/tests/valid/curves-unknown-members.json",
+                                              tu_srcdir()));
+    tf_error err;
+    tf_spec *spec = tf_spec_load(path, &err);
+    ck_assert_msg(spec != NULL, "%s", err.message);
+    const tf_layer_spec *L1 = &spec->layers[1], *L2 = &spec->layers[2];
+    ck_assert_int_eq(L1->mask_layer_index, 0);
+    ck_assert_uint_eq(L1->mask_curve_point_count, 3);
+    ck_assert_int_eq(L1->mask_curve_interpolation, TF_INTERP_LINEAR);
+    ck_assert(L1->mask_curve_points[2].x == 1.0 && L1->mask_curve_points[2].y == -0.5);
+    ck_assert_int_eq(L2->mask_curve_interpolation, TF_INTERP_MONOTONE_CUBIC); /* default */
+    /* the range members are unused and zero */
+    ck_assert(L1->mask_min_value == 0.0 && L1->mask_max_value == 0.0 && L1->mask_falloff == 0.0);
+    ck_assert_int_eq(spec->layers[0].mask_curve_point_count, 0);
+    ck_assert_uint_eq(spec->output_curve_point_count, 3);
+    ck_assert_int_eq(spec->output_curve_interpolation, TF_INTERP_MONOTONE_CUBIC);
+    /* with an output curve the range defaults to its y range */
+    ck_assert(spec->min_value == -1.0 && spec->max_value == 2.0);
+
+    /* unknown members of both curve objects are reported and kept; those
+     * of their control points are reported and dropped */
+    const char *want[] = {"$.noiseLayers[1].maskCurve.learnedFrom",
+                          "$.noiseLayers[2].maskCurve.points[1].note", "$.outputCurve.quantiles"};
+    ck_assert_uint_eq(spec->unknown_key_count, 3);
+    for (size_t k = 0; k < 3; k++) {
+        int found = 0;
+        for (size_t j = 0; j < spec->unknown_key_count; j++)
+            found |= strcmp(spec->unknown_keys[j], want[k]) == 0;
+        ck_assert_msg(found, "%s not reported", want[k]);
+    }
+    char *json = tf_spec_to_json(spec, &err);
+    ck_assert_ptr_nonnull(strstr(json, "\"learnedFrom\": {\"bins\":12}"));
+    ck_assert_ptr_nonnull(strstr(json, "\"quantiles\": 64"));
+    ck_assert_ptr_null(strstr(json, "\"note\""));
+    /* a layer with a mask curve has no range members; others keep theirs */
+    const char *range = strstr(json, "\"maskMinValue\"");
+    ck_assert_ptr_nonnull(range); /* layer 0, unmasked */
+    ck_assert_ptr_null(strstr(range + 1, "\"maskMinValue\""));
+    ck_assert_ptr_null(strstr(json, "\"maskFalloff\": 0,\n      \"maskCurve\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"maskCurve\": {"));
+    ck_assert_ptr_nonnull(strstr(json, "\"outputCurve\": {"));
+    free(json);
+    assert_round_trip(spec);
+    tf_spec_free(spec);
+}
+END_TEST
+
+START_TEST(curve_setters_check_their_arguments)
+{
+    tf_spec *spec = curve_spec();
+    tf_layer_spec *L = &spec->layers[1];
+    ck_assert_int_eq(L->mask_layer_index, 0);
+    ck_assert_uint_eq(L->mask_curve_point_count, 3);
+    tf_error err;
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+
+    /* refused, and the layer is left as it was */
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 1, 1, MASK_POINTS, 3, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 1, -1, MASK_POINTS, 3, TF_INTERP_LINEAR, &err),
+                     0);
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 0, 0, MASK_POINTS, 3, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 2, 0, MASK_POINTS, 3, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 1, 0, MASK_POINTS, 1, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 1, 0, NULL, 3, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_ne(tf_spec_set_mask_curve(spec, 1, 0, MASK_POINTS, 3, (tf_interp)9, &err), 0);
+    ck_assert_int_ne(tf_spec_set_output_curve(spec, OUTPUT_POINTS, 1, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_ne(tf_spec_set_output_curve(spec, OUTPUT_POINTS, 3, (tf_interp)-1, &err), 0);
+    ck_assert_int_ne(tf_spec_set_output_curve(NULL, OUTPUT_POINTS, 3, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_uint_eq(L->mask_curve_point_count, 3);
+    ck_assert_int_eq(L->mask_curve_interpolation, TF_INTERP_LINEAR);
+    ck_assert_uint_eq(spec->output_curve_point_count, 0);
+
+    /* a mask curve replaces a range mask */
+    L->mask_min_value = 0.2;
+    L->mask_max_value = 0.4;
+    ck_assert_int_eq(
+        tf_spec_set_mask_curve(spec, 1, 0, MASK_POINTS, 2, TF_INTERP_COSINE, &err), 0);
+    ck_assert(L->mask_min_value == 0.0 && L->mask_max_value == 0.0);
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    assert_round_trip(spec);
+    /* count 0 removes it: the layer is unmasked */
+    ck_assert_int_eq(tf_spec_set_mask_curve(spec, 1, 0, NULL, 0, TF_INTERP_LINEAR, &err), 0);
+    ck_assert_int_eq(L->mask_layer_index, -1);
+    ck_assert(L->mask_curve_points == NULL && L->mask_curve_point_count == 0);
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+
+    ck_assert_int_eq(
+        tf_spec_set_output_curve(spec, OUTPUT_POINTS, 3, TF_INTERP_MONOTONE_CUBIC, &err), 0);
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    assert_round_trip(spec);
+    ck_assert_int_eq(tf_spec_set_output_curve(spec, NULL, 0, TF_INTERP_LINEAR, &err), 0);
+    ck_assert(spec->output_curve_points == NULL && spec->output_curve_point_count == 0);
+    char *json = tf_spec_to_json(spec, &err);
+    ck_assert_ptr_null(strstr(json, "outputCurve"));
+    free(json);
+    tf_spec_free(spec);
+}
+END_TEST
+
+/* Curves put in the structure by hand get the same checks as files. */
+START_TEST(curves_built_by_hand_are_validated)
+{
+    tf_error err;
+    tf_spec *spec = curve_spec();
+    tf_layer_spec *L = &spec->layers[1];
+    L->mask_curve_points[1].y = NAN;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[1].maskCurve.points[1].y: number is "
+                                              "not finite"));
+    L->mask_curve_points[1].y = 0.5;
+    L->mask_curve_points[2].x = -1.0;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[1].maskCurve.points[2].x: must be "
+                                              "greater than the previous point's x"));
+    ck_assert(tf_terrain_compile(spec, &err) == NULL);
+    ck_assert(tf_spec_to_json(spec, &err) == NULL);
+    L->mask_curve_points[2].x = 1.0;
+    L->mask_layer_index = -1;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[1].maskLayerIndex: a layer with "
+                                              "maskCurve needs a mask layer"));
+    L->mask_layer_index = 0;
+    /* the unused range members are not checked */
+    L->mask_min_value = 3.0;
+    L->mask_max_value = NAN;
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    L->mask_curve_interpolation = (tf_interp)5;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[1].maskCurve.interpolation"));
+    L->mask_curve_interpolation = TF_INTERP_LINEAR;
+    L->mask_curve_point_count = 1;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "maskCurve.points: needs at least 2"));
+    L->mask_curve_point_count = 3;
+    ck_assert_int_eq(tf_spec_set_output_curve(spec, OUTPUT_POINTS, 3, TF_INTERP_COSINE, &err), 0);
+    spec->output_curve_points[0].x = INFINITY;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.outputCurve.points[0].x: number is not finite"));
+    spec->output_curve_points[0].x = -2.0;
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    /* a layer-0 mask curve has nothing to be masked by */
+    ck_assert_int_eq(tf_spec_set_mask_curve(spec, 0, 0, NULL, 0, TF_INTERP_LINEAR, &err), 0);
+    spec->layers[0].mask_curve_points = malloc(2 * sizeof(tf_point));
+    spec->layers[0].mask_curve_points[0] = (tf_point){0.0, 1.0};
+    spec->layers[0].mask_curve_points[1] = (tf_point){1.0, 1.0};
+    spec->layers[0].mask_curve_point_count = 2;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[0].maskCurve: layer 0 has no lower"));
+    tf_spec_free(spec);
+}
+END_TEST
+
+/* tf_spec_copy is deep: the copy outlives and ignores changes to the
+ * original. */
+START_TEST(copies_own_their_curves)
+{
+    tf_spec *spec = curve_spec();
+    tf_error err;
+    ck_assert_int_eq(tf_spec_set_output_curve(spec, OUTPUT_POINTS, 3, TF_INTERP_LINEAR, &err), 0);
+    tf_spec *with_extras = parse_ok(
+        "{\"version\":1,\"noiseLayers\":[{\"baseNoise\":{\"frequency\":0.1},\"rd\":{\"points\":"
+        "[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]}},{\"baseNoise\":{\"frequency\":0.1},\"rd\":{"
+        "\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]},\"maskLayerIndex\":0,\"maskCurve\":{"
+        "\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}],\"a\":1}}],\"outputCurve\":{"
+        "\"points\":[{\"x\":0,\"y\":0},{\"x\":2,\"y\":1}],\"b\":2}}");
+    tf_spec *copies[2] = {tf_spec_copy(spec, &err), tf_spec_copy(with_extras, &err)};
+    tf_spec *originals[2] = {spec, with_extras};
+    for (int k = 0; k < 2; k++) {
+        ck_assert(copies[k] != NULL);
+        char *a = tf_spec_to_json(originals[k], NULL);
+        char *b = tf_spec_to_json(copies[k], NULL);
+        ck_assert_str_eq(a, b);
+        ck_assert_ptr_ne(copies[k]->output_curve_points, originals[k]->output_curve_points);
+        ck_assert_ptr_ne(copies[k]->layers[1].mask_curve_points,
+                         originals[k]->layers[1].mask_curve_points);
+        tf_spec_free(originals[k]); /* the copy must not share anything */
+        char *c = tf_spec_to_json(copies[k], NULL);
+        ck_assert_str_eq(a, c);
+        free(a);
+        free(b);
+        free(c);
+        tf_spec_free(copies[k]);
+    }
+}
+END_TEST
+
+/* docs/spec.md, "Other defaults": a mask curve multiplies the layer's
+ * interval by its weight range (corner products); an output curve's y
+ * range replaces the sum. */
+START_TEST(derived_range_covers_curves)
+{
+    const char *layers =
+        "\"noiseLayers\":[{\"baseNoise\":{\"frequency\":0.1},\"rd\":{\"points\":[{\"x\":0,"
+        "\"y\":0.2},{\"x\":1,\"y\":0.6}]}},{\"baseNoise\":{\"frequency\":0.1},\"rd\":{"
+        "\"points\":[{\"x\":0,\"y\":1},{\"x\":1,\"y\":2}]},\"maskLayerIndex\":0,\"maskCurve\":{"
+        "\"points\":[{\"x\":0,\"y\":-0.5},{\"x\":0.4,\"y\":2},{\"x\":1,\"y\":1}]}}]";
+    char json[1024];
+    snprintf(json, sizeof json, "{\"version\":1,%s}", layers);
+    tf_spec *spec = parse_ok(json);
+    /* layer 1: [1, 2] * [-0.5, 2] = [-1, 4]; plus layer 0's [0.2, 0.6] */
+    ck_assert_double_eq_tol(spec->min_value, -0.8, 1e-15);
+    ck_assert_double_eq_tol(spec->max_value, 4.6, 1e-15);
+    tf_spec_free(spec);
+    snprintf(json, sizeof json,
+             "{\"version\":1,%s,\"outputCurve\":{\"points\":[{\"x\":0,\"y\":3},{\"x\":1,"
+             "\"y\":-7},{\"x\":2,\"y\":5}]}}",
+             layers);
+    spec = parse_ok(json);
+    ck_assert(spec->min_value == -7.0 && spec->max_value == 5.0);
+    tf_spec_free(spec);
+    /* a flat output curve has no range, even when the layers have one */
+    snprintf(json, sizeof json,
+             "{\"version\":1,%s,\"outputCurve\":{\"points\":[{\"x\":0,\"y\":3},{\"x\":1,"
+             "\"y\":3}]}}",
+             layers);
+    tf_error err;
+    ck_assert(tf_spec_parse(json, strlen(json), "flat", &err) == NULL);
+    ck_assert_ptr_nonnull(
+        strstr(err.message, "flat: $.outputCurve: the output curve's value range"));
+}
+END_TEST
+
 static Suite *spec_suite(void)
 {
     Suite *s = suite_create("spec");
@@ -451,6 +719,14 @@ static Suite *spec_suite(void)
     tcase_add_test(good, unknown_members_are_reported_and_kept);
     tcase_add_test(good, defaults_follow_the_documented_rules);
     suite_add_tcase(s, good);
+    TCase *curves = tcase_create("mask and output curves");
+    tcase_set_timeout(curves, 60);
+    tcase_add_test(curves, mask_curves_are_read_and_written);
+    tcase_add_test(curves, curve_setters_check_their_arguments);
+    tcase_add_test(curves, curves_built_by_hand_are_validated);
+    tcase_add_test(curves, copies_own_their_curves);
+    tcase_add_test(curves, derived_range_covers_curves);
+    suite_add_tcase(s, curves);
     return s;
 }
 

@@ -1,8 +1,9 @@
 /*
  * The compiled terrain (docs/spec.md, "Evaluation"): grids equal single
  * samples bit for bit, lattice windows join seamlessly, many threads get the
- * single-thread answers, masks weigh layers exactly as documented, and
- * heights stay inside the derived range.
+ * single-thread answers, masks (ranges and curves) weigh layers and the
+ * output curve maps the sum exactly as documented, and heights stay inside
+ * the derived range.
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
@@ -26,8 +27,24 @@ static double next_unit(void)
     return (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
 }
 
+/* `count` random points: x strictly increasing from about x0, y a random
+ * walk from y0 with steps up to `dy` (either sign, flats too). */
+static tf_point *random_curve(size_t count, double x0, double dx, double y0, double dy)
+{
+    tf_point *p = malloc(count * sizeof *p);
+    double x = x0, y = y0;
+    for (size_t k = 0; k < count; k++) {
+        x += dx * (0.05 + next_unit());
+        y += next_unit() < 0.1 ? 0.0 : (next_unit() - 0.4) * dy;
+        p[k].x = x;
+        p[k].y = y;
+    }
+    return p;
+}
+
 /* A random valid spec: 1-6 layers, both noises, every interpolation,
- * random curves, some layers masked by lower ones. */
+ * random curves, some layers masked by lower ones (by a range or by a
+ * curve), sometimes an output curve. */
 static tf_terrain *random_terrain(uint64_t seed)
 {
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 7;
@@ -52,13 +69,29 @@ static tf_terrain *random_terrain(uint64_t seed)
         free(p);
         L->pre_amp_shift = -0.5 + next_unit() * 0.2;
         L->amp_scale = (next_unit() - 0.2) * 2.0;
-        if (i > 0 && next_unit() < 0.5) {
+        if (i > 0 && next_unit() < 0.3) {
             L->mask_layer_index = (int)(next_unit() * (double)i);
             double a = next_unit(), b = a + next_unit() * 0.5;
             L->mask_min_value = a;
             L->mask_max_value = b;
             L->mask_falloff = next_unit() < 0.3 ? 0.0 : next_unit() * 0.2;
+        } else if (i > 0 && next_unit() < 0.5) {
+            /* a partial mask over about the range r takes (y above) */
+            size_t n = 2 + (size_t)(next_unit() * 20);
+            tf_point *w = random_curve(n, -0.2 + next_unit() * 0.5, 1.5 / (double)n,
+                                       next_unit() * 1.5 - 0.3, 0.6);
+            ck_assert_int_eq(tf_spec_set_mask_curve(spec, i, (int)(next_unit() * (double)i), w, n,
+                                                    (tf_interp)(int)(next_unit() * 3), NULL),
+                             0);
+            free(w);
         }
+    }
+    if (next_unit() < 0.4) {
+        size_t n = 2 + (size_t)(next_unit() * 40);
+        tf_point *oc = random_curve(n, -3.0 + next_unit(), 5.0 / (double)n, next_unit() - 0.5, 0.5);
+        ck_assert_int_eq(
+            tf_spec_set_output_curve(spec, oc, n, (tf_interp)(int)(next_unit() * 3), NULL), 0);
+        free(oc);
     }
     spec->min_value = -5.0;
     spec->max_value = 5.0;
@@ -215,6 +248,107 @@ START_TEST(mask_weights_follow_the_formula)
 }
 END_TEST
 
+/* Layer 0 as above; layer 1 is the constant 1 weighted by a mask curve of
+ * r_0 = u_0, so h is exactly MC(r_0), which tf_curve_eval computes on its
+ * own. The curve's knots leave part of [0, 1] on both sides (clamping),
+ * its weights go negative and above 1, and it is not monotone. */
+START_TEST(mask_curve_weights_follow_the_curve)
+{
+    static const tf_point W[5] = {{0.3, 0.5}, {0.4, -0.25}, {0.5, 1.75}, {0.55, 1.75}, {0.7, 0.0}};
+    tf_interp kind = (tf_interp)_i;
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"version\":1,\"seed\":8,\"noiseLayers\":["
+             "{\"baseNoise\":{\"frequency\":0.05},\"rd\":{\"interpolation\":\"linear\","
+             "\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]},\"ampScale\":0},"
+             "{\"baseNoise\":{\"frequency\":0.3},\"rd\":{\"points\":[{\"x\":0,\"y\":1},{\"x\":1,"
+             "\"y\":1}]},\"maskLayerIndex\":0,\"maskCurve\":{\"interpolation\":\"%s\","
+             "\"points\":[{\"x\":0.3,\"y\":0.5},{\"x\":0.4,\"y\":-0.25},{\"x\":0.5,\"y\":1.75},"
+             "{\"x\":0.55,\"y\":1.75},{\"x\":0.7,\"y\":0}]}}]}",
+             tf_interp_name(kind));
+    tf_error err;
+    tf_terrain *t = tf_terrain_parse(json, strlen(json), &err);
+    ck_assert_msg(t != NULL, "%s", err.message);
+    /* derived range: layer 1 is [1, 1] * [-0.25, 1.75] */
+    ck_assert(tf_terrain_min_value(t) == -0.25 && tf_terrain_max_value(t) == 1.75);
+    tf_curve *curve = tf_curve_new(W, 5, kind, &err);
+    const tf_layer_spec *L0 = &tf_terrain_spec(t)->layers[0];
+    int below = 0, inside = 0, above = 0;
+    for (int k = 0; k < 20000; k++) {
+        double x = k * 0.913, y = k * 0.271;
+        double n = tf_noise_eval(L0->noise_type, L0->seed, x * 0.05 + L0->offset[0],
+                                 y * 0.05 + L0->offset[1], L0->offset[2]);
+        double r = (n + 1.0) * 0.5;
+        double w = tf_curve_eval(curve, r);
+        double h = tf_terrain_sample(t, x, y);
+        ck_assert_msg(memcmp(&h, &w, sizeof h) == 0, "r=%.17g: h=%a, w=%a", r, h, w);
+        below += r < W[0].x;
+        above += r > W[4].x;
+        inside += r > W[0].x && r < W[4].x;
+    }
+    ck_assert_int_gt(below, 100);
+    ck_assert_int_gt(above, 100);
+    ck_assert_int_gt(inside, 1000);
+    tf_curve_free(curve);
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* h with an output curve is OC(h without it), bit for bit, for random
+ * specs whose curves the sums leave on both sides. */
+START_TEST(output_curve_maps_the_sum)
+{
+    /* A spec whose every layer is clamped flat (an rd left of the noise's
+     * values) has constant sums: take the next seed then. */
+    tf_spec *spec = NULL;
+    tf_terrain *plain = NULL;
+    double lo = 0.0, hi = 0.0;
+    for (uint64_t attempt = 0; !(hi > lo); attempt++) {
+        ck_assert_uint_lt(attempt, 20);
+        lo = INFINITY;
+        hi = -INFINITY;
+        tf_terrain_free(plain);
+        tf_spec_free(spec);
+        plain = random_terrain(3000 + 100 * (uint64_t)_i + attempt);
+        spec = tf_spec_copy(tf_terrain_spec(plain), NULL);
+        tf_spec_set_output_curve(spec, NULL, 0, TF_INTERP_LINEAR, NULL);
+        tf_terrain_free(plain);
+        plain = tf_terrain_compile(spec, NULL);
+        /* knots around the middle of the sums, so both clamps are reached */
+        for (int k = 0; k < 2000; k++) {
+            double h = tf_terrain_sample(plain, k * 7.31 - 5e3, k * 3.7 + 1e3);
+            lo = h < lo ? h : lo;
+            hi = h > hi ? h : hi;
+        }
+    }
+    size_t n = 2 + (size_t)(next_unit() * 30);
+    tf_point *p = random_curve(n, lo + (hi - lo) * 0.2, (hi - lo) * 0.6 / (double)n / 1.55, 0.0,
+                               1.0);
+    tf_interp kind = (tf_interp)(_i % 3);
+    tf_error err;
+    ck_assert_int_eq(tf_spec_set_output_curve(spec, p, n, kind, &err), 0);
+    tf_terrain *mapped = tf_terrain_compile(spec, &err);
+    ck_assert_msg(mapped != NULL, "%s", err.message);
+    tf_curve *curve = tf_curve_new(p, n, kind, &err);
+    int clamped_low = 0, clamped_high = 0;
+    for (int k = 0; k < 2000; k++) {
+        double x = k * 7.31 - 5e3, y = k * 3.7 + 1e3;
+        double sum = tf_terrain_sample(plain, x, y);
+        double want = tf_curve_eval(curve, sum), h = tf_terrain_sample(mapped, x, y);
+        ck_assert_msg(memcmp(&h, &want, sizeof h) == 0, "sum=%a: h=%a, want %a", sum, h, want);
+        clamped_low += sum <= p[0].x;
+        clamped_high += sum >= p[n - 1].x;
+    }
+    ck_assert_int_gt(clamped_low, 0);
+    ck_assert_int_gt(clamped_high, 0);
+    free(p);
+    tf_curve_free(curve);
+    tf_terrain_free(plain);
+    tf_terrain_free(mapped);
+    tf_spec_free(spec);
+}
+END_TEST
+
 /* The derived range bounds every height (docs/spec.md, "Other defaults"). */
 START_TEST(heights_stay_in_the_derived_range)
 {
@@ -305,7 +439,7 @@ START_TEST(golden_terrain_vectors)
         specs++;
     }
     closedir(d);
-    ck_assert_int_ge(specs, 5);
+    ck_assert_int_ge(specs, 8);
 }
 END_TEST
 
@@ -319,6 +453,8 @@ static Suite *terrain_suite(void)
     tcase_add_loop_test(props, heights_stay_in_the_derived_range, 0, 20);
     tcase_add_test(props, threads_get_single_thread_answers);
     tcase_add_test(props, mask_weights_follow_the_formula);
+    tcase_add_loop_test(props, mask_curve_weights_follow_the_curve, 0, TF_INTERP_KIND_COUNT);
+    tcase_add_loop_test(props, output_curve_maps_the_sum, 0, 12);
     tcase_add_test(props, accessors_and_non_finite_points);
     tcase_add_test(props, golden_terrain_vectors);
     suite_add_tcase(s, props);

@@ -78,35 +78,45 @@ void tf_default_offset(uint32_t layer_seed, double offset[3])
     }
 }
 
-static void point_y_range(const tf_layer_spec *layer, double *lo, double *hi)
+/* The smallest and largest y of a curve's control points (0, 0 for none). */
+static void point_y_range(const tf_point *points, size_t count, double *lo, double *hi)
 {
-    *lo = *hi = layer->rd_point_count ? layer->rd_points[0].y : 0.0;
-    for (size_t k = 1; k < layer->rd_point_count; k++) {
-        if (layer->rd_points[k].y < *lo)
-            *lo = layer->rd_points[k].y;
-        if (layer->rd_points[k].y > *hi)
-            *hi = layer->rd_points[k].y;
+    *lo = *hi = count ? points[0].y : 0.0;
+    for (size_t k = 1; k < count; k++) {
+        if (points[k].y < *lo)
+            *lo = points[k].y;
+        if (points[k].y > *hi)
+            *hi = points[k].y;
     }
 }
 
 double tf_default_mask_falloff(const tf_layer_spec *mask_layer)
 {
     double lo, hi;
-    point_y_range(mask_layer, &lo, &hi);
+    point_y_range(mask_layer->rd_points, mask_layer->rd_point_count, &lo, &hi);
     return 0.05 * (hi - lo);
 }
 
 /* Every interpolant stays within the y range of its segment's two points
- * (monotone cubic by construction), so each layer's X lies in
- * [(ymin + shift) * scale, (ymax + shift) * scale] (ordered), widened to
- * include 0 when a mask can switch it off. */
+ * (monotone cubic by construction), and the curves clamp to their end
+ * points, so each layer's X lies in [(ymin + shift) * scale,
+ * (ymax + shift) * scale] (ordered), widened to include 0 when a range mask
+ * can switch it off. A mask curve multiplies that by a weight in [wmin,
+ * wmax]: the product's extremes are among the four corner products, and
+ * rounding each product is monotone, so the rounded corners bound the
+ * rounded X. An output curve's value lies in its own y range, whatever the
+ * sum was. */
 void tf_spec_derived_range(const tf_spec *spec, double *lo, double *hi)
 {
+    if (spec->output_curve_point_count > 0) {
+        point_y_range(spec->output_curve_points, spec->output_curve_point_count, lo, hi);
+        return;
+    }
     double sum_lo = 0.0, sum_hi = 0.0;
     for (size_t i = 0; i < spec->layer_count; i++) {
         const tf_layer_spec *layer = &spec->layers[i];
         double ylo, yhi;
-        point_y_range(layer, &ylo, &yhi);
+        point_y_range(layer->rd_points, layer->rd_point_count, &ylo, &yhi);
         double a = (ylo + layer->pre_amp_shift) * layer->amp_scale;
         double b = (yhi + layer->pre_amp_shift) * layer->amp_scale;
         if (a > b) {
@@ -114,7 +124,16 @@ void tf_spec_derived_range(const tf_spec *spec, double *lo, double *hi)
             a = b;
             b = swap;
         }
-        if (layer->mask_layer_index >= 0) {
+        if (layer->mask_curve_point_count > 0) {
+            double wlo, whi;
+            point_y_range(layer->mask_curve_points, layer->mask_curve_point_count, &wlo, &whi);
+            double corner[4] = {a * wlo, a * whi, b * wlo, b * whi};
+            a = b = corner[0];
+            for (int c = 1; c < 4; c++) {
+                a = corner[c] < a ? corner[c] : a;
+                b = corner[c] > b ? corner[c] : b;
+            }
+        } else if (layer->mask_layer_index >= 0) {
             a = a < 0.0 ? a : 0.0;
             b = b > 0.0 ? b : 0.0;
         }
@@ -138,6 +157,7 @@ void tf_layer_init(tf_layer_spec *layer, uint32_t root_seed, size_t index)
     layer->pre_amp_shift = 0.0;
     layer->amp_scale = 1.0;
     layer->mask_layer_index = -1;
+    layer->mask_curve_interpolation = TF_INTERP_MONOTONE_CUBIC;
 }
 
 tf_spec *tf_spec_new(size_t layer_count, tf_error *err)
@@ -159,10 +179,33 @@ tf_spec *tf_spec_new(size_t layer_count, tf_error *err)
     spec->min_value = -1.0;
     spec->max_value = 1.0;
     spec->layer_count = layer_count;
+    spec->output_curve_interpolation = TF_INTERP_MONOTONE_CUBIC;
     for (size_t i = 0; i < layer_count; i++)
         tf_layer_init(&spec->layers[i], spec->seed, i);
     tf_error_clear(err);
     return spec;
+}
+
+/* A malloc'd copy of `count` points in *out (NULL for none); 0 on success. */
+static int copy_points(const tf_point *points, size_t count, tf_point **out, tf_error *err)
+{
+    *out = NULL;
+    if (count && !points) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: %zu control points given as NULL", count);
+        return -1;
+    }
+    if (count > TF_MAX_POINTS) {
+        tf_error_set(err, TF_ERR_LIMIT, "spec: more than %d control points", TF_MAX_POINTS);
+        return -1;
+    }
+    if (count) {
+        if (!(*out = malloc(count * sizeof **out))) {
+            tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory");
+            return -1;
+        }
+        memcpy(*out, points, count * sizeof **out);
+    }
+    return 0;
 }
 
 int tf_spec_set_rd_points(tf_spec *spec, size_t layer, const tf_point *points, size_t count,
@@ -172,22 +215,83 @@ int tf_spec_set_rd_points(tf_spec *spec, size_t layer, const tf_point *points, s
         tf_error_set(err, TF_ERR_ARGUMENT, "spec: no layer %zu", layer);
         return -1;
     }
-    if (count > TF_MAX_POINTS) {
-        tf_error_set(err, TF_ERR_LIMIT, "spec: more than %d control points", TF_MAX_POINTS);
+    tf_point *copy;
+    if (copy_points(points, count, &copy, err) != 0)
         return -1;
-    }
-    tf_point *copy = NULL;
-    if (count) {
-        copy = malloc(count * sizeof *copy);
-        if (!copy) {
-            tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory");
-            return -1;
-        }
-        memcpy(copy, points, count * sizeof *copy);
-    }
     free(spec->layers[layer].rd_points);
     spec->layers[layer].rd_points = copy;
     spec->layers[layer].rd_point_count = count;
+    tf_error_clear(err);
+    return 0;
+}
+
+int tf_spec_set_mask_curve(tf_spec *spec, size_t layer, int mask_layer, const tf_point *points,
+                           size_t count, tf_interp interp, tf_error *err)
+{
+    if (!spec || layer >= spec->layer_count || (count && !points)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: no layer %zu", layer);
+        return -1;
+    }
+    if (count == 1) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "spec: layer %zu: a mask curve needs at least 2 control points", layer);
+        return -1;
+    }
+    if (count && (mask_layer < 0 || (size_t)mask_layer >= layer)) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "spec: layer %zu: a mask curve's mask layer must be a lower layer, got %d",
+                     layer, mask_layer);
+        return -1;
+    }
+    if (count && (unsigned)interp >= TF_INTERP_KIND_COUNT) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: unknown interpolation %d", (int)interp);
+        return -1;
+    }
+    tf_point *copy;
+    if (copy_points(points, count, &copy, err) != 0)
+        return -1;
+    tf_layer_spec *L = &spec->layers[layer];
+    free(L->mask_curve_points);
+    L->mask_curve_points = copy;
+    L->mask_curve_point_count = count;
+    /* One mask or the other: the range members go either way. */
+    L->mask_layer_index = count ? mask_layer : -1;
+    L->mask_curve_interpolation = count ? interp : TF_INTERP_MONOTONE_CUBIC;
+    L->mask_min_value = L->mask_max_value = L->mask_falloff = 0.0;
+    if (!count) {
+        free(L->mask_curve_extra_json);
+        L->mask_curve_extra_json = NULL;
+    }
+    tf_error_clear(err);
+    return 0;
+}
+
+int tf_spec_set_output_curve(tf_spec *spec, const tf_point *points, size_t count,
+                             tf_interp interp, tf_error *err)
+{
+    if (!spec || (count && !points)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: no spec or no points");
+        return -1;
+    }
+    if (count == 1) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: an output curve needs at least 2 control points");
+        return -1;
+    }
+    if (count && (unsigned)interp >= TF_INTERP_KIND_COUNT) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "spec: unknown interpolation %d", (int)interp);
+        return -1;
+    }
+    tf_point *copy;
+    if (copy_points(points, count, &copy, err) != 0)
+        return -1;
+    free(spec->output_curve_points);
+    spec->output_curve_points = copy;
+    spec->output_curve_point_count = count;
+    spec->output_curve_interpolation = count ? interp : TF_INTERP_MONOTONE_CUBIC;
+    if (!count) {
+        free(spec->output_curve_extra_json);
+        spec->output_curve_extra_json = NULL;
+    }
     tf_error_clear(err);
     return 0;
 }
@@ -216,9 +320,11 @@ int tf_spec_add_unknown_key(tf_spec *spec, const char *path)
 static void layer_free(tf_layer_spec *layer)
 {
     free(layer->rd_points);
+    free(layer->mask_curve_points);
     free(layer->extra_json);
     free(layer->base_noise_extra_json);
     free(layer->rd_extra_json);
+    free(layer->mask_curve_extra_json);
 }
 
 void tf_spec_free(tf_spec *spec)
@@ -228,6 +334,8 @@ void tf_spec_free(tf_spec *spec)
     for (size_t i = 0; i < spec->layer_count; i++)
         layer_free(&spec->layers[i]);
     free(spec->layers);
+    free(spec->output_curve_points);
+    free(spec->output_curve_extra_json);
     free(spec->extra_json);
     for (size_t k = 0; k < spec->unknown_key_count; k++)
         free(spec->unknown_keys[k]);
@@ -251,19 +359,35 @@ tf_spec *tf_spec_copy(const tf_spec *spec, tf_error *err)
     copy->seed = spec->seed;
     copy->min_value = spec->min_value;
     copy->max_value = spec->max_value;
-    int failed = dup_optional(&copy->extra_json, spec->extra_json);
+    copy->output_curve_interpolation = spec->output_curve_interpolation;
+    copy->output_curve_point_count = spec->output_curve_point_count;
+    int failed = dup_optional(&copy->extra_json, spec->extra_json) ||
+                 dup_optional(&copy->output_curve_extra_json, spec->output_curve_extra_json) ||
+                 copy_points(spec->output_curve_points, spec->output_curve_point_count,
+                             &copy->output_curve_points, err);
+    if (!copy->output_curve_points)
+        copy->output_curve_point_count = 0;
     for (size_t k = 0; k < spec->unknown_key_count && !failed; k++)
         failed = tf_spec_add_unknown_key(copy, spec->unknown_keys[k]);
     for (size_t i = 0; i < spec->layer_count && !failed; i++) {
         const tf_layer_spec *src = &spec->layers[i];
         tf_layer_spec *dst = &copy->layers[i];
         *dst = *src;
-        dst->rd_points = NULL;
-        dst->rd_point_count = 0;
+        /* Nothing of src's may stay in dst: a failure part-way frees dst. */
+        dst->rd_points = dst->mask_curve_points = NULL;
+        dst->extra_json = dst->base_noise_extra_json = NULL;
+        dst->rd_extra_json = dst->mask_curve_extra_json = NULL;
         failed = dup_optional(&dst->extra_json, src->extra_json) ||
                  dup_optional(&dst->base_noise_extra_json, src->base_noise_extra_json) ||
                  dup_optional(&dst->rd_extra_json, src->rd_extra_json) ||
-                 tf_spec_set_rd_points(copy, i, src->rd_points, src->rd_point_count, err);
+                 dup_optional(&dst->mask_curve_extra_json, src->mask_curve_extra_json) ||
+                 copy_points(src->rd_points, src->rd_point_count, &dst->rd_points, err) ||
+                 copy_points(src->mask_curve_points, src->mask_curve_point_count,
+                             &dst->mask_curve_points, err);
+        if (!dst->rd_points)
+            dst->rd_point_count = 0;
+        if (!dst->mask_curve_points)
+            dst->mask_curve_point_count = 0;
     }
     if (failed) {
         tf_spec_free(copy);
@@ -277,6 +401,36 @@ tf_spec *tf_spec_copy(const tf_spec *spec, tf_error *err)
 /* ---- validation */
 
 #define INVALID(...) (tf_error_set(err, TF_ERR_INVALID, __VA_ARGS__), -1)
+
+/* A control-point curve at JSON path `path` ("$.noiseLayers[2].rd"):
+ * a known interpolation, 2..TF_MAX_POINTS finite points, x strictly
+ * increasing. */
+static int check_curve(const char *src, const char *path, const tf_point *points, size_t count,
+                       tf_interp interp, tf_error *err)
+{
+    if ((unsigned)interp >= TF_INTERP_KIND_COUNT)
+        return INVALID("%s: %s.interpolation: unknown interpolation %d", src, path, (int)interp);
+    if (count < 2 || !points)
+        return INVALID("%s: %s.points: needs at least 2 control points, has %zu", src, path,
+                       points ? count : (size_t)0);
+    if (count > TF_MAX_POINTS) {
+        tf_error_set(err, TF_ERR_LIMIT, "%s: %s.points: more than %d control points", src, path,
+                     TF_MAX_POINTS);
+        return -1;
+    }
+    for (size_t k = 0; k < count; k++) {
+        const tf_point *pt = &points[k];
+        if (!isfinite(pt->x))
+            return INVALID("%s: %s.points[%zu].x: number is not finite", src, path, k);
+        if (!isfinite(pt->y))
+            return INVALID("%s: %s.points[%zu].y: number is not finite", src, path, k);
+        if (k > 0 && !(pt->x > pt[-1].x))
+            return INVALID("%s: %s.points[%zu].x: must be greater than the previous "
+                           "point's x (%.17g <= %.17g)",
+                           src, path, k, pt->x, pt[-1].x);
+    }
+    return 0;
+}
 
 static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error *err)
 {
@@ -294,28 +448,10 @@ static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error 
         if (!isfinite(L->offset[d]))
             return INVALID("%s: %s[%zu].baseNoise.offset[%d]: number is not finite", src, p, i,
                            d);
-    if ((unsigned)L->rd_interpolation >= TF_INTERP_KIND_COUNT)
-        return INVALID("%s: %s[%zu].rd.interpolation: unknown interpolation %d", src, p, i,
-                       (int)L->rd_interpolation);
-    if (L->rd_point_count < 2 || !L->rd_points)
-        return INVALID("%s: %s[%zu].rd.points: needs at least 2 control points, has %zu", src, p,
-                       i, L->rd_points ? L->rd_point_count : (size_t)0);
-    if (L->rd_point_count > TF_MAX_POINTS) {
-        tf_error_set(err, TF_ERR_LIMIT, "%s: %s[%zu].rd.points: more than %d control points",
-                     src, p, i, TF_MAX_POINTS);
+    char path[64];
+    snprintf(path, sizeof path, "%s[%zu].rd", p, i);
+    if (check_curve(src, path, L->rd_points, L->rd_point_count, L->rd_interpolation, err) != 0)
         return -1;
-    }
-    for (size_t k = 0; k < L->rd_point_count; k++) {
-        const tf_point *pt = &L->rd_points[k];
-        if (!isfinite(pt->x))
-            return INVALID("%s: %s[%zu].rd.points[%zu].x: number is not finite", src, p, i, k);
-        if (!isfinite(pt->y))
-            return INVALID("%s: %s[%zu].rd.points[%zu].y: number is not finite", src, p, i, k);
-        if (k > 0 && !(pt->x > pt[-1].x))
-            return INVALID("%s: %s[%zu].rd.points[%zu].x: must be greater than the previous "
-                           "point's x (%.17g <= %.17g)",
-                           src, p, i, k, pt->x, pt[-1].x);
-    }
     if (!isfinite(L->pre_amp_shift))
         return INVALID("%s: %s[%zu].preAmpShift: number is not finite", src, p, i);
     if (!isfinite(L->amp_scale))
@@ -328,6 +464,19 @@ static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error 
         return INVALID("%s: %s[%zu].maskLayerIndex: must be -1 (unmasked) or the index of a "
                        "lower layer (0..%zu), got %d",
                        src, p, i, i - 1, L->mask_layer_index);
+    }
+    if (L->mask_curve_point_count > 0 || L->mask_curve_points) {
+        /* A partial mask: the range members are unused. */
+        if (L->mask_layer_index < 0 && i == 0)
+            return INVALID("%s: %s[0].maskCurve: layer 0 has no lower layer to be masked by",
+                           src, p);
+        if (L->mask_layer_index < 0)
+            return INVALID("%s: %s[%zu].maskLayerIndex: a layer with maskCurve needs a mask "
+                           "layer (0..%zu), got -1",
+                           src, p, i, i - 1);
+        snprintf(path, sizeof path, "%s[%zu].maskCurve", p, i);
+        return check_curve(src, path, L->mask_curve_points, L->mask_curve_point_count,
+                           L->mask_curve_interpolation, err);
     }
     if (!isfinite(L->mask_min_value))
         return INVALID("%s: %s[%zu].maskMinValue: number is not finite", src, p, i);
@@ -366,6 +515,10 @@ int tf_spec_check(const tf_spec *spec, const char *source, tf_error *err)
     for (size_t i = 0; i < spec->layer_count; i++)
         if (check_layer(spec, i, src, err) != 0)
             return -1;
+    if ((spec->output_curve_point_count > 0 || spec->output_curve_points) &&
+        check_curve(src, "$.outputCurve", spec->output_curve_points,
+                    spec->output_curve_point_count, spec->output_curve_interpolation, err) != 0)
+        return -1;
     if (!(spec->min_value < spec->max_value))
         return INVALID("%s: $.minValue: must be less than maxValue (%.17g >= %.17g)", src,
                        spec->min_value, spec->max_value);

@@ -282,7 +282,10 @@ static int read_base_noise(reader *r, const cJSON *obj, const char *path, tf_lay
     return 0;
 }
 
-static int read_points(reader *r, const cJSON *arr, const char *path, tf_layer_spec *L)
+/* Control points into *points (malloc'd, owned by the spec as soon as it is
+ * set, with *count kept to the points read so far). */
+static int read_points(reader *r, const cJSON *arr, const char *path, tf_point **points,
+                       size_t *point_count)
 {
     if (expect_type(r, arr, path, cJSON_IsArray(arr), "an array") != 0)
         return -1;
@@ -293,8 +296,8 @@ static int read_points(reader *r, const cJSON *arr, const char *path, tf_layer_s
         return fail(r, TF_ERR_LIMIT, path, "more than %d control points", TF_MAX_POINTS);
     if (count < 2)
         return fail(r, TF_ERR_INVALID, path, "needs at least 2 control points, has %zu", count);
-    L->rd_points = malloc(count * sizeof *L->rd_points);
-    if (!L->rd_points)
+    *points = malloc(count * sizeof **points);
+    if (!*points)
         return fail_nomem(r);
     static const char *const known[] = {"x", "y"};
     size_t k = 0;
@@ -303,31 +306,73 @@ static int read_points(reader *r, const cJSON *arr, const char *path, tf_layer_s
         index_path(p, path, k);
         if (expect_type(r, c, p, cJSON_IsObject(c), "an object") != 0 ||
             check_members(r, c, p, known, 2, NULL) != 0 ||
-            read_number(r, c, p, "x", 1, &L->rd_points[k].x, NULL) != 0 ||
-            read_number(r, c, p, "y", 1, &L->rd_points[k].y, NULL) != 0)
+            read_number(r, c, p, "x", 1, &(*points)[k].x, NULL) != 0 ||
+            read_number(r, c, p, "y", 1, &(*points)[k].y, NULL) != 0)
             return -1;
-        L->rd_point_count = k + 1;
+        *point_count = k + 1;
     }
     return 0;
 }
 
-static int read_rd(reader *r, const cJSON *obj, const char *path, tf_layer_spec *L)
+/* A curve object: "rd", "maskCurve" and "outputCurve" share one shape,
+ * {"points": [...], "interpolation": "..."}, and one set of rules. */
+typedef struct {
+    tf_point **points;
+    size_t *count;
+    tf_interp *interp;
+    char **extra_json;
+} curve_fields;
+
+static int read_curve(reader *r, const cJSON *obj, const char *path, curve_fields f)
 {
     static const char *const known[] = {"points", "interpolation"};
     if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
-        check_members(r, obj, path, known, 2, &L->rd_extra_json) != 0)
+        check_members(r, obj, path, known, 2, f.extra_json) != 0)
         return -1;
     int interp = TF_INTERP_MONOTONE_CUBIC;
     if (read_enum(r, obj, path, "interpolation", "interpolation", interp_name_of,
                   TF_INTERP_KIND_COUNT, &interp) != 0)
         return -1;
-    L->rd_interpolation = (tf_interp)interp;
+    *f.interp = (tf_interp)interp;
     const cJSON *points;
     char p[PATH_MAX_LEN];
     child_path(p, path, "points");
     if (get_member(r, obj, path, "points", 1, &points) != 0)
         return -1;
-    return read_points(r, points, p, L);
+    return read_points(r, points, p, f.points, f.count);
+}
+
+/* "maskCurve" (a partial mask): it needs a mask layer, and replaces the
+ * range mask, whose members must then be absent. */
+static int read_mask_curve(reader *r, const cJSON *obj, const char *path, size_t index,
+                           const cJSON *mask_curve, tf_layer_spec *L)
+{
+    static const char *const range_members[] = {"maskMinValue", "maskMaxValue", "maskFalloff"};
+    char p[PATH_MAX_LEN];
+    for (size_t k = 0; k < 3; k++) {
+        if (cJSON_GetObjectItemCaseSensitive(obj, range_members[k])) {
+            child_path(p, path, range_members[k]);
+            return fail(r, TF_ERR_INVALID, p,
+                        "not allowed with maskCurve (a layer has a range mask or a mask curve, "
+                        "not both)");
+        }
+    }
+    child_path(p, path, "maskCurve");
+    if (index == 0)
+        return fail(r, TF_ERR_INVALID, p, "layer 0 has no lower layer to be masked by");
+    if (!cJSON_GetObjectItemCaseSensitive(obj, "maskLayerIndex")) {
+        child_path(p, path, "maskLayerIndex");
+        return fail(r, TF_ERR_INVALID, p, "missing required member (maskCurve needs a mask layer)");
+    }
+    if (L->mask_layer_index < 0) {
+        child_path(p, path, "maskLayerIndex");
+        return fail(r, TF_ERR_INVALID, p,
+                    "must be the index of a lower layer (0..%zu) when maskCurve is given, got -1",
+                    index - 1);
+    }
+    curve_fields f = {&L->mask_curve_points, &L->mask_curve_point_count,
+                      &L->mask_curve_interpolation, &L->mask_curve_extra_json};
+    return read_curve(r, mask_curve, p, f);
 }
 
 static int read_mask_index(reader *r, const cJSON *obj, const char *path, size_t index,
@@ -362,12 +407,12 @@ static int read_mask_index(reader *r, const cJSON *obj, const char *path, size_t
 static int read_layer(reader *r, const cJSON *obj, const char *path, size_t index,
                       int thesis_file)
 {
-    static const char *const known[] = {"baseNoise",      "rd",           "preAmpShift",
-                                        "ampScale",       "maskLayerIndex", "maskMinValue",
-                                        "maskMaxValue",   "maskFalloff"};
+    static const char *const known[] = {"baseNoise",    "rd",           "preAmpShift",
+                                        "ampScale",     "maskLayerIndex", "maskMinValue",
+                                        "maskMaxValue", "maskFalloff",  "maskCurve"};
     tf_layer_spec *L = &r->spec->layers[index];
     if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
-        check_members(r, obj, path, known, 8, &L->extra_json) != 0)
+        check_members(r, obj, path, known, 9, &L->extra_json) != 0)
         return -1;
 
     const cJSON *base_noise, *rd;
@@ -380,13 +425,18 @@ static int read_layer(reader *r, const cJSON *obj, const char *path, size_t inde
     if (get_member(r, obj, path, "rd", 1, &rd) != 0)
         return -1;
     child_path(p, path, "rd");
-    if (read_rd(r, rd, p, L) != 0)
+    curve_fields rd_fields = {&L->rd_points, &L->rd_point_count, &L->rd_interpolation,
+                              &L->rd_extra_json};
+    if (read_curve(r, rd, p, rd_fields) != 0)
         return -1;
 
     if (read_number(r, obj, path, "preAmpShift", 0, &L->pre_amp_shift, NULL) != 0 ||
         read_number(r, obj, path, "ampScale", 0, &L->amp_scale, NULL) != 0 ||
         read_mask_index(r, obj, path, index, L) != 0)
         return -1;
+    const cJSON *mask_curve = cJSON_GetObjectItemCaseSensitive(obj, "maskCurve");
+    if (mask_curve)
+        return read_mask_curve(r, obj, path, index, mask_curve, L);
     int masked = L->mask_layer_index >= 0;
     int falloff_given;
     if (read_number(r, obj, path, "maskMinValue", masked, &L->mask_min_value, NULL) != 0 ||
@@ -400,10 +450,10 @@ static int read_layer(reader *r, const cJSON *obj, const char *path, size_t inde
 
 static int read_root(reader *r, const cJSON *root)
 {
-    static const char *const known[] = {"format",   "version",  "seed",
-                                        "minValue", "maxValue", "noiseLayers"};
+    static const char *const known[] = {"format",   "version",     "seed",       "minValue",
+                                        "maxValue", "noiseLayers", "outputCurve"};
     if (expect_type(r, root, "$", cJSON_IsObject(root), "an object") != 0 ||
-        check_members(r, root, "$", known, 6, &r->spec->extra_json) != 0)
+        check_members(r, root, "$", known, 7, &r->spec->extra_json) != 0)
         return -1;
 
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
@@ -451,7 +501,14 @@ static int read_root(reader *r, const cJSON *root)
             return -1;
     }
 
-    /* The range defaults to what the layers can reach (docs/spec.md). */
+    const cJSON *output_curve = cJSON_GetObjectItemCaseSensitive(root, "outputCurve");
+    curve_fields oc = {&r->spec->output_curve_points, &r->spec->output_curve_point_count,
+                       &r->spec->output_curve_interpolation, &r->spec->output_curve_extra_json};
+    if (output_curve && read_curve(r, output_curve, "$.outputCurve", oc) != 0)
+        return -1;
+
+    /* The range defaults to what the layers, or the output curve, can
+     * reach (docs/spec.md). */
     double derived_lo, derived_hi;
     tf_spec_derived_range(r->spec, &derived_lo, &derived_hi);
     r->spec->min_value = derived_lo;
@@ -460,10 +517,15 @@ static int read_root(reader *r, const cJSON *root)
     if (read_number(r, root, "$", "minValue", 0, &r->spec->min_value, &min_given) != 0 ||
         read_number(r, root, "$", "maxValue", 0, &r->spec->max_value, &max_given) != 0)
         return -1;
-    if (!min_given && !max_given && !(derived_lo < derived_hi))
+    if (!min_given && !max_given && !(derived_lo < derived_hi)) {
+        if (output_curve)
+            return fail(r, TF_ERR_INVALID, "$.outputCurve",
+                        "the output curve's value range is empty (every y is the same); give "
+                        "minValue and maxValue");
         return fail(r, TF_ERR_INVALID, "$",
                     "the layers' value range is empty (every curve is flat); give minValue and "
                     "maxValue");
+    }
     return 0;
 }
 
@@ -559,6 +621,7 @@ tf_spec *tf_spec_parse(const char *json, size_t len, const char *source, tf_erro
         return NULL;
     }
     spec->version = TF_FORMAT_VERSION;
+    spec->output_curve_interpolation = TF_INTERP_MONOTONE_CUBIC;
     reader r = {src, err, spec};
     int failed = read_root(&r, root) != 0 || tf_spec_check(spec, src, err) != 0;
     cJSON_Delete(root);

@@ -1,6 +1,7 @@
 /*
  * tf_spec -> JSON: the only way a spec becomes text. Every field is written
- * explicitly (defaults resolved), numbers use the shortest of %.15g/%.17g
+ * explicitly (defaults resolved; a layer with a mask curve has no range-mask
+ * members, which the format forbids beside it), numbers use the shortest of %.15g/%.17g
  * that reads back as the same double (as cJSON does), control points sit one
  * per line, and members the reader did not know are written back unchanged.
  */
@@ -114,6 +115,27 @@ static void put_extra_members(text *t, const char *extra, const char *indent, in
     cJSON_Delete(obj);
 }
 
+/* A curve object ("rd", "maskCurve", "outputCurve") as the member `key` at
+ * `indent`, one control point per line; no trailing comma or newline. */
+static void put_curve(text *t, const char *indent, const char *key, const tf_point *points,
+                      size_t count, tf_interp interp, const char *extra)
+{
+    putf(t, "%s\"%s\": {\n%s  \"interpolation\": \"%s\",\n%s  \"points\": [\n", indent, key,
+         indent, tf_interp_name(interp), indent);
+    for (size_t k = 0; k < count; k++) {
+        putf(t, "%s    {\"x\": ", indent);
+        put_number(t, points[k].x);
+        puts_(t, ", \"y\": ");
+        put_number(t, points[k].y);
+        puts_(t, k + 1 < count ? "},\n" : "}\n");
+    }
+    putf(t, "%s  ]", indent);
+    char member_indent[32];
+    snprintf(member_indent, sizeof member_indent, "%s  ", indent);
+    put_extra_members(t, extra, member_indent, 1);
+    putf(t, "\n%s}", indent);
+}
+
 static void put_layer(text *t, const tf_layer_spec *L, int last)
 {
     const char *in2 = "      ";
@@ -130,26 +152,24 @@ static void put_layer(text *t, const tf_layer_spec *L, int last)
     put_extra_members(t, L->base_noise_extra_json, "", 0);
     puts_(t, "},\n");
 
-    putf(t, "%s\"rd\": {\n%s  \"interpolation\": \"%s\",\n%s  \"points\": [\n", in2, in2,
-         tf_interp_name(L->rd_interpolation), in2);
-    for (size_t k = 0; k < L->rd_point_count; k++) {
-        putf(t, "%s    {\"x\": ", in2);
-        put_number(t, L->rd_points[k].x);
-        puts_(t, ", \"y\": ");
-        put_number(t, L->rd_points[k].y);
-        puts_(t, k + 1 < L->rd_point_count ? "},\n" : "}\n");
-    }
-    putf(t, "%s  ]", in2);
-    put_extra_members(t, L->rd_extra_json, "        ", 1);
-    putf(t, "\n%s},\n", in2);
+    put_curve(t, in2, "rd", L->rd_points, L->rd_point_count, L->rd_interpolation,
+              L->rd_extra_json);
+    puts_(t, ",\n");
 
     put_member_number(t, in2, "preAmpShift", L->pre_amp_shift, 0);
     put_member_number(t, in2, "ampScale", L->amp_scale, 0);
     putf(t, "%s\"maskLayerIndex\": %d,\n", in2, L->mask_layer_index);
-    put_member_number(t, in2, "maskMinValue", L->mask_min_value, 0);
-    put_member_number(t, in2, "maskMaxValue", L->mask_max_value, 0);
-    putf(t, "%s\"maskFalloff\": ", in2);
-    put_number(t, L->mask_falloff);
+    if (L->mask_curve_point_count > 0) {
+        /* A partial mask: the range members are not written (a layer has
+         * one mask or the other). */
+        put_curve(t, in2, "maskCurve", L->mask_curve_points, L->mask_curve_point_count,
+                  L->mask_curve_interpolation, L->mask_curve_extra_json);
+    } else {
+        put_member_number(t, in2, "maskMinValue", L->mask_min_value, 0);
+        put_member_number(t, in2, "maskMaxValue", L->mask_max_value, 0);
+        putf(t, "%s\"maskFalloff\": ", in2);
+        put_number(t, L->mask_falloff);
+    }
     put_extra_members(t, L->extra_json, in2, 1);
     puts_(t, last ? "\n    }\n" : "\n    },\n");
 }
@@ -167,6 +187,12 @@ char *tf_spec_to_json(const tf_spec *spec, tf_error *err)
     for (size_t i = 0; i < spec->layer_count; i++)
         put_layer(&t, &spec->layers[i], i + 1 == spec->layer_count);
     puts_(&t, "  ]");
+    if (spec->output_curve_point_count > 0) {
+        puts_(&t, ",\n");
+        put_curve(&t, "  ", "outputCurve", spec->output_curve_points,
+                  spec->output_curve_point_count, spec->output_curve_interpolation,
+                  spec->output_curve_extra_json);
+    }
     put_extra_members(&t, spec->extra_json, "  ", 1);
     puts_(&t, "\n}\n");
     if (t.failed) {

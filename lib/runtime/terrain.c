@@ -2,9 +2,10 @@
  * The compiled terrain and its evaluation (docs/spec.md, "Evaluation").
  * Compiling resolves everything that does not depend on the sample point
  * into one flat, read-only block: per-layer constants, knot arrays and
- * per-segment polynomial coefficients. Sampling then walks the layers once,
- * keeping each layer's redistributed value for the layers it masks, with no
- * allocation and no shared state, so any number of threads may sample.
+ * per-segment polynomial coefficients of every rd, mask curve and the output
+ * curve. Sampling then walks the layers once, keeping each layer's
+ * redistributed value for the layers it masks, with no allocation and no
+ * shared state, so any number of threads may sample.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 #include "internal.h"
 #include "noise.h"
 
+/* How a layer is masked (docs/spec.md, step 4). */
+typedef enum { MASK_NONE, MASK_RANGE, MASK_CURVE } mask_kind;
+
 typedef struct {
     tf_noise_type noise_type;
     uint32_t seed;
@@ -20,9 +24,11 @@ typedef struct {
     double offset_x, offset_y, offset_z;
     tf_curve_table rd;
     double pre_amp_shift, amp_scale;
+    mask_kind mask;
     int mask_layer_index; /* -1: unmasked */
     double mask_min, mask_max;
     double mask_falloff, mask_inv_falloff; /* inv is 0 when falloff is 0 */
+    tf_curve_table mask_curve;              /* MASK_CURVE: w = MC(r_m) */
 } compiled_layer;
 
 struct tf_terrain {
@@ -30,6 +36,8 @@ struct tf_terrain {
     size_t layer_count;
     double min_value, max_value;
     compiled_layer *layers;
+    int has_output_curve;
+    tf_curve_table output_curve;
     void *tables; /* one block holding every curve table */
 };
 
@@ -77,12 +85,19 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
         redistributed[i] = r;
         /* 3. shift and scale */
         double contribution = (r + L->pre_amp_shift) * L->amp_scale;
-        /* 4. mask by a lower layer's redistributed value */
-        if (L->mask_layer_index >= 0)
+        /* 4. mask by a lower layer's redistributed value: a range, or a
+         * curve (partial mask) */
+        if (L->mask == MASK_RANGE)
             contribution *= mask_weight(L, redistributed[L->mask_layer_index]);
+        else if (L->mask == MASK_CURVE)
+            contribution *= tf_curve_table_eval(&L->mask_curve,
+                                                redistributed[L->mask_layer_index]);
         /* 5. sum in layer order */
         h += contribution;
     }
+    /* 6. output curve */
+    if (t->has_output_curve)
+        h = tf_curve_table_eval(&t->output_curve, h);
     return h;
 }
 
@@ -164,11 +179,20 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
     if (tf_spec_check(spec, "spec", err) != 0)
         return NULL;
     tf_terrain *t = calloc(1, sizeof *t);
-    size_t table_bytes = 0, most_points = 0;
+    /* One block for every table: rd and mask curve of each layer, then the
+     * output curve. */
+    size_t table_bytes = 0, most_points = spec->output_curve_point_count;
+    if (spec->output_curve_point_count > 0)
+        table_bytes += tf_curve_table_bytes(spec->output_curve_point_count);
     for (size_t i = 0; i < spec->layer_count; i++) {
-        table_bytes += tf_curve_table_bytes(spec->layers[i].rd_point_count);
-        if (spec->layers[i].rd_point_count > most_points)
-            most_points = spec->layers[i].rd_point_count;
+        const tf_layer_spec *L = &spec->layers[i];
+        table_bytes += tf_curve_table_bytes(L->rd_point_count);
+        if (L->mask_curve_point_count > 0)
+            table_bytes += tf_curve_table_bytes(L->mask_curve_point_count);
+        if (L->rd_point_count > most_points)
+            most_points = L->rd_point_count;
+        if (L->mask_curve_point_count > most_points)
+            most_points = L->mask_curve_point_count;
     }
     double *scratch = malloc(2 * most_points * sizeof *scratch);
     if (t) {
@@ -202,10 +226,27 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
         L->pre_amp_shift = src->pre_amp_shift;
         L->amp_scale = src->amp_scale;
         L->mask_layer_index = src->mask_layer_index;
-        L->mask_min = src->mask_min_value;
-        L->mask_max = src->mask_max_value;
-        L->mask_falloff = src->mask_falloff;
-        L->mask_inv_falloff = src->mask_falloff > 0.0 ? 1.0 / src->mask_falloff : 0.0;
+        if (src->mask_curve_point_count > 0) {
+            L->mask = MASK_CURVE;
+            tf_curve_table_build(&L->mask_curve, storage, src->mask_curve_points,
+                                 src->mask_curve_point_count, src->mask_curve_interpolation,
+                                 scratch);
+            storage += tf_curve_table_bytes(src->mask_curve_point_count);
+        } else if (src->mask_layer_index >= 0) {
+            L->mask = MASK_RANGE;
+            L->mask_min = src->mask_min_value;
+            L->mask_max = src->mask_max_value;
+            L->mask_falloff = src->mask_falloff;
+            L->mask_inv_falloff = src->mask_falloff > 0.0 ? 1.0 / src->mask_falloff : 0.0;
+        } else {
+            L->mask = MASK_NONE;
+        }
+    }
+    if (spec->output_curve_point_count > 0) {
+        t->has_output_curve = 1;
+        tf_curve_table_build(&t->output_curve, storage, spec->output_curve_points,
+                             spec->output_curve_point_count, spec->output_curve_interpolation,
+                             scratch);
     }
     free(scratch);
     tf_error_clear(err);

@@ -80,9 +80,10 @@ tf_terrain *tf_terrain_load(const char *path, tf_error *err);
  * NUL-terminated). NULL on failure, with `err` filled. */
 tf_terrain *tf_terrain_parse(const char *json, size_t len, tf_error *err);
 
-/* Raw height h at world point (x, y): the sum of the layers (docs/spec.md,
- * steps 1-5). 1 world unit = 1 reference pixel. Non-finite coordinates give
- * a non-finite result. Never allocates; safe from many threads. */
+/* Raw height h at world point (x, y): the sum of the layers, through the
+ * output curve when the spec has one (docs/spec.md, steps 1-6). 1 world
+ * unit = 1 reference pixel. Non-finite coordinates give a non-finite
+ * result. Never allocates; safe from many threads. */
 double tf_terrain_sample(const tf_terrain *t, double x, double y);
 
 /* nx * ny samples on a regular grid, row-major:
@@ -158,9 +159,12 @@ typedef struct {
     int mask_layer_index; /* -1: unmasked; else a lower layer's index */
     double mask_min_value, mask_max_value;
     double mask_falloff; /* smoothstep width outside [min, max], >= 0 */
-    /* "maskCurve": a partial mask, the weight as a curve of the mask layer's
-     * redistributed value r_m (docs/spec.md). When mask_curve_point_count
-     * > 0 it replaces the range mask (min/max/falloff are then unused). */
+    /* "maskCurve": a partial mask (thesis 5.4.2, future work): the weight
+     * is a curve of the mask layer's redistributed value, w = MC(r_m),
+     * evaluated like rd (docs/spec.md, step 4). When mask_curve_point_count
+     * > 0 it replaces the range mask: mask_layer_index must then name a
+     * lower layer, and min/max/falloff are unused (neither checked nor
+     * written). Weights may be any finite numbers. */
     tf_point *mask_curve_points; /* strictly increasing x, owned by the spec */
     size_t mask_curve_point_count;
     tf_interp mask_curve_interpolation;
@@ -169,6 +173,7 @@ typedef struct {
     char *extra_json;            /* of the layer object */
     char *base_noise_extra_json; /* of "baseNoise" */
     char *rd_extra_json;         /* of "rd" */
+    char *mask_curve_extra_json; /* of "maskCurve" */
 } tf_layer_spec;
 
 typedef struct {
@@ -178,11 +183,13 @@ typedef struct {
     double max_value;
     tf_layer_spec *layers; /* bottom to top, owned by the spec */
     size_t layer_count;
-    /* "outputCurve": applied to the sum of the layers, before
-     * normalization; none when output_curve_point_count is 0. */
+    /* "outputCurve": h = OC(sum of the layers), the raw height that
+     * min_value/max_value normalize (docs/spec.md, step 6); none when
+     * output_curve_point_count is 0. */
     tf_point *output_curve_points; /* strictly increasing x, owned by the spec */
     size_t output_curve_point_count;
     tf_interp output_curve_interpolation;
+    char *output_curve_extra_json; /* unknown members of "outputCurve", or NULL */
     char *extra_json; /* unknown root members, a JSON object text, or NULL */
     /* JSON paths of the members the reader did not know (for validate --strict). */
     char **unknown_keys;
@@ -191,15 +198,22 @@ typedef struct {
 
 /* A new spec with `layer_count` layers set to the documented defaults
  * (simplex, frequency 1/64, seeds and offsets derived from seed 0, no
- * control points, unmasked). NULL on failure. */
+ * control points, unmasked, no output curve). NULL on failure. */
 tf_spec *tf_spec_new(size_t layer_count, tf_error *err);
 
 /* Give layer `layer` a mask curve over the redistributed value of lower
- * layer `mask_layer` (count >= 2 points; count 0 removes it). 0 on success. */
+ * layer `mask_layer` (0 <= mask_layer < layer): `count` >= 2 points are
+ * copied, replacing any range mask (its min/max/falloff become 0). count 0
+ * removes the curve and leaves the layer unmasked (`mask_layer` is then
+ * ignored). The points themselves are checked by tf_spec_validate.
+ * 0 on success; on failure the layer is unchanged. */
 int tf_spec_set_mask_curve(tf_spec *spec, size_t layer, int mask_layer, const tf_point *points,
                            size_t count, tf_interp interp, tf_error *err);
 
-/* Set the root output curve (count >= 2; count 0 removes it). 0 on success. */
+/* Set the root output curve (count >= 2 points, copied; count 0 removes
+ * it). min_value/max_value are left as they are: a tool that wants the
+ * documented default sets them to the curve's y range. 0 on success; on
+ * failure the spec is unchanged. */
 int tf_spec_set_output_curve(tf_spec *spec, const tf_point *points, size_t count,
                              tf_interp interp, tf_error *err);
 
@@ -248,8 +262,9 @@ double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, doub
 
 /* ---------------------------------------------------------------- curves */
 
-/* A compiled control-point curve: the redistribution function of a layer
- * (docs/spec.md step 2) on its own, for tools and tests. Opaque. */
+/* A compiled control-point curve, evaluated exactly as the runtime evaluates
+ * a layer's rd, maskCurve and the outputCurve (docs/spec.md, "Redistribution
+ * curves"), on its own, for tools and tests. Opaque. */
 typedef struct tf_curve tf_curve;
 
 /* Compile `count` >= 2 points with strictly increasing, finite x. */

@@ -290,7 +290,8 @@ def _cosine_c(t):
 
 
 class Curve:
-    """A redistribution curve RD (docs/spec.md, "Redistribution curves")."""
+    """A control-point curve (docs/spec.md, "Redistribution curves"): a
+    layer's RD, a mask curve MC or the output curve OC."""
 
     def __init__(self, points, interpolation):
         self.xs = [float(p["x"]) for p in points]
@@ -439,11 +440,15 @@ class Terrain:
             L.pre_amp_shift = float(lj.get("preAmpShift", 0))
             L.amp_scale = float(lj.get("ampScale", 1))
             L.mask = int(lj.get("maskLayerIndex", -1))
+            # "Curve objects": a maskCurve replaces the range mask.
+            mc = lj.get("maskCurve")
+            L.mask_curve = (Curve(mc["points"], mc.get("interpolation", "monotone-cubic"))
+                            if mc is not None else None)
             L.mask_min = float(lj.get("maskMinValue", 0))
             L.mask_max = float(lj.get("maskMaxValue", 0))
             if "maskFalloff" in lj:
                 L.mask_falloff = float(lj["maskFalloff"])
-            elif L.mask >= 0:
+            elif L.mask >= 0 and L.mask_curve is None:
                 ys = self.layers[L.mask].curve.ys
                 L.mask_falloff = 0.05 * (max(ys) - min(ys))
             else:
@@ -451,27 +456,40 @@ class Terrain:
             # inv = 1.0 / maskFalloff, computed once (only used when > 0).
             L.mask_inv = 1.0 / L.mask_falloff if L.mask_falloff > 0 else math.inf
             self.layers.append(L)
-        # Derived minValue / maxValue (used only for normalization).
+        oc = doc.get("outputCurve")
+        self.output_curve = (Curve(oc["points"], oc.get("interpolation", "monotone-cubic"))
+                             if oc is not None else None)
+        # Derived minValue / maxValue (used only for normalization),
+        # docs/spec.md "Other defaults".
         lo_sum = 0.0
         hi_sum = 0.0
         for L in self.layers:
             ys = L.curve.ys
             lo = (min(ys) + L.pre_amp_shift) * L.amp_scale
             hi = (max(ys) + L.pre_amp_shift) * L.amp_scale
-            if L.amp_scale < 0:
+            if lo > hi:
                 lo, hi = hi, lo
-            if L.mask >= 0:
+            if L.mask_curve is not None:
+                wlo = min(L.mask_curve.ys)
+                whi = max(L.mask_curve.ys)
+                corners = (lo * wlo, lo * whi, hi * wlo, hi * whi)
+                lo = min(corners)
+                hi = max(corners)
+            elif L.mask >= 0:
                 lo = min(lo, 0.0)
                 hi = max(hi, 0.0)
             lo_sum = lo_sum + lo
             hi_sum = hi_sum + hi
+        if self.output_curve is not None:
+            lo_sum = min(self.output_curve.ys)
+            hi_sum = max(self.output_curve.ys)
         self.min_value = float(doc["minValue"]) if "minValue" in doc else lo_sum
         self.max_value = float(doc["maxValue"]) if "maxValue" in doc else hi_sum
 
-    # docs/spec.md, "Evaluation", steps 1-5.
+    # docs/spec.md, "Evaluation", steps 1-6.
     def sample(self, x, y):
         r = []          # redistributed values r_i, for masks
-        h = 0.0
+        h = 0.0         # "sum" of step 5
         for L in self.layers:
             f = L.frequency
             ox, oy, oz = L.offset
@@ -488,11 +506,16 @@ class Terrain:
             r.append(ri)
             # 3. shift and scale
             X = (ri + L.pre_amp_shift) * L.amp_scale
-            # 4. mask
-            if L.mask >= 0:
+            # 4. mask: ((r + shift) * scale) * w, w from the curve or the range
+            if L.mask_curve is not None:
+                X = X * L.mask_curve(r[L.mask])
+            elif L.mask >= 0:
                 X = X * mask_weight(L, r[L.mask])
             # 5. sum
             h = h + X
+        # 6. output curve
+        if self.output_curve is not None:
+            h = self.output_curve(h)
         return h
 
     def normalize(self, h):
