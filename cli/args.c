@@ -3,6 +3,7 @@
  * (the whole text consumed, overflow detected, no NaN or infinity) and the
  * two message shapes every command uses for usage errors and failures.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -212,4 +213,26 @@ bool cli_parse_count_pair(const char *text, char sep, unsigned long long *first,
     *too_big = false;
     return parse_count_prefix(text, first, &end, too_big) && *end == sep &&
            parse_count_prefix(end + 1, second, &end, too_big) && *end == '\0';
+}
+
+/* ---- inputs */
+
+bool cli_looks_like_spec(const char *path)
+{
+    size_t len = strlen(path);
+    if (len >= 5 && path[len - 5] == '.' && tolower((unsigned char)path[len - 4]) == 'j' &&
+        tolower((unsigned char)path[len - 3]) == 's' &&
+        tolower((unsigned char)path[len - 2]) == 'o' && tolower((unsigned char)path[len - 1]) == 'n')
+        return true;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false; /* the heightmap reader reports why */
+    int c;
+    size_t read = 0;
+    do {
+        c = getc(f);
+        read++;
+    } while (c != EOF && read < 4096 && (c == ' ' || c == '\t' || c == '\r' || c == '\n'));
+    fclose(f);
+    return c == '{';
 }

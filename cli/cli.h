@@ -33,6 +33,7 @@ int cmd_preview(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
 int cmd_erode(int argc, char **argv);
 int cmd_tiles(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -98,6 +99,13 @@ bool cli_parse_count(const char *text, unsigned long long *out, bool *too_big);
 bool cli_parse_double_pair(const char *text, char sep, double *first, double *second);
 bool cli_parse_count_pair(const char *text, char sep, unsigned long long *first,
                           unsigned long long *second, bool *too_big);
+
+/* ---- inputs */
+
+/* A terrain spec rather than a heightmap: a file named *.json, or whose
+ * first non-blank byte opens a JSON object (no heightmap format starts with
+ * '{'). A file that cannot be opened is not a spec; its reader says why. */
+bool cli_looks_like_spec(const char *path);
 
 /* ---- progress bar on stderr: "render  [#####.....]  45%", redrawn in
  * place with \r, at most ten times a second, and erased by finish (call it

@@ -142,31 +142,6 @@ static int parse_request(int argc, char **argv, compare_request *req, bool *help
     return CLI_EXIT_OK;
 }
 
-/* A spec is a file named *.json or whose first non-blank byte opens a JSON
- * object; heightmap formats never start with '{'. */
-static bool looks_like_spec(const char *path)
-{
-    size_t len = strlen(path);
-    if (len >= 5) {
-        const char *ext = path + len - 5;
-        if (ext[0] == '.' && tolower((unsigned char)ext[1]) == 'j' &&
-            tolower((unsigned char)ext[2]) == 's' && tolower((unsigned char)ext[3]) == 'o' &&
-            tolower((unsigned char)ext[4]) == 'n')
-            return true;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false; /* the heightmap reader reports why */
-    int c;
-    size_t read = 0;
-    do {
-        c = getc(f);
-        read++;
-    } while (c != EOF && read < 4096 && (c == ' ' || c == '\t' || c == '\r' || c == '\n'));
-    fclose(f);
-    return c == '{';
-}
-
 static void on_render_progress(void *user, size_t rows_done, size_t rows_total)
 {
     cli_progress_update(user, rows_done, rows_total);
@@ -364,7 +339,7 @@ static int compare(compare_request *req)
     operand *op = req->op;
     tf_error err;
     for (int m = 0; m < 2; m++)
-        op[m].is_spec = looks_like_spec(op[m].path);
+        op[m].is_spec = cli_looks_like_spec(op[m].path);
     if (op[0].is_spec && op[1].is_spec)
         return cli_usage_error(cmd, "A and B are both specs ('%s', '%s'); one must be a "
                                     "heightmap, whose size sets the render size",
