@@ -1,7 +1,8 @@
 #!/bin/sh
 # README's second command (and CI's): install what is needed, build, and
 # run every test — the unit and end-to-end tests, the same tests under
-# AddressSanitizer + UndefinedBehaviorSanitizer, and `make distcheck`.
+# AddressSanitizer + UndefinedBehaviorSanitizer, static linking against the
+# installed archives, and `make distcheck`.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -34,6 +35,10 @@ run_suite() { # NAME BUILD_DIR CONFIGURE_ARGS...
 
 run_suite tests "$top/_build"
 run_suite sanitizers "$top/_build-san" --enable-sanitizers CFLAGS="-O1 -g"
+echo "== make check-static: link against the installed static archives" >&2
+make -s -C "$top/_build" check-static >/dev/null
+summary="${summary}check-static: 1 passed, 0 failed
+"
 echo "== make distcheck" >&2
 make -s -C "$top/_build" -j"$jobs" distcheck >/dev/null
 summary="${summary}distcheck: 1 passed, 0 failed
