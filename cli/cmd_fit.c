@@ -27,7 +27,8 @@ enum {
     OPT_VALID,
     OPT_REPORT,
     OPT_THREADS,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_LAYERS
 };
 
 static const cli_option OPTIONS[] = {
@@ -36,20 +37,30 @@ static const cli_option OPTIONS[] = {
     {"noise", 0, true, OPT_NOISE},            {"seed", 0, true, OPT_SEED},
     {"valid", 0, true, OPT_VALID},            {"report", 'r', true, OPT_REPORT},
     {"threads", 'j', true, OPT_THREADS},      {"quiet", 'q', false, OPT_QUIET},
-    {NULL, 0, false, 0},
+    {"layers", 'l', true, OPT_LAYERS},        {NULL, 0, false, 0},
 };
 
 static void print_usage(void)
 {
     printf("Usage: terrafit fit LAYER0 [LAYER1 ...] -o SPEC [OPTIONS]\n"
+           "       terrafit fit DEM -o SPEC [--layers auto|N] [OPTIONS]\n"
            "Fit a terrain spec to reference height layers, given bottom to top, all the\n"
            "same size: 8/16-bit PNG (grey, grey+alpha, RGB, RGBA), PGM or ESRI ASCII grid.\n"
            "Each layer becomes one noise layer: an equalized redistribution curve, a base\n"
            "frequency and, when a lower layer explains where it is present, a mask\n"
            "(docs/fitting.md). The spec's layers sum to the sum of (layer - 0.5).\n"
            "\n"
+           "A single fully present reference (a DEM: every cell present or no-data) is\n"
+           "auto-layered: split into octave bands, one layer each, with frequencies matched\n"
+           "band by band, amplitudes calibrated on its power spectrum, mask curves that\n"
+           "put roughness where the reference has it, and an output curve that restores\n"
+           "its height distribution (docs/fitting.md, \"Auto-layering\").\n"
+           "\n"
            "Options:\n"
            "  -o, --output SPEC      terrain JSON file to write (required)\n"
+           "  -l, --layers auto|N    layers for a single DEM: auto (default: one per\n"
+           "                         octave up to 1/8 of the shorter side), 1 (the\n"
+           "                         thesis's single layer) or 2 to %d bands\n"
            "  -k, --points K         control points per curve, 2 to %d (default %d)\n"
            "      --frequency M      peaks, spectrum or auto (default auto)\n"
            "      --noise NOISE      %s (default simplex)\n"
@@ -66,7 +77,7 @@ static void print_usage(void)
            "The same inputs and options give the same spec, byte for byte. Files are\n"
            "written under a temporary name and renamed, so they appear complete or not\n"
            "at all.\n",
-           TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS, NOISE_NAMES);
+           TF_FIT_MAX_BANDS, TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS, NOISE_NAMES);
 }
 
 typedef struct {
@@ -156,6 +167,19 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
         case OPT_QUIET:
             req->quiet = true;
             break;
+        case OPT_LAYERS:
+            if (strcmp(v, "auto") == 0) {
+                req->fit.layers = TF_FIT_LAYERS_AUTO;
+                break;
+            }
+            if (!cli_parse_count(v, &count, &too_big) || count == 0)
+                return cli_usage_error(cmd, "invalid --layers '%s': expected auto or 1 to %d", v,
+                                       TF_FIT_MAX_BANDS);
+            if (too_big || count > TF_FIT_MAX_BANDS)
+                return cli_fail(cmd, "--layers %s: must be auto or 1 to %d (TF_FIT_MAX_BANDS)",
+                                v, TF_FIT_MAX_BANDS);
+            req->fit.layers = (size_t)count;
+            break;
         default:
             return cli_usage_error(cmd, "internal error: unhandled option %d", id);
         }
@@ -182,11 +206,49 @@ static void on_fit_progress(void *user, size_t done, size_t total)
     cli_progress_update(user, done, total);
 }
 
+/* One line per band of an auto-layered fit. */
+static void print_auto_summary(const fit_request *req, const tf_fit_report *rep)
+{
+    for (size_t i = 0; i < rep->layer_count; i++) {
+        const tf_fit_layer_report *l = &rep->layers[i];
+        char band[64];
+        if (i == 0)
+            snprintf(band, sizeof band, "low-pass at %.3g px", l->band_sigma_fine);
+        else if (l->band_sigma_fine == 0.0)
+            snprintf(band, sizeof band, "residual below %.3g px", l->band_sigma_coarse);
+        else
+            snprintf(band, sizeof band, "band %.3g-%.3g px", l->band_sigma_fine,
+                     l->band_sigma_coarse);
+        fprintf(stderr,
+                "  layer %zu: %s, rms %.3g, frequency %.5g (wavelength %.4g px), amplitude %.3g",
+                i, band, l->band_rms, l->frequency.chosen, 1.0 / l->frequency.chosen,
+                l->amplitude);
+        if (l->mask_curve_points)
+            fprintf(stderr, ", mask curve %.2f..%.2f", l->mask_curve_min, l->mask_curve_max);
+        if (l->gentle_blend < 1.0)
+            fprintf(stderr, ", heavy-tailed (kurtosis %.2g, blend %.2f)", l->kurtosis,
+                    l->gentle_blend);
+        fprintf(stderr, ", chi-square %.3g\n", l->chi2);
+    }
+    fprintf(stderr, "  output curve: %zu points, chi-square of the layer sum %.3g -> %.3g; "
+            "spectral calibration rms %.3g\n",
+            rep->output_curve_points, rep->output_chi2_before, rep->output_chi2_after,
+            rep->calibration_rms);
+    fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
+            rep->min_value, rep->max_value, req->report_path ? " and " : "",
+            req->report_path ? req->report_path : "", rep->seconds_total);
+}
+
 static void print_summary(const fit_request *req, const tf_fit_report *rep, double seconds)
 {
-    fprintf(stderr, "terrafit fit: %zu layer%s, %zux%zu, %zu points, %s noise, seed %lu\n",
-            rep->layer_count, rep->layer_count == 1 ? "" : "s", rep->width, rep->height,
-            rep->points, tf_noise_type_name(rep->noise), (unsigned long)rep->seed);
+    fprintf(stderr, "terrafit fit: %zu layer%s%s, %zux%zu, %zu points, %s noise, seed %lu\n",
+            rep->layer_count, rep->layer_count == 1 ? "" : "s",
+            rep->auto_layered ? " (auto-layered bands of one reference)" : "", rep->width,
+            rep->height, rep->points, tf_noise_type_name(rep->noise), (unsigned long)rep->seed);
+    if (rep->auto_layered) {
+        print_auto_summary(req, rep);
+        return;
+    }
     for (size_t i = 0; i < rep->layer_count; i++) {
         const tf_fit_layer_report *l = &rep->layers[i];
         fprintf(stderr, "  layer %zu (%s): %zu visible cells, values %.4g..%.4g\n", i,

@@ -1,8 +1,9 @@
 #!/bin/sh
 # End-to-end tests of `terrafit fit`: references rendered from known specs
 # are fitted back (single layer, a masked pair, a flat layer, --valid), the
-# output is checked with `validate` and `render`, and every class of bad
-# input must exit 1 with a message and leave no file behind.
+# output is checked with `validate` and `render`, a single DEM is
+# auto-layered (--layers auto|N|1), and every class of bad input must exit 1
+# with a message and leave no file behind.
 # Run by `make check` with TERRAFIT and TF_SRCDIR.
 set -u
 tap_name=cli_fit
@@ -95,21 +96,21 @@ check "fit --help prints usage to stdout" grep -q '^Usage: terrafit fit' "$scrat
 expect_message "fit without layers exits 2" 2 "missing LAYER0" "$TERRAFIT" fit -o "$out/x.json"
 expect_message "fit without -o exits 2" 2 "missing -o" "$TERRAFIT" fit "$ref"
 expect_message "an unknown --frequency exits 2" 2 "invalid --frequency 'median'" \
-    "$TERRAFIT" fit "$ref" -o "$out/x.json" --frequency median
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --frequency median
 expect_message "an unknown --noise exits 2" 2 "invalid --noise 'perlin'" \
-    "$TERRAFIT" fit "$ref" -o "$out/x.json" --noise perlin
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise perlin
 expect_message "a --seed beyond 32 bits exits 2" 2 "invalid --seed" \
-    "$TERRAFIT" fit "$ref" -o "$out/x.json" --seed 4294967296
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --seed 4294967296
 expect_message "a malformed --points exits 2" 2 "invalid --points 'many'" \
-    "$TERRAFIT" fit "$ref" -o "$out/x.json" --points many
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --points many
 expect_message "--report and -o naming one file exits 2" 2 "name the same file" \
-    "$TERRAFIT" fit "$ref" -o "$out/x.json" --report "$out/x.json"
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --report "$out/x.json"
 check "usage errors leave no file" is_empty_dir "$out"
 
 # ---- one layer
 
 expect "fit of one PGM layer exits 0" 0 \
-    "$TERRAFIT" fit "$ref" -o "$out/one.json" --report "$out/one-report.json"
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/one.json" --report "$out/one-report.json"
 check "the summary names the layer and its chi-square" \
     grep -q "layer 0 (.*base.pgm).*visible cells" "$scratch/stderr"
 check "the summary gives the chi-square" grep -q "chi-square [0-9]" "$scratch/stderr"
@@ -129,7 +130,7 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 expect "fit --quiet exits 0" 0 \
-    "$TERRAFIT" fit "$ref" -o "$out/again.json" --report "$out/again-report.json" --quiet
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/again.json" --report "$out/again-report.json" --quiet
 check "fit --quiet writes nothing to stderr" [ ! -s "$scratch/stderr" ]
 check "fitting is deterministic: the same spec, byte for byte" \
     cmp -s "$out/one.json" "$out/again.json"
@@ -137,21 +138,21 @@ report_without_timings "$out/one-report.json" >"$scratch/r1"
 report_without_timings "$out/again-report.json" >"$scratch/r2"
 check "the reports differ only in timings" cmp -s "$scratch/r1" "$scratch/r2"
 check "the report has timings" grep -q '"seconds":' "$out/one-report.json"
-run "$TERRAFIT" fit "$ref" -o "$out/threads.json" -j 1 -q
+run "$TERRAFIT" fit "$ref" --layers 1 -o "$out/threads.json" -j 1 -q
 check "one thread gives the same spec" cmp -s "$out/one.json" "$out/threads.json"
-run "$TERRAFIT" fit "$scratch/base.png" -o "$out/png.json" -q
+run "$TERRAFIT" fit "$scratch/base.png" --layers 1 -o "$out/png.json" -q
 check "a PNG of the same heights gives the same spec as the PGM" \
     cmp -s "$out/one.json" "$out/png.json"
 
 expect "fit with --points 16 --seed 5 --noise perlin-reference-simplex exits 0" 0 \
-    "$TERRAFIT" fit "$ref" -o "$out/opts.json" --points 16 --seed 5 \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/opts.json" --points 16 --seed 5 \
     --noise perlin-reference-simplex -q
 check "--points 16 gives 16 control points" [ "$(grep -c '"x":' "$out/opts.json")" -eq 16 ]
 check "--seed 5 is the root seed" [ "$(spec_numbers "$out/opts.json" seed | sed -n 1p)" = 5 ]
 check "--noise sets the layers' noise" \
     grep -q '"type": "perlin-reference-simplex"' "$out/opts.json"
 expect "fit --frequency peaks exits 0" 0 \
-    "$TERRAFIT" fit "$ref" -o "$out/peaks.json" --frequency peaks --report "$out/peaks-report.json" -q
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/peaks.json" --frequency peaks --report "$out/peaks-report.json" -q
 check "the report names the peaks estimate as the one used" \
     grep -q '"method":[[:space:]]*"peaks"' "$out/peaks-report.json"
 
@@ -184,10 +185,48 @@ expect "the spec with a flat layer validates" 0 "$TERRAFIT" validate "$out/flat.
 
 # ---- --valid: cells to ignore
 
-expect "fit --valid exits 0" 0 "$TERRAFIT" fit "$ref" --valid "$scratch/half.pgm" \
+expect "fit --valid exits 0" 0 "$TERRAFIT" fit "$ref" --layers 1 --valid "$scratch/half.pgm" \
     -o "$out/valid.json" --report "$out/valid-report.json" -q
 check "--valid leaves half the cells visible" \
     grep -q "\"visibleCells\":[[:space:]]*$((S * S / 2))," "$out/valid-report.json"
+
+# ---- a single DEM: auto-layered by default, --layers N, --layers 1
+
+expect "fit of one DEM (auto-layered) exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/auto.json" \
+    --report "$out/auto-report.json" -q
+check "the report says auto-layered" grep -q '"autoLayered":[[:space:]]*true' "$out/auto-report.json"
+check "96 px: bands at 1, 2, 4, 8 px and the residual, five layers" \
+    [ "$(grep -c '"baseNoise"' "$out/auto.json")" -eq 5 ]
+check "finer layers carry mask curves" grep -q '"maskCurve"' "$out/auto.json"
+check "the spec has an output curve" grep -q '"outputCurve"' "$out/auto.json"
+check "signed band offsets: preAmpShift 0" \
+    [ "$(spec_numbers "$out/auto.json" preAmpShift | sort -u)" = 0 ]
+expect "the auto-layered spec validates" 0 "$TERRAFIT" validate "$out/auto.json"
+expect "the auto-layered spec renders" 0 "$TERRAFIT" render "$out/auto.json" \
+    -o "$out/auto.png" --size 64x64 --origin 5000,5000 -q
+run "$TERRAFIT" fit "$ref" -o "$out/auto-again.json" -q -j 1
+check "auto-layering is deterministic (1 thread against several)" \
+    cmp -s "$out/auto.json" "$out/auto-again.json"
+expect "--layers 3 exits 0" 0 "$TERRAFIT" fit "$ref" --layers 3 -o "$out/three.json" -q
+check "--layers 3 gives three layers" [ "$(grep -c '"baseNoise"' "$out/three.json")" -eq 3 ]
+expect "--layers auto exits 0" 0 "$TERRAFIT" fit "$ref" --layers auto -o "$out/auto2.json" -q
+check "--layers auto is the default" cmp -s "$out/auto.json" "$out/auto2.json"
+check "--layers 1 gives the thesis's single layer" \
+    [ "$(grep -c '"baseNoise"' "$out/one.json")" -eq 1 ]
+check "--layers 1 has no output curve" sh -c "! grep -q outputCurve '$out/one.json'"
+expect_message "--layers 0 is a usage error" 2 "invalid --layers '0'" \
+    "$TERRAFIT" fit "$ref" --layers 0 -o "$out/x.json"
+expect_message "--layers many is a usage error" 2 "invalid --layers 'many'" \
+    "$TERRAFIT" fit "$ref" --layers many -o "$out/x.json"
+expect_message "--layers 17 is beyond the limit" 1 "--layers 17: must be auto or 1 to 16" \
+    "$TERRAFIT" fit "$ref" --layers 17 -o "$out/x.json"
+expect_message "a band count with two references fails" 1 "single reference" \
+    "$TERRAFIT" fit "$ref" "$ref" --layers 3 -o "$out/x.json"
+check "no output after the failures" [ ! -e "$out/x.json" ]
+expect "an auto-layered fit with no-data cells (--valid) exits 0" 0 "$TERRAFIT" fit "$ref" \
+    --valid "$scratch/half.pgm" -o "$out/valid-auto.json" --report "$out/valid-auto-report.json" -q
+check "--valid keeps auto-layering (weights 0 or 1)" \
+    grep -q '"autoLayered":[[:space:]]*true' "$out/valid-auto-report.json"
 
 # ---- the fitted specs against the schema (when python3-jsonschema is there)
 
@@ -208,6 +247,8 @@ PYTHON
     }
     check "the fitted specs are valid against schemas/terrain.schema.json" \
         schema_valid "$out/one.json" "$out/opts.json" "$out/two.json" "$out/flat.json"
+    check "the auto-layered specs are valid against the schema" \
+        schema_valid "$out/auto.json" "$out/three.json" "$out/valid-auto.json"
 fi
 
 # ---- bad input: exit 1, a message naming the file, nothing left behind

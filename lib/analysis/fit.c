@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
 #include "runtime/internal.h"
 #include "terrafit/terrafit.h"
@@ -489,6 +490,55 @@ static void free_jobs(layer_job *jobs, size_t count)
     free(jobs);
 }
 
+/* The --layers rules (docs/fitting.md, "Auto-layering a single DEM"): a
+ * single fully present reference is split into bands unless one layer is
+ * asked for. 1: fitted here (success); -1: failed (err filled); 0: go on
+ * with one layer per reference. */
+static int fit_by_bands(const tf_layer_map *const *layers, size_t count,
+                        const tf_fit_options *opt, char (*labels)[32], tf_spec **spec_out,
+                        tf_fit_report *report_out, tf_progress_fn progress, void *user,
+                        tf_error *err)
+{
+    if (opt->layers > TF_FIT_MAX_BANDS) {
+        tf_error_set(err, TF_ERR_LIMIT, "fit: %zu layers asked for; 1 to %d allowed",
+                     opt->layers, TF_FIT_MAX_BANDS);
+        return -1;
+    }
+    if (count > 1 && opt->layers != TF_FIT_LAYERS_AUTO && opt->layers != 1 &&
+        opt->layers != count) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "fit: %zu layers asked for, but %zu references give one layer each "
+                     "(a number of layers applies to a single reference)",
+                     opt->layers, count);
+        return -1;
+    }
+    if (count != 1 || opt->layers == 1)
+        return 0;
+    const tf_layer_map *map = layers[0];
+    const char *name = layer_label(opt, 0, labels[0], sizeof labels[0]);
+    int full = autolayer_fully_present(map);
+    if (!full && opt->layers != TF_FIT_LAYERS_AUTO) {
+        tf_error_set(err, TF_ERR_INVALID,
+                     "%s: %zu layers need a fully present reference (every cell at full "
+                     "strength or no-data), but this layer is partly transparent",
+                     name, opt->layers);
+        return -1;
+    }
+    size_t bands = opt->layers ? opt->layers : tf_bands_auto_count(map->width, map->height);
+    if (!full || bands < 2 || map->width < 8 || map->height < 8)
+        return 0; /* too small for two bands: the thesis's one layer */
+    tf_fit_report report;
+    if (fit_autolayer(map, opt->layers, opt, name, spec_out, &report, progress, user, err) != 0) {
+        tf_fit_report_free(&report);
+        return -1;
+    }
+    if (report_out)
+        *report_out = report;
+    else
+        tf_fit_report_free(&report);
+    return 1;
+}
+
 int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options *opt,
            tf_spec **spec_out, tf_fit_report *report_out, tf_progress_fn progress, void *user,
            tf_error *err)
@@ -510,6 +560,12 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     if (check_inputs(layers, count, opt, labels, err) != 0) {
         free(labels);
         return -1;
+    }
+    int handled = fit_by_bands(layers, count, opt, labels, spec_out, report_out, progress, user,
+                               err);
+    if (handled != 0) {
+        free(labels);
+        return handled > 0 ? 0 : -1;
     }
 
     tf_fit_report report;
@@ -645,9 +701,25 @@ void tf_fit_report_free(tf_fit_report *report)
 /* ---------------------------------------------------------- report JSON */
 
 /* A number, or null where it has none (JSON has no NaN). */
+/* A number that reads back as the same double: cJSON prints 15 digits
+ * when they come within its own epsilon of the value, so the report's
+ * figures could differ from the spec's in the last bit. %.15g when exact,
+ * else %.17g, with '.' whatever the locale (as the spec writer does). */
+static cJSON *exact_number(double v)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.15g", v);
+    if (strtod(text, NULL) != v)
+        snprintf(text, sizeof text, "%.17g", v);
+    for (char *c = text; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
+            *c = '.';
+    return cJSON_CreateRaw(text);
+}
+
 static int add_number(cJSON *obj, const char *key, double v)
 {
-    cJSON *item = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+    cJSON *item = isfinite(v) ? exact_number(v) : cJSON_CreateNull();
     if (item && cJSON_AddItemToObject(obj, key, item))
         return 0;
     cJSON_Delete(item);
@@ -688,7 +760,7 @@ static cJSON *candidate_json(const tf_fit_mask_candidate *c)
     return o;
 }
 
-static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int timings)
+static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int auto_layered, int timings)
 {
     cJSON *o = cJSON_CreateObject(), *freq = NULL, *mask = NULL, *cands = NULL, *secs = NULL;
     if (!o)
@@ -733,6 +805,21 @@ static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int timings
         }
     }
 
+    if (auto_layered) {
+        cJSON *band = cJSON_AddObjectToObject(o, "band");
+        if (!band)
+            goto fail;
+        bad |= add_number(band, "sigmaFine", r->band_sigma_fine) |
+               add_number(band, "sigmaCoarse", r->band_sigma_coarse) |
+               add_number(band, "rms", r->band_rms) | add_number(band, "centroid", r->band_centroid) |
+               add_number(band, "amplitude", r->amplitude) |
+               add_number(band, "kurtosis", r->kurtosis) |
+               add_number(band, "gentleBlend", r->gentle_blend) |
+               add_number(band, "maskCurvePoints", (double)r->mask_curve_points);
+        if (r->mask_curve_points)
+            bad |= add_number(band, "maskCurveMin", r->mask_curve_min) |
+                   add_number(band, "maskCurveMax", r->mask_curve_max);
+    }
     bad |= add_number(o, "chi2", r->chi2) | add_number(o, "chi2Bins", TF_FIT_CHI2_BINS) |
            add_number(o, "histogramMin", r->hist_min) | add_number(o, "histogramMax", r->hist_max) |
            add_number(o, "synthesisOrigin", TF_FIT_SYNTHESIS_OFFSET);
@@ -772,11 +859,19 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
               add_number(root, "seed", report->seed) |
               add_number(root, "minValue", report->min_value) |
               add_number(root, "maxValue", report->max_value);
+    bad |= add_bool(root, "autoLayered", report->auto_layered);
+    if (report->auto_layered) {
+        cJSON *oc = cJSON_AddObjectToObject(root, "outputCurve");
+        bad |= !oc || add_number(oc, "points", (double)report->output_curve_points) |
+                          add_number(oc, "chi2Before", report->output_chi2_before) |
+                          add_number(oc, "chi2After", report->output_chi2_after);
+        bad |= add_number(root, "calibrationRms", report->calibration_rms);
+    }
     arr = cJSON_AddArrayToObject(root, "layers");
     if (bad || !arr)
         goto nomem;
     for (size_t i = 0; i < report->layer_count; i++) {
-        cJSON *l = layer_json(&report->layers[i], i, timings);
+        cJSON *l = layer_json(&report->layers[i], i, report->auto_layered, timings);
         if (!l || !cJSON_AddItemToArray(arr, l)) {
             cJSON_Delete(l);
             goto nomem;
@@ -786,6 +881,11 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
         cJSON *secs = cJSON_AddObjectToObject(root, "seconds");
         if (!secs || add_number(secs, "noiseSample", report->seconds_noise_sample) ||
             add_number(secs, "total", report->seconds_total))
+            goto nomem;
+        if (report->auto_layered &&
+            (add_number(secs, "bands", report->seconds_bands) ||
+             add_number(secs, "calibration", report->seconds_calibration) ||
+             add_number(secs, "outputCurve", report->seconds_output_curve)))
             goto nomem;
     }
     text = cJSON_Print(root);

@@ -29,6 +29,7 @@
 #include <terrafit/frequency.h>
 #include <terrafit/image.h>
 #include <terrafit/runtime.h>
+#include <terrafit/stats.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,12 @@ typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 #define TF_FIT_SYNTHESIS_OFFSET 100000.0
 /* Values in the base-noise sample used for equalization (docs/fitting.md). */
 #define TF_NOISE_SAMPLE_COUNT ((size_t)1 << 20)
+/* Auto-layering (docs/fitting.md, "Auto-layering a single DEM"): `layers`
+ * 0 picks the band count from the size; at most this many bands. */
+#define TF_FIT_LAYERS_AUTO 0
+#define TF_FIT_MAX_BANDS 16
+/* Equal-count bins of the coarse elevation a learned mask curve uses. */
+#define TF_FIT_MASK_CURVE_BINS 12
 
 typedef struct {
     size_t points;                  /* K: control points per curve, 2..TF_FIT_MAX_POINTS */
@@ -59,9 +66,16 @@ typedef struct {
     /* Names of the layers for messages and the report (e.g. file names),
      * `count` strings, or NULL for "layer 0", "layer 1", ... */
     const char *const *names;
+    /* A single fully present reference (a DEM) is split into this many
+     * octave bands, one layer each: TF_FIT_LAYERS_AUTO (0, the default)
+     * picks the count from its size, 1 is the thesis's one layer, at most
+     * TF_FIT_MAX_BANDS. Several references keep one layer per reference
+     * (then only 0 or their count is accepted). */
+    size_t layers;
 } tf_fit_options;
 
-/* Defaults: TF_FIT_DEFAULT_POINTS, auto, simplex, seed 0, threads 0. */
+/* Defaults: TF_FIT_DEFAULT_POINTS, auto, simplex, seed 0, threads 0,
+ * layers auto. */
 void tf_fit_options_init(tf_fit_options *opt);
 
 /* What the mask search found for layer i against one lower layer j
@@ -103,6 +117,16 @@ typedef struct {
     double hist_min, hist_max;
     /* Wall seconds per stage. */
     double seconds_quantiles, seconds_frequency, seconds_synthesis, seconds_mask;
+    /* Auto-layering only (tf_fit_report.auto_layered): the band fitted. */
+    double band_sigma_fine;   /* low-pass scale (px) below the band; 0 for the finest */
+    double band_sigma_coarse; /* low-pass scale (px) above it; 0 for the coarsest */
+    double band_rms;          /* RMS of the band's values (the coarsest: its standard deviation) */
+    double band_centroid;     /* spectral centroid of the reference through the band, cycles/px */
+    double amplitude;         /* ampScale from the joint spectral calibration */
+    double kurtosis;          /* excess kurtosis of the de-modulated band */
+    double gentle_blend;      /* 1: equalized curve; < 1: heavy-tailed, blended toward linear */
+    size_t mask_curve_points; /* 0: no mask curve; else over layer 0's value */
+    double mask_curve_min, mask_curve_max; /* its smallest and largest weight */
 } tf_fit_layer_report;
 
 typedef struct {
@@ -116,6 +140,13 @@ typedef struct {
     double min_value, max_value; /* of the spec: the combined reference's range */
     double seconds_noise_sample; /* building the base-noise sample (0 once cached) */
     double seconds_total;
+    /* Auto-layering (a single DEM split into bands; docs/fitting.md). */
+    int auto_layered;
+    size_t output_curve_points;      /* 0: no output curve */
+    double output_chi2_before;       /* layer sum vs reference, 32 bins, without the curve */
+    double output_chi2_after;        /* the same through the output curve */
+    double calibration_rms;          /* RMS of ln P_model - ln P_ref over the fitted bins */
+    double seconds_bands, seconds_calibration, seconds_output_curve;
 } tf_fit_report;
 
 /* Fit one spec to `count` reference layers (bottom to top, all the same
@@ -154,6 +185,49 @@ int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, 
  * number into *out_count (>= 2). 0 on success. */
 int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size_t points,
                         tf_point *out, size_t *out_count, tf_error *err);
+
+/* ---- auto-layering: the octave bands of one reference (docs/fitting.md) */
+
+typedef struct {
+    size_t width, height;
+    size_t count;    /* bands: 0 the coarsest low-pass ... count-1 the finest residual */
+    double *sigma;   /* count entries: sigma[0 .. count-2] the low-pass scales in px,
+                        ascending; sigma[count-1] = 0 */
+    double **band;   /* count maps of width * height values; 0 at invisible cells */
+} tf_bands;
+
+/* The band count TF_FIT_LAYERS_AUTO gives a width x height reference: one
+ * more than the octave scales 1, 2, 4, ... px up to 1/8 of the shorter side
+ * (1 below 8 px). */
+size_t tf_bands_auto_count(size_t width, size_t height);
+
+/* Split `map` into `count` bands (0: tf_bands_auto_count) of differences of
+ * Gaussian low-passes, by normalized convolution over the visible cells
+ * (weight > 0, weighted), on up to `threads` threads (0: one per core). Summed
+ * in band order, the bands give each visible value back to one rounding.
+ * 0 on success (free with tf_bands_free). Deterministic. */
+int tf_bands_decompose(const tf_layer_map *map, size_t count, unsigned threads, tf_bands *out,
+                       tf_error *err);
+void tf_bands_free(tf_bands *bands);
+
+/* The nominal transfer function of band k at f cycles per pixel:
+ * G_fine(f) - G_coarse(f) with G_s(f) = exp(-2 pi^2 s^2 f^2) (G = 1 without
+ * a finer scale, 0 without a coarser one). NaN for k out of range. */
+double tf_band_transfer(const tf_bands *bands, size_t k, double f);
+
+/* The spectral centroid (cycles per pixel) of a radial power spectrum seen
+ * through band k's transfer function H: sum f P H^2 n / sum P H^2 n over the
+ * bins b >= 2 (n: frequencies in the bin; bin 1 is mostly the window). NaN when it has no power. */
+double tf_band_centroid(const tf_bands *bands, size_t k, const tf_radial_spectrum *spectrum);
+
+/* Frequency matching of one band (docs/fitting.md): the base-noise
+ * frequency f (lattice units per pixel) at which `noise`, seen through band
+ * k's transfer function on the bins of `spectrum`, has spectral centroid
+ * `centroid` (cycles per pixel). NaN (err filled) when no f in
+ * [1e-5, 4] does. The noise's spectrum is measured once per kind. */
+double tf_band_match_frequency(const tf_bands *bands, size_t k, tf_noise_type noise,
+                               double centroid, const tf_radial_spectrum *spectrum,
+                               tf_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,838 @@
+/*
+ * Auto-layering (issue 4): one fully present reference (a DEM) fitted as a
+ * stack of octave-band layers: frequency by spectral-centroid matching,
+ * amplitudes calibrated jointly on the radial spectrum, learned mask curves
+ * over the coarse elevation, and an output curve. docs/fitting.md has every
+ * formula. The spectral parts (the noise's spectrum, frequency matching,
+ * the amplitude calibration) are in autolayer_spectrum.c.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/autolayer_internal.h"
+#include "analysis/fit_internal.h"
+#include "runtime/internal.h"
+#include "terrafit/terrafit.h"
+
+/* Sample windows of the synthesized layer sum (output curve) and of one
+ * layer (its chi-square): points per side. */
+#define OUTPUT_SAMPLE_SIDE 512
+#define BAND_CHI2_SIDE 256
+/* Lattice units between the points of a sample window of a low-frequency
+ * layer: 1/8 of the golden ratio, so the points fall evenly over the cells
+ * (Weyl) and the window spans many features. */
+#define SAMPLE_LATTICE_STEP 0.20225424859373686
+/* A band whose de-modulated values have excess kurtosis above this is
+ * heavy-tailed (a Laplace distribution has 3). */
+#define HEAVY_TAIL_KURTOSIS 3.0
+/* Smallest mask-curve weight, relative to the band's RMS. */
+#define MASK_WEIGHT_FLOOR 0.05
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+        return 0.0;
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int autolayer_fully_present(const tf_layer_map *map)
+{
+    size_t cells = map->width * map->height, visible = 0;
+    for (size_t k = 0; k < cells; k++) {
+        if (map->weight[k] != 0.0f && map->weight[k] != 1.0f)
+            return 0;
+        visible += map->weight[k] > 0.0f;
+    }
+    return visible > 0;
+}
+
+/* ------------------------------------------------------ per-band fits */
+
+typedef struct {
+    /* shared, read-only */
+    const tf_layer_map *map;
+    const tf_bands *bands;
+    const tf_fit_options *opt;
+    const unsigned char *bin_of; /* coarse-elevation bin of each visible cell */
+    const double *bin_x;         /* bin centres (median coarse value of each bin) */
+    size_t bin_count;
+    double u_mean, u_sd; /* of the base noise's unit value */
+    const tf_spec *spec; /* seeds and offsets */
+    struct band_job *jobs;
+} band_shared;
+
+typedef struct band_job {
+    double frequency; /* in */
+    double mean, var, rms;
+    tf_point mask[TF_FIT_MASK_CURVE_BINS];
+    size_t mask_count;
+    tf_point *rd;
+    size_t rd_count;
+    double kurtosis, blend;
+    double value_min, value_max; /* of the de-modulated values */
+    double chi2;
+    int flat;
+    int failed;
+    tf_error err;
+} band_job;
+
+/* The learned mask curve of band k (docs/fitting.md, "Partial masks"):
+ * per equal-count bin of the coarse elevation, the band's RMS over the
+ * bin relative to its global RMS, so that mean(w^2) = 1 and weight times
+ * de-modulated values keep the band's RMS. */
+static void learn_mask_curve(const band_shared *sh, size_t k, band_job *job)
+{
+    const double *band = sh->bands->band[k];
+    size_t cells = sh->map->width * sh->map->height;
+    double sum2[TF_FIT_MASK_CURVE_BINS] = {0.0};
+    size_t n[TF_FIT_MASK_CURVE_BINS] = {0};
+    for (size_t c = 0; c < cells; c++) {
+        if (!(sh->map->weight[c] > 0.0f))
+            continue;
+        unsigned b = sh->bin_of[c];
+        sum2[b] += band[c] * band[c];
+        n[b]++;
+    }
+    job->mask_count = 0;
+    if (!(job->rms > 0.0))
+        return;
+    double run_sum = 0.0;
+    size_t run = 0;
+    for (size_t b = 0; b < sh->bin_count; b++) {
+        if (n[b] == 0)
+            continue;
+        double w = sqrt(sum2[b] / (double)n[b]) / job->rms;
+        if (w < MASK_WEIGHT_FLOOR)
+            w = MASK_WEIGHT_FLOOR;
+        /* Bins with the same centre (a coarse plateau) merge: the mean
+         * weight of the run. */
+        if (job->mask_count > 0 && !(sh->bin_x[b] > job->mask[job->mask_count - 1].x)) {
+            run_sum += w;
+            run++;
+            job->mask[job->mask_count - 1].y = run_sum / (double)run;
+            continue;
+        }
+        job->mask[job->mask_count].x = sh->bin_x[b];
+        job->mask[job->mask_count].y = w;
+        job->mask_count++;
+        run_sum = w;
+        run = 1;
+    }
+    if (job->mask_count < 2)
+        job->mask_count = 0;
+}
+
+/* The chi-square of the layer synthesized alone (its noise through its
+ * curve, before amplitude and mask) against the values its curve was
+ * equalized to, on a window far from the reference. */
+static double band_chi2(const band_shared *sh, size_t k, const tf_curve *curve,
+                        const float *values, size_t cells)
+{
+    const tf_layer_spec *ls = &sh->spec->layers[k];
+    band_job *job = &sh->jobs[k];
+    double f = job->frequency;
+    double step = SAMPLE_LATTICE_STEP / f > 1.0 ? SAMPLE_LATTICE_STEP / f : 1.0;
+    size_t m = BAND_CHI2_SIDE;
+    float *syn = malloc(m * m * sizeof *syn);
+    if (!syn)
+        return NAN;
+    for (size_t j = 0; j < m; j++) {
+        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j * step;
+        for (size_t i = 0; i < m; i++) {
+            double x = TF_FIT_SYNTHESIS_OFFSET + (double)i * step;
+            double nv = tf_noise_eval(sh->opt->noise, ls->seed, x * f + ls->offset[0],
+                                      y * f + ls->offset[1], ls->offset[2]);
+            syn[j * m + i] = (float)tf_curve_eval(curve, (nv + 1.0) * 0.5);
+        }
+    }
+    double lo = job->value_min, hi = job->value_max;
+    if (!(hi > lo)) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    double a[TF_FIT_CHI2_BINS], b[TF_FIT_CHI2_BINS];
+    tf_histogram(values, sh->map->weight, cells, lo, hi, TF_FIT_CHI2_BINS, a);
+    tf_histogram(syn, NULL, m * m, lo, hi, TF_FIT_CHI2_BINS, b);
+    free(syn);
+    return tf_chi2_distance(a, b, TF_FIT_CHI2_BINS);
+}
+
+static int band_fit_one(const band_shared *sh, size_t k)
+{
+    band_job *job = &sh->jobs[k];
+    const tf_layer_map *map = sh->map;
+    const double *band = sh->bands->band[k];
+    size_t cells = map->width * map->height;
+    double s1 = 0.0, s2 = 0.0;
+    size_t n = 0;
+    for (size_t c = 0; c < cells; c++)
+        if (map->weight[c] > 0.0f) {
+            s1 += band[c];
+            s2 += band[c] * band[c];
+            n++;
+        }
+    job->mean = s1 / (double)n;
+    job->var = s2 / (double)n - job->mean * job->mean;
+    if (job->var < 0.0)
+        job->var = 0.0;
+    job->rms = k == 0 ? sqrt(job->var) : sqrt(s2 / (double)n);
+    if (k > 0)
+        learn_mask_curve(sh, k, job);
+
+    /* De-modulate: band / w(coarse), the values the layer's curve must
+     * reproduce so that weight x redistributed noise gives the band. */
+    tf_curve *mask = NULL;
+    tf_error err;
+    if (job->mask_count >= 2 &&
+        !(mask = tf_curve_new(job->mask, job->mask_count, TF_INTERP_MONOTONE_CUBIC, &err))) {
+        job->err = err;
+        return -1;
+    }
+    float *demod = malloc(cells * sizeof *demod);
+    if (!demod) {
+        tf_curve_free(mask);
+        tf_error_set(&job->err, TF_ERR_NOMEM, "band %zu: out of memory", k);
+        return -1;
+    }
+    const double *coarse = sh->bands->band[0];
+    double m1 = 0.0, m2 = 0.0;
+    for (size_t c = 0; c < cells; c++) {
+        double d = 0.0;
+        if (map->weight[c] > 0.0f) {
+            d = band[c];
+            if (mask) {
+                double w = tf_curve_eval(mask, coarse[c]);
+                d /= w > MASK_WEIGHT_FLOOR ? w : MASK_WEIGHT_FLOOR;
+            }
+            m1 += d;
+        }
+        demod[c] = (float)d;
+    }
+    tf_curve_free(mask);
+    m1 /= (double)n;
+    double m4 = 0.0;
+    for (size_t c = 0; c < cells; c++)
+        if (map->weight[c] > 0.0f) {
+            double e = (double)demod[c] - m1, e2 = e * e;
+            m2 += e2;
+            m4 += e2 * e2;
+        }
+    m2 /= (double)n;
+    m4 /= (double)n;
+    job->kurtosis = m2 > 0.0 ? m4 / (m2 * m2) - 3.0 : 0.0;
+
+    float *sorted = NULL;
+    size_t ns = tf_sorted_values(demod, map->weight, cells, &sorted, &err);
+    if (ns == (size_t)-1 || ns == 0) {
+        free(demod);
+        if (ns == 0)
+            tf_error_set(&err, TF_ERR_INVALID, "band %zu: no visible value", k);
+        job->err = err;
+        return -1;
+    }
+    job->value_min = sorted[0];
+    job->value_max = sorted[ns - 1];
+    job->flat = sorted[0] == sorted[ns - 1];
+    job->rd = malloc(sh->opt->points * sizeof *job->rd);
+    if (!job->rd ||
+        tf_equalized_points(sorted, ns, sh->opt->noise, sh->opt->points, job->rd, &job->rd_count,
+                            &err) != 0) {
+        if (!job->rd)
+            tf_error_set(&err, TF_ERR_NOMEM, "band %zu: out of memory", k);
+        free(sorted);
+        free(demod);
+        job->err = err;
+        return -1;
+    }
+    free(sorted);
+    /* Heavy tails: noise's extremes are isolated points, so an equalized
+     * curve would turn the band's rare extreme values (clustered along
+     * cliffs in the reference) into isolated spikes. Blend the curve toward
+     * the linear map with the same mean and standard deviation:
+     * y = t y_eq + (1 - t) (mean + sd (x - u_mean) / u_sd), t = 3 / kurtosis. */
+    job->blend = 1.0;
+    if (job->kurtosis > HEAVY_TAIL_KURTOSIS && sh->u_sd > 0.0) {
+        double t = HEAVY_TAIL_KURTOSIS / job->kurtosis, sd = sqrt(m2);
+        for (size_t p = 0; p < job->rd_count; p++) {
+            double lin = m1 + sd * (job->rd[p].x - sh->u_mean) / sh->u_sd;
+            job->rd[p].y = t * job->rd[p].y + (1.0 - t) * lin;
+        }
+        job->blend = t;
+    }
+    tf_curve *curve = tf_curve_new(job->rd, job->rd_count, TF_INTERP_MONOTONE_CUBIC, &err);
+    if (!curve) {
+        free(demod);
+        job->err = err;
+        return -1;
+    }
+    job->chi2 = band_chi2(sh, k, curve, demod, cells);
+    tf_curve_free(curve);
+    free(demod);
+    return 0;
+}
+
+static void band_fit_range(void *ctx, size_t lo, size_t hi)
+{
+    band_shared *sh = ctx;
+    for (size_t k = lo; k < hi; k++)
+        if (band_fit_one(sh, k) != 0)
+            sh->jobs[k].failed = 1;
+}
+
+/* ------------------------------------------------------ output curve */
+
+typedef struct {
+    const tf_spec *spec;
+    tf_curve **rd, **mask;
+    double step;
+    float *out; /* OUTPUT_SAMPLE_SIDE^2 layer sums */
+} stack_sampler;
+
+/* Layer k's redistributed value r = RD_k(u) at world point (x, y), the
+ * runtime's steps 1-2 (docs/spec.md). */
+static double layer_redistributed(const tf_layer_spec *l, const tf_curve *rd, double x, double y)
+{
+    double n = tf_noise_eval(l->noise_type, l->seed, x * l->frequency + l->offset[0],
+                             y * l->frequency + l->offset[1], l->offset[2]);
+    return tf_curve_eval(rd, (n + 1.0) * 0.5);
+}
+
+/* The layer sum at world point (x, y), as the runtime evaluates a spec
+ * with mask curves over layer 0 (docs/spec.md), before the output curve. */
+static double stack_sum(const stack_sampler *s, double x, double y)
+{
+    const tf_spec *spec = s->spec;
+    double h = 0.0, r0 = 0.0;
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        const tf_layer_spec *l = &spec->layers[i];
+        double r = layer_redistributed(l, s->rd[i], x, y);
+        if (i == 0)
+            r0 = r;
+        double v = (r + l->pre_amp_shift) * l->amp_scale;
+        if (s->mask[i])
+            v *= tf_curve_eval(s->mask[i], r0);
+        h += v;
+    }
+    return h;
+}
+
+static void stack_rows(void *ctx, size_t j0, size_t j1)
+{
+    stack_sampler *s = ctx;
+    size_t m = OUTPUT_SAMPLE_SIDE;
+    for (size_t j = j0; j < j1; j++) {
+        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j * s->step;
+        for (size_t i = 0; i < m; i++)
+            s->out[j * m + i] =
+                (float)stack_sum(s, TF_FIT_SYNTHESIS_OFFSET + (double)i * s->step, y);
+    }
+}
+
+/* Each layer synthesized alone at amplitude 1 (its mask curve over layer
+ * 0's value included) on a window of the reference's size at the synthesis
+ * offset: the maps whose spectra the calibration fits. */
+typedef struct {
+    const tf_spec *spec;
+    tf_curve **rd, **mask;
+    size_t w, h;
+    float **maps; /* layer_count maps of w * h */
+} layer_renderer;
+
+static void layer_rows(void *ctx, size_t j0, size_t j1)
+{
+    layer_renderer *lr = ctx;
+    const tf_spec *spec = lr->spec;
+    for (size_t j = j0; j < j1; j++) {
+        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j;
+        for (size_t i = 0; i < lr->w; i++) {
+            double x = TF_FIT_SYNTHESIS_OFFSET + (double)i, r0 = 0.0;
+            for (size_t k = 0; k < spec->layer_count; k++) {
+                double r = layer_redistributed(&spec->layers[k], lr->rd[k], x, y);
+                if (k == 0)
+                    r0 = r;
+                if (lr->mask[k])
+                    r *= tf_curve_eval(lr->mask[k], r0);
+                lr->maps[k][j * lr->w + i] = (float)r;
+            }
+        }
+    }
+}
+
+/* -------------------------------------------------------------- driver */
+
+/* Everything one auto-layered fit holds; freed by ctx_free. */
+typedef struct {
+    const tf_layer_map *map;
+    const tf_fit_options *opt;
+    const char *label;
+    tf_fit_report *report;
+    tf_error *err;
+    size_t cells;
+    tf_bands bands;
+    tf_radial_spectrum ref_spectrum;
+    tf_spec *spec;
+    band_job *jobs;
+    unsigned char *bin_of;
+    double bin_x[TF_FIT_MASK_CURVE_BINS];
+    tf_curve *rd[TF_FIT_MAX_BANDS], *mask[TF_FIT_MAX_BANDS];
+    double u_mean, u_sd;
+} autolayer_ctx;
+
+static void ctx_free(autolayer_ctx *c)
+{
+    for (size_t k = 0; k < TF_FIT_MAX_BANDS; k++) {
+        tf_curve_free(c->rd[k]);
+        tf_curve_free(c->mask[k]);
+    }
+    if (c->jobs)
+        for (size_t k = 0; k < c->bands.count; k++)
+            free(c->jobs[k].rd);
+    free(c->jobs);
+    free(c->bin_of);
+    tf_radial_spectrum_free(&c->ref_spectrum);
+    tf_bands_free(&c->bands);
+    tf_spec_free(c->spec);
+}
+
+static int fail_nomem(autolayer_ctx *c)
+{
+    tf_error_set(c->err, TF_ERR_NOMEM, "%s: out of memory", c->label);
+    return -1;
+}
+
+/* Bands; with the automatic count, the finest bands too weak to matter for
+ * the relief (on smooth relief they hold little but the curvature of the
+ * coarse shape, which independent fine noise would turn into roughness)
+ * merge into the next one. */
+static int stage_bands(autolayer_ctx *c, size_t count)
+{
+    const tf_layer_map *map = c->map;
+    tf_error e;
+    if (tf_bands_decompose(map, count, c->opt->threads, &c->bands, &e) != 0) {
+        tf_error_set(c->err, e.code, "%s: %s", c->label, e.message);
+        return -1;
+    }
+    if (count != TF_FIT_LAYERS_AUTO)
+        return 0;
+    double s1 = 0.0, s2 = 0.0;
+    size_t nv = 0;
+    for (size_t k = 0; k < c->cells; k++)
+        if (map->weight[k] > 0.0f) {
+            s1 += map->value[k];
+            s2 += (double)map->value[k] * map->value[k];
+            nv++;
+        }
+    double mean = s1 / (double)nv, sd = sqrt(fmax(s2 / (double)nv - mean * mean, 0.0));
+    while (c->bands.count > 2) {
+        const double *fine = c->bands.band[c->bands.count - 1];
+        double f2 = 0.0;
+        for (size_t k = 0; k < c->cells; k++)
+            if (map->weight[k] > 0.0f)
+                f2 += fine[k] * fine[k];
+        if (sqrt(f2 / (double)nv) >= AUTOLAYER_MIN_BAND_SHARE * sd)
+            break;
+        autolayer_bands_merge_finest(&c->bands);
+    }
+    return 0;
+}
+
+/* Per band the centroid and the matched frequency; then coarser bands are
+ * kept below finer ones. */
+static int stage_frequencies(autolayer_ctx *c)
+{
+    const tf_layer_map *map = c->map;
+    size_t count = c->bands.count;
+    tf_error e;
+    if (tf_radial_spectrum_compute(map->value, map->weight, map->width, map->height,
+                                   &c->ref_spectrum, &e) != 0) {
+        tf_error_set(c->err, e.code, "%s: %s", c->label, e.message);
+        return -1;
+    }
+    for (size_t k = 0; k < count; k++) {
+        tf_fit_layer_report *rep = &c->report->layers[k];
+        double t0 = now_seconds();
+        rep->band_sigma_fine = k + 1 < count ? c->bands.sigma[count - 2 - k] : 0.0;
+        rep->band_sigma_coarse = k > 0 ? c->bands.sigma[count - 1 - k] : 0.0;
+        rep->band_centroid = tf_band_centroid(&c->bands, k, &c->ref_spectrum);
+        double f = NAN;
+        if (rep->band_centroid > 0.0)
+            f = tf_band_match_frequency(&c->bands, k, c->opt->noise, rep->band_centroid,
+                                        &c->ref_spectrum, &e);
+        tf_frequency_estimate *est = &rep->frequency;
+        est->peaks = est->white_noise_sigma = est->value_sigma = NAN;
+        est->spectrum_misfit = est->visible_fraction = est->reference_peaks_per_pixel = NAN;
+        est->chosen_method = TF_FREQUENCY_SPECTRUM;
+        if (isfinite(f) && f > 0.0) {
+            est->spectrum = est->chosen = f;
+            rep->frequency_estimated = 1;
+            snprintf(est->reason, sizeof est->reason,
+                     "band centroid %.4g cycles/px matched by the noise through the same filter",
+                     rep->band_centroid);
+        } else {
+            est->spectrum = NAN;
+            est->chosen = f = 1.0 / 64.0;
+            snprintf(est->reason, sizeof est->reason,
+                     "the band has no power: the default 1/64 is kept");
+        }
+        c->jobs[k].frequency = f;
+        rep->seconds_frequency = now_seconds() - t0;
+    }
+    /* A band whose centroid lies beyond what the noise can show through its
+     * filter (a low-pass narrower than the reference's features, typically
+     * the coarsest) matches at the top of the search range or not at all:
+     * it gets one octave below the next finer band, as the band scales are
+     * an octave apart. */
+    for (size_t k = count - 1; k-- > 0;) {
+        tf_fit_layer_report *rep = &c->report->layers[k];
+        double finer = c->jobs[k + 1].frequency;
+        if (c->jobs[k].frequency < finer && rep->frequency_estimated)
+            continue;
+        c->jobs[k].frequency = rep->frequency.chosen = 0.5 * finer;
+        rep->frequency_estimated = 1;
+        snprintf(rep->frequency.reason, sizeof rep->frequency.reason,
+                 "band centroid %.4g cycles/px: no frequency below the next band's matches it "
+                 "through this filter; one octave below that band",
+                 rep->band_centroid);
+    }
+    return 0;
+}
+
+/* Equal-count bins of the coarse elevation (band 0) for the mask curves:
+ * edges at its quantiles b / B, centres at (b + 0.5) / B. */
+static int stage_coarse_bins(autolayer_ctx *c)
+{
+    const size_t bins = TF_FIT_MASK_CURVE_BINS;
+    float *coarse = malloc(c->cells * sizeof *coarse), *sorted = NULL;
+    if (!coarse)
+        return fail_nomem(c);
+    for (size_t k = 0; k < c->cells; k++)
+        coarse[k] = (float)c->bands.band[0][k];
+    tf_error e;
+    size_t nv = tf_sorted_values(coarse, c->map->weight, c->cells, &sorted, &e);
+    if (nv == (size_t)-1 || nv == 0) {
+        free(coarse);
+        return nv == 0 ? (tf_error_set(c->err, TF_ERR_INVALID, "%s: no visible cell", c->label),
+                          -1)
+                       : fail_nomem(c);
+    }
+    double edge[TF_FIT_MASK_CURVE_BINS + 1];
+    for (size_t b = 0; b <= bins; b++)
+        edge[b] = tf_quantile_sorted(sorted, nv, (double)b / (double)bins);
+    for (size_t b = 0; b < bins; b++)
+        c->bin_x[b] = tf_quantile_sorted(sorted, nv, ((double)b + 0.5) / (double)bins);
+    /* A cell's bin is the number of inner edges at or below its value, so
+     * equal values share a bin. */
+    for (size_t k = 0; k < c->cells; k++) {
+        unsigned b = 0;
+        while (b + 1 < bins && (double)coarse[k] >= edge[b + 1])
+            b++;
+        c->bin_of[k] = (unsigned char)b;
+    }
+    free(sorted);
+    free(coarse);
+    return 0;
+}
+
+/* Per band (in parallel): mask curve, de-modulation, equalized curve,
+ * heavy-tail check, chi-square. */
+static int stage_band_fits(autolayer_ctx *c)
+{
+    band_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.map = c->map;
+    sh.bands = &c->bands;
+    sh.opt = c->opt;
+    sh.bin_of = c->bin_of;
+    sh.bin_x = c->bin_x;
+    sh.bin_count = TF_FIT_MASK_CURVE_BINS;
+    sh.u_mean = c->u_mean;
+    sh.u_sd = c->u_sd;
+    sh.spec = c->spec;
+    sh.jobs = c->jobs;
+    autolayer_parallel_for(c->bands.count, c->opt->threads, band_fit_range, &sh);
+    for (size_t k = 0; k < c->bands.count; k++)
+        if (c->jobs[k].failed) {
+            tf_error_set(c->err, c->jobs[k].err.code ? c->jobs[k].err.code : TF_ERR_INVALID,
+                         "%s: band %zu: %s", c->label, k, c->jobs[k].err.message);
+            return -1;
+        }
+    return 0;
+}
+
+/* The spec's layers (amplitude 1 until calibrated), their compiled curves
+ * and their reports. */
+static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
+{
+    size_t count = c->bands.count;
+    for (size_t k = 0; k < count; k++) {
+        tf_layer_spec *ls = &c->spec->layers[k];
+        band_job *job = &c->jobs[k];
+        ls->noise_type = c->opt->noise;
+        ls->frequency = job->frequency;
+        ls->rd_interpolation = TF_INTERP_MONOTONE_CUBIC;
+        ls->pre_amp_shift = 0.0;
+        ls->amp_scale = 1.0;
+        ls->mask_layer_index = -1;
+        int has_mask = job->mask_count >= 2;
+        if (tf_spec_set_rd_points(c->spec, k, job->rd, job->rd_count, c->err) != 0 ||
+            (has_mask && tf_spec_set_mask_curve(c->spec, k, 0, job->mask, job->mask_count,
+                                                TF_INTERP_MONOTONE_CUBIC, c->err) != 0) ||
+            !(c->rd[k] =
+                  tf_curve_new(job->rd, job->rd_count, TF_INTERP_MONOTONE_CUBIC, c->err)) ||
+            (has_mask && !(c->mask[k] = tf_curve_new(job->mask, job->mask_count,
+                                                     TF_INTERP_MONOTONE_CUBIC, c->err))))
+            return -1;
+
+        tf_fit_layer_report *rep = &c->report->layers[k];
+        rep->name = c->opt->names ? c->opt->names[0] : NULL;
+        rep->visible_cells = tf_layer_map_visible_count(c->map);
+        rep->opaque = 1;
+        rep->flat = job->flat;
+        rep->value_min = job->value_min;
+        rep->value_max = job->value_max;
+        rep->points_requested = c->opt->points;
+        rep->points = job->rd_count;
+        rep->chi2 = job->chi2;
+        /* The chi-square's bins (band_chi2): the de-modulated range, or a
+         * unit range around a flat band's value. */
+        int flat_range = !(job->value_max > job->value_min);
+        rep->hist_min = flat_range ? job->value_min - 0.5 : job->value_min;
+        rep->hist_max = flat_range ? job->value_max + 0.5 : job->value_max;
+        rep->band_rms = job->rms;
+        rep->kurtosis = job->kurtosis;
+        rep->gentle_blend = job->blend;
+        rep->mask_layer = -1;
+        rep->mask_curve_points = job->mask_count;
+        /* The bands are fitted together on the worker threads: each gets
+         * an equal share of that stage's wall time. */
+        rep->seconds_synthesis = seconds_band_fits / (double)count;
+        if (has_mask) {
+            double lo = HUGE_VAL, hi = -HUGE_VAL;
+            for (size_t p = 0; p < job->mask_count; p++) {
+                lo = fmin(lo, job->mask[p].y);
+                hi = fmax(hi, job->mask[p].y);
+            }
+            rep->mask_curve_min = lo;
+            rep->mask_curve_max = hi;
+            snprintf(rep->mask_reason, sizeof rep->mask_reason,
+                     "mask curve over layer 0's value, %zu points: weight %.3g to %.3g",
+                     job->mask_count, lo, hi);
+        } else {
+            snprintf(rep->mask_reason, sizeof rep->mask_reason, "%s",
+                     k == 0 ? "the coarsest band: unmasked"
+                            : "no mask curve: the band has no power");
+        }
+    }
+    return 0;
+}
+
+/* Amplitudes from the layers' spectra, measured like the reference's. */
+static int stage_calibration(autolayer_ctx *c)
+{
+    size_t count = c->bands.count, w = c->map->width, h = c->map->height;
+    tf_radial_spectrum spectra[TF_FIT_MAX_BANDS];
+    memset(spectra, 0, sizeof spectra);
+    float *maps[TF_FIT_MAX_BANDS] = {NULL};
+    double amp[TF_FIT_MAX_BANDS];
+    int rc = 0;
+    for (size_t k = 0; k < count && rc == 0; k++)
+        if (!(maps[k] = malloc(c->cells * sizeof **maps)))
+            rc = fail_nomem(c);
+    if (rc == 0) {
+        layer_renderer lr = {c->spec, c->rd, c->mask, w, h, maps};
+        autolayer_parallel_for(h, c->opt->threads, layer_rows, &lr);
+        for (size_t k = 0; k < count && rc == 0; k++)
+            rc = tf_radial_spectrum_compute(maps[k], NULL, w, h, &spectra[k], c->err);
+    }
+    for (size_t k = 0; k < count; k++)
+        free(maps[k]);
+    if (rc == 0)
+        rc = autolayer_calibrate_amplitudes(spectra, &c->ref_spectrum, count, amp,
+                                           &c->report->calibration_rms, c->err);
+    for (size_t k = 0; k < count; k++)
+        tf_radial_spectrum_free(&spectra[k]);
+    if (rc != 0)
+        return -1;
+    for (size_t k = 0; k < count; k++)
+        c->spec->layers[k].amp_scale = c->report->layers[k].amplitude = amp[k];
+    return 0;
+}
+
+/* The output curve: the layer sum sampled on a window far from the
+ * reference that spans many coarse features; its quantiles to the
+ * reference's. Also sets the spec's range (the reference's). */
+static int stage_output_curve(autolayer_ctx *c)
+{
+    size_t m = OUTPUT_SAMPLE_SIDE, nm = m * m, kpts = c->opt->points;
+    float *sums = malloc(nm * sizeof *sums), *sum_sorted = NULL, *ref_sorted = NULL;
+    tf_point *pts = malloc(kpts * sizeof *pts);
+    tf_curve *oc = NULL;
+    int rc = -1;
+    if (!sums || !pts) {
+        fail_nomem(c);
+        goto done;
+    }
+    double f0 = c->jobs[0].frequency;
+    stack_sampler ss = {c->spec, c->rd, c->mask,
+                        SAMPLE_LATTICE_STEP / f0 > 1.0 ? SAMPLE_LATTICE_STEP / f0 : 1.0, sums};
+    autolayer_parallel_for(m, c->opt->threads, stack_rows, &ss);
+    tf_error e;
+    size_t nsum = tf_sorted_values(sums, NULL, nm, &sum_sorted, &e);
+    size_t nref = tf_sorted_values(c->map->value, c->map->weight, c->cells, &ref_sorted, &e);
+    if (nsum == (size_t)-1 || nref == (size_t)-1 || nsum < 2 || nref == 0) {
+        fail_nomem(c);
+        goto done;
+    }
+    /* K points at p_k = k / (K - 1); ties in x merged (the larger y). */
+    size_t mo = 0;
+    for (size_t k = 0; k < kpts; k++) {
+        double p = (double)k / (double)(kpts - 1);
+        double x = tf_quantile_sorted(sum_sorted, nsum, p);
+        double y = tf_quantile_sorted(ref_sorted, nref, p);
+        if (mo > 0 && y < pts[mo - 1].y)
+            y = pts[mo - 1].y;
+        if (mo > 0 && !(x > pts[mo - 1].x)) {
+            pts[mo - 1].y = y;
+            continue;
+        }
+        pts[mo].x = x;
+        pts[mo].y = y;
+        mo++;
+    }
+    double lo = ref_sorted[0], hi = ref_sorted[nref - 1];
+    if (!(hi > lo)) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    double a[TF_FIT_CHI2_BINS], b[TF_FIT_CHI2_BINS];
+    tf_histogram(c->map->value, c->map->weight, c->cells, lo, hi, TF_FIT_CHI2_BINS, a);
+    tf_histogram(sums, NULL, nm, lo, hi, TF_FIT_CHI2_BINS, b);
+    c->report->output_chi2_before = c->report->output_chi2_after =
+        tf_chi2_distance(a, b, TF_FIT_CHI2_BINS);
+    if (mo >= 2) {
+        if (!(oc = tf_curve_new(pts, mo, TF_INTERP_MONOTONE_CUBIC, c->err)) ||
+            tf_spec_set_output_curve(c->spec, pts, mo, TF_INTERP_MONOTONE_CUBIC, c->err) != 0)
+            goto done;
+        for (size_t i = 0; i < nm; i++)
+            sums[i] = (float)tf_curve_eval(oc, sums[i]);
+        tf_histogram(sums, NULL, nm, lo, hi, TF_FIT_CHI2_BINS, b);
+        c->report->output_chi2_after = tf_chi2_distance(a, b, TF_FIT_CHI2_BINS);
+        c->report->output_curve_points = mo;
+    }
+    c->spec->min_value = lo;
+    c->spec->max_value = hi;
+    rc = 0;
+done:
+    tf_curve_free(oc);
+    free(sums);
+    free(sum_sorted);
+    free(ref_sorted);
+    free(pts);
+    return rc;
+}
+
+static void set_progress(tf_progress_fn progress, void *user, size_t done, size_t total)
+{
+    if (progress)
+        progress(user, done, total);
+}
+
+int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *opt,
+                  const char *label, tf_spec **spec_out, tf_fit_report *report,
+                  tf_progress_fn progress, void *user, tf_error *err)
+{
+    double t_start = now_seconds();
+    *spec_out = NULL;
+    memset(report, 0, sizeof *report);
+    autolayer_ctx c;
+    memset(&c, 0, sizeof c);
+    c.map = map;
+    c.opt = opt;
+    c.label = label;
+    c.report = report;
+    c.err = err;
+    c.cells = map->width * map->height;
+
+    /* The base-noise sample (equalization) and spectrum (matching), built
+     * once per process; their cost is reported on its own. */
+    double t0 = now_seconds();
+    const double *u = fit_noise_sample(opt->noise, err);
+    if (!u || autolayer_noise_spectrum_prepare(opt->noise, err) != 0)
+        return -1;
+    report->seconds_noise_sample = now_seconds() - t0;
+    /* The noise's mean and standard deviation of u (for gentle curves). */
+    double s1 = 0.0, s2 = 0.0;
+    for (size_t i = 0; i < TF_NOISE_SAMPLE_COUNT; i++)
+        s1 += u[i];
+    c.u_mean = s1 / (double)TF_NOISE_SAMPLE_COUNT;
+    for (size_t i = 0; i < TF_NOISE_SAMPLE_COUNT; i++)
+        s2 += (u[i] - c.u_mean) * (u[i] - c.u_mean);
+    c.u_sd = sqrt(s2 / (double)TF_NOISE_SAMPLE_COUNT);
+
+    t0 = now_seconds();
+    if (stage_bands(&c, count) != 0)
+        goto fail;
+    count = c.bands.count;
+    report->seconds_bands = now_seconds() - t0;
+    size_t total = count + 3, done = 1;
+    set_progress(progress, user, done, total);
+
+    report->width = map->width;
+    report->height = map->height;
+    report->layer_count = count;
+    report->points = opt->points;
+    report->frequency_method = opt->frequency;
+    report->noise = opt->noise;
+    report->seed = opt->seed;
+    report->auto_layered = 1;
+    report->layers = calloc(count, sizeof *report->layers);
+    c.jobs = calloc(count, sizeof *c.jobs);
+    c.bin_of = malloc(c.cells);
+    if (!report->layers || !c.jobs || !c.bin_of) {
+        fail_nomem(&c);
+        goto fail;
+    }
+    if (!(c.spec = tf_spec_new(count, err)))
+        goto fail;
+    tf_spec_reseed(c.spec, opt->seed);
+
+    if (stage_frequencies(&c) != 0 || stage_coarse_bins(&c) != 0)
+        goto fail;
+    t0 = now_seconds();
+    if (stage_band_fits(&c) != 0 || stage_spec_layers(&c, now_seconds() - t0) != 0)
+        goto fail;
+    done += count;
+    set_progress(progress, user, done, total);
+
+    t0 = now_seconds();
+    if (stage_calibration(&c) != 0)
+        goto fail;
+    report->seconds_calibration = now_seconds() - t0;
+    set_progress(progress, user, ++done, total);
+
+    t0 = now_seconds();
+    if (stage_output_curve(&c) != 0)
+        goto fail;
+    report->seconds_output_curve = now_seconds() - t0;
+    if (tf_spec_validate(c.spec, err) != 0)
+        goto fail;
+    report->min_value = c.spec->min_value;
+    report->max_value = c.spec->max_value;
+    report->seconds_total = now_seconds() - t_start;
+    *spec_out = c.spec;
+    c.spec = NULL;
+    ctx_free(&c);
+    set_progress(progress, user, total, total);
+    tf_error_clear(err);
+    return 0;
+
+fail:
+    ctx_free(&c);
+    return -1;
+}

@@ -1,0 +1,51 @@
+/*
+ * Private declarations of auto-layering (bands.c, autolayer.c): fitting one
+ * fully present reference as a stack of octave-band layers with learned
+ * mask curves and an output curve (docs/fitting.md, "Auto-layering").
+ */
+#ifndef TF_ANALYSIS_AUTOLAYER_INTERNAL_H
+#define TF_ANALYSIS_AUTOLAYER_INTERNAL_H
+
+#include <stddef.h>
+
+#include "terrafit/fit.h"
+
+#define AUTOLAYER_MAX_THREADS 64
+
+/* Run fn(ctx, lo, hi) over disjoint ranges covering [0, n) on up to
+ * `threads` threads (0: one per core), the calling thread included. */
+void autolayer_parallel_for(size_t n, unsigned threads, void (*fn)(void *, size_t, size_t),
+                            void *ctx);
+
+/* Merge the finest band into the next one (count >= 2): the new finest is
+ * the residual above the next low-pass scale. */
+void autolayer_bands_merge_finest(tf_bands *bands);
+
+/* The automatic band count stops where the finest band's RMS falls below
+ * this share of the reference's standard deviation (docs/fitting.md). */
+#define AUTOLAYER_MIN_BAND_SHARE 0.06
+
+/* 1 when every weight is 0 or 1 (a DEM, optionally with no-data cells or a
+ * --valid mask): the reference auto-layering accepts. */
+int autolayer_fully_present(const tf_layer_map *map);
+
+/* Measure the base noise's radial spectrum once per kind (thread-safe), so
+ * frequency matching finds it ready. 0 on success. */
+int autolayer_noise_spectrum_prepare(tf_noise_type noise, tf_error *err);
+
+/* Joint amplitudes a_k of `count` layers whose spectra at amplitude 1 are
+ * `layer_spectra`, against the reference's spectrum `ref`
+ * (docs/fitting.md, "Amplitudes"); *rms_out is the data term's RMS in ln
+ * units. 0 on success. */
+int autolayer_calibrate_amplitudes(const tf_radial_spectrum *layer_spectra,
+                                   const tf_radial_spectrum *ref, size_t count, double *amp,
+                                   double *rms_out, tf_error *err);
+
+/* Fit `map` as `count` band layers (0: automatic count). `report` is filled
+ * (zeroed first; free with tf_fit_report_free even on failure). `label`
+ * names the reference in messages. 0 on success with *spec_out set. */
+int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *opt,
+                  const char *label, tf_spec **spec_out, tf_fit_report *report,
+                  tf_progress_fn progress, void *user, tf_error *err);
+
+#endif

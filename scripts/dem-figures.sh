@@ -1,0 +1,140 @@
+#!/bin/sh
+# Reproduces the auto-layering figures of README and docs/fitting.md: every
+# DEM in DEM_DIR is fitted with `--layers 1` (the thesis's single layer) and
+# with the defaults (auto-layered), each spec is rendered at the DEM's size
+# far from the fitting window, and `terrafit compare --json` scores it; the
+# figures are means over three render origins and three fit seeds.
+# With PICTURE_DIR, also writes PICTURE_DIR/NAME-hillshades.png per DEM:
+# reference | thesis one-layer fit | auto-layered fit (seed 0, rendered at
+# origin 5000,5000), shaded with one tint and relief scale.
+# Usage: scripts/dem-figures.sh TERRAFIT DEM_DIR [PICTURE_DIR]
+#        (prints a markdown table)
+set -eu
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: $0 TERRAFIT DEM_DIR [PICTURE_DIR]" >&2
+    exit 2
+fi
+terrafit=$1
+dem_dir=$2
+pictures=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+origins="5000,5000 -7000,3000 20000,-9000"
+seeds="0 1 2"
+
+size_of() { # WxH of a PNG (IHDR)
+    od -An -tu1 -j16 -N8 "$1" | awk '{printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8}'
+}
+
+echo "| DEM | fit | hist χ² | spectrum RMS | β | slope χ² | slope rate λ | box dim. | depressions | pits/peak | rough~elev | slope~elev |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+for dem in "$dem_dir"/*.png; do
+    case $dem in *_valid.png) continue ;; esac
+    # DEMs are greyscale PNGs (colour type 0); pictures beside them are not.
+    [ "$(od -An -tu1 -j25 -N1 "$dem" | tr -d ' ')" = 0 ] || continue
+    name=$(basename "$dem" .png)
+    valid=
+    [ -f "$dem_dir/${name}_valid.png" ] && valid="--valid $dem_dir/${name}_valid.png"
+    size=$(size_of "$dem")
+    : >"$tmp/$name.ref"
+    for mode in 1 auto; do
+        : >"$tmp/$name.$mode"
+        for seed in $seeds; do
+            # shellcheck disable=SC2086
+            "$terrafit" fit "$dem" $valid --layers "$mode" --seed "$seed" -o "$tmp/spec.json" -q
+            if [ -n "$pictures" ] && [ "$seed" = 0 ]; then
+                "$terrafit" render "$tmp/spec.json" -o "$tmp/pic.png" --size "$size" \
+                    --origin 5000,5000 -q
+                # shellcheck disable=SC2086
+                "$terrafit" compare "$dem" "$tmp/pic.png" $valid -q \
+                    --preview "$tmp/pair-$mode.png" >/dev/null
+            fi
+            for origin in $origins; do
+                "$terrafit" render "$tmp/spec.json" -o "$tmp/r.png" --size "$size" \
+                    --origin "$origin" -q
+                # shellcheck disable=SC2086
+                "$terrafit" compare "$dem" "$tmp/r.png" $valid --json -q >>"$tmp/$name.$mode"
+            done
+        done
+    done
+    if [ -n "$pictures" ]; then
+        # reference | one layer (the first pair) and the auto panel of the
+        # second pair, which has the same tint and relief scale.
+        python3 - "$tmp/pair-1.png" "$tmp/pair-auto.png" "$pictures/$name-hillshades.png" <<'PY'
+import struct, sys, zlib
+def read_rgb(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour == 2, "expected 8-bit RGB"
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), 3 * w, [], bytearray(3 * w)
+    for j in range(h):
+        f, line = raw[j * (stride + 1)], bytearray(raw[j * (stride + 1) + 1:(j + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - 3] if i >= 3 else 0
+            b, c = prev[i], prev[i - 3] if i >= 3 else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, rows
+w1, h, first = read_rgb(sys.argv[1])
+w2, _, second = read_rgb(sys.argv[2])
+panel = (w2 - 8) // 2  # TF_PREVIEW_PAIR_GAP = 8
+white = bytearray(b"\xff" * 3 * 8)
+rows = [first[j] + white + second[j][3 * (w2 - panel):] for j in range(h)]
+w = w1 + 8 + panel
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+png += chunk(b"IDAT", zlib.compress(b"".join(b"\x00" + bytes(r) for r in rows), 9))
+png += chunk(b"IEND", b"")
+open(sys.argv[3], "wb").write(png)
+PY
+    fi
+    python3 - "$name" "$tmp/$name.1" "$tmp/$name.auto" <<'PY'
+import json, sys
+name = sys.argv[1]
+def load(path):
+    text, dec, i, out = open(path).read(), json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out
+        obj, i = dec.raw_decode(text, i)
+        out.append(obj["metrics"])
+def mean(rows, key, side=None):
+    vals = [r[key][side] if side else r[key] for r in rows]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else None
+def fmt(v, d):
+    return "n/a" if v is None else f"{v:.{d}f}"
+per = ["spectralSlope", "slopeRate", "boxDimension", "depressionShare", "pitPeakRatio",
+       "roughnessElevation", "slopeElevation"]
+digits = {"spectralSlope": 2, "slopeRate": 1, "boxDimension": 3, "depressionShare": 3,
+          "pitPeakRatio": 2, "roughnessElevation": 2, "slopeElevation": 2}
+one, auto = load(sys.argv[2]), load(sys.argv[3])
+ref = [fmt(mean(one, k, "a"), digits[k]) for k in per]
+cells = ["—", "—", ref[0], "—"] + ref[1:]
+print(f"| {name} | reference | " + " | ".join(cells) + " |")
+for label, rows in (("`--layers 1`", one), ("auto", auto)):
+    cells = [fmt(mean(rows, "histogramChi2"), 4), fmt(mean(rows, "spectrumLogRms"), 3)]
+    row = cells[:2] + [fmt(mean(rows, "spectralSlope", "b"), 2), fmt(mean(rows, "slopeChi2"), 3)]
+    row += [fmt(mean(rows, k, "b"), digits[k]) for k in per[1:]]
+    print(f"| {name} | {label} | " + " | ".join(row) + " |")
+PY
+done

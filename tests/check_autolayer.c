@@ -1,0 +1,344 @@
+/*
+ * Check suite for auto-layering (issue 4): the band decomposition (sums
+ * back, masked cells), frequency matching on known noise, mask curves
+ * learned on a synthetic "rough where high" reference, the output curve,
+ * --layers rules and determinism.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrafit/terrafit.h"
+#include "testutil.h"
+
+/* u = (n + 1) / 2 of simplex noise at frequency f on a w x h map. */
+static tf_layer_map *noise_map(size_t w, size_t h, double f, uint32_t seed)
+{
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(w, h, &err);
+    ck_assert_ptr_nonnull(m);
+    for (size_t j = 0; j < h; j++)
+        for (size_t i = 0; i < w; i++)
+            m->value[j * w + i] =
+                (float)((tf_noise_eval(TF_NOISE_SIMPLEX, seed, (double)i * f + 0.37,
+                                       (double)j * f + 0.71, 0.0) +
+                         1.0) *
+                        0.5);
+    return m;
+}
+
+START_TEST(bands_sum_back)
+{
+    tf_layer_map *m = noise_map(64, 48, 1.0 / 9.0, 7);
+    tf_bands b;
+    tf_error err;
+    ck_assert_int_eq(tf_bands_decompose(m, 0, 2, &b, &err), 0);
+    ck_assert_uint_eq(b.count, tf_bands_auto_count(64, 48));
+    ck_assert_uint_eq(b.count, 4); /* scales 1, 2, 4 px (48 / 8 = 6) */
+    ck_assert_double_eq(b.sigma[0], 1.0);
+    ck_assert_double_eq(b.sigma[2], 4.0);
+    double worst = 0.0, fine_rms = 0.0;
+    for (size_t c = 0; c < 64 * 48; c++) {
+        double s = 0.0;
+        for (size_t k = 0; k < b.count; k++)
+            s += b.band[k][c];
+        double d = fabs(s - (double)m->value[c]);
+        worst = d > worst ? d : worst;
+        fine_rms += b.band[b.count - 1][c] * b.band[b.count - 1][c];
+    }
+    ck_assert_double_le(worst, 1e-15);
+    ck_assert_double_gt(fine_rms, 0.0); /* a real decomposition, not all in band 0 */
+    tf_bands_free(&b);
+    tf_layer_map_free(m);
+}
+END_TEST
+
+/* Masked cells: a constant map with a hole low-passes to the constant
+ * (normalized convolution ignores the hole), detail bands are zero, and
+ * the hole holds 0 in every band. */
+START_TEST(bands_masked_cells)
+{
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(40, 40, &err);
+    for (size_t c = 0; c < 1600; c++) {
+        size_t x = c % 40, y = c / 40;
+        int hole = x >= 10 && x < 22 && y >= 5 && y < 30;
+        m->value[c] = hole ? 0.0f : 0.7f;
+        m->weight[c] = hole ? 0.0f : 1.0f;
+    }
+    tf_bands b;
+    ck_assert_int_eq(tf_bands_decompose(m, 3, 1, &b, &err), 0);
+    for (size_t c = 0; c < 1600; c++) {
+        if (m->weight[c] > 0.0f) {
+            ck_assert_double_eq_tol(b.band[0][c], (double)0.7f, 1e-9);
+            ck_assert_double_eq_tol(b.band[1][c], 0.0, 1e-9);
+            ck_assert_double_eq_tol(b.band[2][c], 0.0, 1e-9);
+        } else {
+            for (size_t k = 0; k < 3; k++)
+                ck_assert_double_eq(b.band[k][c], 0.0);
+        }
+    }
+    tf_bands_free(&b);
+    tf_layer_map_free(m);
+}
+END_TEST
+
+/* A reference that is the base noise itself at frequency F: every band
+ * sees the noise's spectrum through its filter, so the centroid match
+ * must give F back for the bands that hold its power. */
+START_TEST(frequency_matching_recovers_noise)
+{
+    const double truth = 1.0 / 12.0;
+    tf_layer_map *m = noise_map(256, 256, truth, 11);
+    tf_bands b;
+    tf_error err;
+    ck_assert_int_eq(tf_bands_decompose(m, 0, 2, &b, &err), 0);
+    tf_radial_spectrum sp;
+    ck_assert_int_eq(tf_radial_spectrum_compute(m->value, NULL, 256, 256, &sp, &err), 0);
+    int checked = 0;
+    for (size_t k = 0; k < b.count; k++) {
+        /* The bands around the noise's own scale (wavelength 12 px). */
+        if (!(b.sigma[b.count - 1 - k] >= 1.0 && b.sigma[b.count - 1 - k] <= 4.0))
+            continue;
+        double c = tf_band_centroid(&b, k, &sp);
+        double f = tf_band_match_frequency(&b, k, TF_NOISE_SIMPLEX, c, &sp, &err);
+        ck_assert_msg(fabs(f / truth - 1.0) < 0.15, "band %zu: matched %g, truth %g", k, f,
+                      truth);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 2);
+    tf_radial_spectrum_free(&sp);
+    tf_bands_free(&b);
+    tf_layer_map_free(m);
+}
+END_TEST
+
+/* Smooth relief plus fine roughness scaled by an increasing function of
+ * the relief, normalized to [0, 1]. */
+static tf_layer_map *rough_where_high(size_t n)
+{
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(n, n, &err);
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double s = (tf_noise_eval(TF_NOISE_SIMPLEX, 5, i / 128.0, j / 128.0, 0) + 1) * 0.5;
+            double r = tf_noise_eval(TF_NOISE_SIMPLEX, 9, i / 3.0, j / 3.0, 0);
+            double v = s + r * (0.005 + 0.12 * s * s);
+            m->value[j * n + i] = (float)v;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    for (size_t c = 0; c < n * n; c++)
+        m->value[c] = (float)((m->value[c] - lo) / (hi - lo));
+    return m;
+}
+
+static tf_spec *fit_one(const tf_layer_map *m, size_t layers, unsigned threads,
+                        tf_fit_report *rep)
+{
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.layers = layers;
+    opt.threads = threads;
+    tf_spec *spec = NULL;
+    tf_error err;
+    int rc = tf_fit(&m, 1, &opt, &spec, rep, NULL, NULL, &err);
+    ck_assert_msg(rc == 0, "fit failed: %s", err.message);
+    return spec;
+}
+
+/* The synthesized map (rendered far from the fitting window) as a layer
+ * map in [0, 1]. */
+static tf_layer_map *render_far(const tf_spec *spec, size_t n)
+{
+    tf_error err;
+    tf_terrain *t = tf_terrain_compile(spec, &err);
+    ck_assert_msg(t != NULL, "compile: %s", err.message);
+    tf_layer_map *m = tf_layer_map_new(n, n, &err);
+    tf_terrain_sample_grid(t, 5000.0, 5000.0, 1.0, n, n, m->value);
+    for (size_t c = 0; c < n * n; c++)
+        m->value[c] = (float)tf_terrain_normalize(t, m->value[c]);
+    tf_terrain_free(t);
+    return m;
+}
+
+START_TEST(mask_curves_rough_where_high)
+{
+    const size_t n = 192;
+    tf_layer_map *ref = rough_where_high(n);
+    tf_fit_report rep;
+    tf_spec *spec = fit_one(ref, 0, 2, &rep);
+    ck_assert(rep.auto_layered);
+    ck_assert_uint_ge(spec->layer_count, 4);
+    /* The finest band's weight grows with the coarse elevation. */
+    const tf_layer_spec *fine = &spec->layers[spec->layer_count - 1];
+    ck_assert_uint_ge(fine->mask_curve_point_count, 8);
+    ck_assert_int_eq(fine->mask_layer_index, 0);
+    double first = fine->mask_curve_points[0].y,
+           last = fine->mask_curve_points[fine->mask_curve_point_count - 1].y;
+    ck_assert_msg(last > 3.0 * first, "mask curve %g .. %g", first, last);
+    /* The synthesis is rough where high, as the reference is. */
+    tf_layer_map *syn = render_far(spec, n);
+    tf_metrics_report mr;
+    tf_error err;
+    ck_assert_int_eq(tf_metrics_compute(ref, syn, NULL, &mr, &err), 0);
+    ck_assert_double_gt(mr.a.roughness_elevation, 0.3);
+    ck_assert_msg(mr.b.roughness_elevation > 0.3 &&
+                      fabs(mr.b.roughness_elevation - mr.a.roughness_elevation) < 0.3,
+                  "roughness~elevation: reference %g, synthesis %g", mr.a.roughness_elevation,
+                  mr.b.roughness_elevation);
+    ck_assert_msg((mr.b.slope_elevation > 0) == (mr.a.slope_elevation > 0),
+                  "slope~elevation: reference %g, synthesis %g", mr.a.slope_elevation,
+                  mr.b.slope_elevation);
+    /* Without mask curves (the thesis's one layer) there is no such link. */
+    tf_fit_report rep1;
+    tf_spec *one = fit_one(ref, 1, 2, &rep1);
+    ck_assert(!rep1.auto_layered);
+    ck_assert_uint_eq(one->layer_count, 1);
+    tf_layer_map *syn1 = render_far(one, n);
+    tf_metrics_report mr1;
+    ck_assert_int_eq(tf_metrics_compute(ref, syn1, NULL, &mr1, &err), 0);
+    ck_assert_msg(fabs(mr.b.roughness_elevation - mr.a.roughness_elevation) <
+                      fabs(mr1.b.roughness_elevation - mr1.a.roughness_elevation),
+                  "auto %g, one layer %g, reference %g", mr.b.roughness_elevation,
+                  mr1.b.roughness_elevation, mr.a.roughness_elevation);
+    tf_layer_map_free(syn1);
+    tf_spec_free(one);
+    tf_fit_report_free(&rep1);
+    tf_layer_map_free(syn);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+START_TEST(output_curve_improves_chi2)
+{
+    tf_layer_map *ref = rough_where_high(128);
+    tf_fit_report rep;
+    tf_spec *spec = fit_one(ref, 0, 2, &rep);
+    ck_assert_uint_ge(rep.output_curve_points, 2);
+    ck_assert_uint_eq(spec->output_curve_point_count, rep.output_curve_points);
+    ck_assert_msg(rep.output_chi2_after < rep.output_chi2_before &&
+                      rep.output_chi2_after <= 0.01,
+                  "chi2 %g -> %g", rep.output_chi2_before, rep.output_chi2_after);
+    ck_assert_double_eq_tol(spec->min_value, 0.0, 1e-6);
+    ck_assert_double_eq_tol(spec->max_value, 1.0, 1e-6);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+START_TEST(deterministic_across_threads)
+{
+    tf_layer_map *ref = rough_where_high(96);
+    tf_fit_report r1, r2;
+    tf_spec *a = fit_one(ref, 0, 1, &r1), *b = fit_one(ref, 0, 3, &r2);
+    tf_error err;
+    char *ja = tf_spec_to_json(a, &err), *jb = tf_spec_to_json(b, &err);
+    ck_assert_ptr_nonnull(ja);
+    ck_assert_str_eq(ja, jb);
+    char *ra = tf_fit_report_to_json(&r1, 0, &err), *rb = tf_fit_report_to_json(&r2, 0, &err);
+    ck_assert_str_eq(ra, rb);
+    ck_assert_ptr_nonnull(strstr(ra, "\"outputCurve\""));
+    free(ja), free(jb), free(ra), free(rb);
+    tf_spec_free(a), tf_spec_free(b);
+    tf_fit_report_free(&r1), tf_fit_report_free(&r2);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+/* Heavy tails: smooth relief with rare isolated spikes (about 1% of the
+ * cells). The finest band is heavy-tailed, so its curve is blended toward
+ * linear, and its extremes are gentler than the band's. */
+START_TEST(heavy_tailed_band_gets_a_gentler_curve)
+{
+    const size_t n = 128;
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(n, n, &err);
+    uint32_t state = 12345u;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double s = (tf_noise_eval(TF_NOISE_SIMPLEX, 3, i / 70.0, j / 70.0, 0) + 1) * 0.4;
+            state = state * 1664525u + 1013904223u; /* Numerical Recipes LCG */
+            int spike = (state >> 16) % 100 == 0;
+            m->value[j * n + i] = (float)(s + (spike ? 0.15 : 0.0));
+        }
+    tf_fit_report rep;
+    tf_spec *spec = fit_one(m, 0, 2, &rep);
+    const tf_fit_layer_report *fine = &rep.layers[rep.layer_count - 1];
+    ck_assert_msg(fine->kurtosis > 3.0 && fine->gentle_blend < 1.0,
+                  "kurtosis %g, blend %g", fine->kurtosis, fine->gentle_blend);
+    ck_assert_double_eq_tol(fine->gentle_blend, 3.0 / fine->kurtosis, 1e-12);
+    const tf_layer_spec *ls = &spec->layers[spec->layer_count - 1];
+    double top = ls->rd_points[ls->rd_point_count - 1].y;
+    ck_assert_msg(top < fine->value_max, "curve top %g, band max %g", top, fine->value_max);
+    /* A band without heavy tails keeps its equalized curve. */
+    ck_assert_double_eq(rep.layers[0].gentle_blend, 1.0);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    tf_layer_map_free(m);
+}
+END_TEST
+
+START_TEST(layers_option_rules)
+{
+    tf_layer_map *ref = rough_where_high(64);
+    tf_fit_report rep;
+    tf_spec *spec = fit_one(ref, 3, 0, &rep);
+    ck_assert_uint_eq(spec->layer_count, 3);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    tf_error err;
+    opt.layers = TF_FIT_MAX_BANDS + 1;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "1 to 16"));
+    /* A partly transparent layer cannot be split into bands on request,
+     * and keeps the thesis's one layer by default. */
+    ref->weight[5] = 0.5f;
+    opt.layers = 3;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "fully present"));
+    opt.layers = TF_FIT_LAYERS_AUTO;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, &rep, NULL, NULL,
+                            &err),
+                     0);
+    ck_assert(!rep.auto_layered);
+    ck_assert_uint_eq(spec->layer_count, 1);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    /* Several references: one layer each; a band count is refused. */
+    const tf_layer_map *two[2] = {ref, ref};
+    opt.layers = 4;
+    ck_assert_int_eq(tf_fit(two, 2, &opt, &spec, NULL, NULL, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "single reference"));
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("autolayer");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, bands_sum_back);
+    tcase_add_test(tc, bands_masked_cells);
+    tcase_add_test(tc, frequency_matching_recovers_noise);
+    tcase_add_test(tc, mask_curves_rough_where_high);
+    tcase_add_test(tc, output_curve_improves_chi2);
+    tcase_add_test(tc, deterministic_across_threads);
+    tcase_add_test(tc, heavy_tailed_band_gets_a_gentler_curve);
+    tcase_add_test(tc, layers_option_rules);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
