@@ -1,0 +1,205 @@
+/*
+ * More base noises (issue 6 §1, docs/noise.md): Perlin's improved noise,
+ * exponential-gradient Perlin, zero-gradient D2M1N3 polynomial, value and
+ * cellular noise, each with analytic partial derivatives. Private to the
+ * runtime; every function is exactly reproducible (plain IEEE double
+ * arithmetic in the documented order; the only libm calls, floor, sqrt and
+ * fmin, are exact).
+ *
+ * Common contract: a coordinate that is not finite or has |c| >= 2^52 gives
+ * NaN (and NaN derivatives). The `_deriv` variants return the same value as
+ * the plain function, bit for bit, and store d/dx and d/dy (either pointer
+ * may be NULL).
+ */
+#ifndef TF_RUNTIME_NOISE_KINDS_H
+#define TF_RUNTIME_NOISE_KINDS_H
+
+#include <math.h>
+#include <stdint.h>
+
+/* "perlin": Perlin 2002 improved noise, 3D. Seed 0 is Perlin's reference
+ * (his permutation, equal to the Java ImprovedNoise bit for bit for
+ * |c| < 2^31); another seed translates the lattice by a hashed offset before
+ * the table lookup. Range: docs/noise.md. */
+double tf_perlin_improved3(uint32_t seed, double x, double y, double z);
+double tf_perlin_improved3_deriv(uint32_t seed, double x, double y, double z, double *dx,
+                                 double *dy);
+
+/* "exponential-perlin": Parberry 2015, Perlin gradient noise whose gradient
+ * magnitudes are mu^-i, i a uniform hashed byte, mu = 1.02; 3D. */
+double tf_exp_perlin3(uint32_t seed, double x, double y, double z);
+double tf_exp_perlin3_deriv(uint32_t seed, double x, double y, double z, double *dx, double *dy);
+
+/* "polynomial": Thorimbert & Chopard zero-gradient D2M1N3 (eq. 19), 2D. */
+double tf_polynomial2(uint32_t seed, double x, double y);
+double tf_polynomial2_deriv(uint32_t seed, double x, double y, double *dx, double *dy);
+
+/* "value": bilinear interpolation of hashed lattice values with Perlin's
+ * quintic fade, 2D, in [-1, 1). */
+double tf_value2(uint32_t seed, double x, double y);
+double tf_value2_deriv(uint32_t seed, double x, double y, double *dx, double *dy);
+
+/* "cellular": Worley 1996, one feature point per unit cell, Euclidean
+ * distance to the nearest (F1) and second nearest (F2) point, 2D. The
+ * derivative of F1 (F2) is the unit vector from that feature point to (x, y);
+ * it is undefined on the cell edges of the Voronoi diagram (where two points
+ * tie) and at the feature points, where the value is only C0 (see docs). */
+double tf_cellular_f1(uint32_t seed, double x, double y);
+double tf_cellular_f2(uint32_t seed, double x, double y);
+double tf_cellular_f2_f1(uint32_t seed, double x, double y);
+double tf_cellular_f1_deriv(uint32_t seed, double x, double y, double *dx, double *dy);
+double tf_cellular_f2_deriv(uint32_t seed, double x, double y, double *dx, double *dy);
+double tf_cellular_f2_f1_deriv(uint32_t seed, double x, double y, double *dx, double *dy);
+
+/* Gradient magnitudes of exponential-perlin, mu^-i (i < 256), as a literal
+ * table (exposed for the tests). */
+extern const double tf_exp_perlin_magnitude[256];
+
+/* ---- shared helpers (internal, inlined) ---- */
+
+/* Each kind's evaluator is written once with optional derivative outputs and
+ * must be inlined into both entry points, so that the plain one carries no
+ * derivative arithmetic (GCC would otherwise share an outlined copy). */
+#if defined(__GNUC__)
+#define NK_INLINE static inline __attribute__((always_inline))
+#else
+#define NK_INLINE static inline
+/* Perlin's trilinear blend of the eight corner terms c[k] (corner
+ * (k & 1, k >> 1 & 1, k >> 2 & 1)) in his nesting:
+ * lerp(w, lerp(v, lerp(u, c0, c1), lerp(u, c2, c3)),
+ *         lerp(v, lerp(u, c4, c5), lerp(u, c6, c7))),
+ * u, v, w the fades of fx, fy, fz and du, dv the first two's derivatives. */
+NK_INLINE double nk_blend3(const nk_vd c[8], double u, double du, double v, double dv, double w,
+                           double *dx, double *dy)
+{
+    nk_vd r = nk_lerp_vd(w, 0, 0,
+                         nk_lerp_vd(v, 0, dv, nk_lerp_vd(u, du, 0, c[0], c[1]),
+                                    nk_lerp_vd(u, du, 0, c[2], c[3])),
+                         nk_lerp_vd(v, 0, dv, nk_lerp_vd(u, du, 0, c[4], c[5]),
+                                    nk_lerp_vd(u, du, 0, c[6], c[7])));
+    if (dx)
+        *dx = r.dx;
+    if (dy)
+        *dy = r.dy;
+    return r.v;
+}
+
+#endif
+
+/* |c| < 2^52 and finite: floor and c - floor(c) are then exact. */
+static inline int nk_coord_ok(double c)
+{
+    return c > -4503599627370496.0 && c < 4503599627370496.0;
+}
+
+/* Splits c into its lattice cell (floor, two's complement modulo 2^32) and the
+ * exact fraction in [0, 1). */
+static inline uint32_t nk_split(double c, double *frac)
+{
+    double f = floor(c);
+    *frac = c - f;
+    return (uint32_t)(uint64_t)(int64_t)f;
+}
+
+/* The lattice hash of docs/noise.md ("Hash"): a lowbias32-style finalizer.
+ * hash(seed, i, j[, k]) = H(H(H(H(0, seed), i), j), k) with
+ * H(h, c) = mix((h ^ c) + 0x9e3779b9) (all uint32 arithmetic mod 2^32). */
+static inline uint32_t nk_mix(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x21f0aaadu;
+    h ^= h >> 15;
+    h *= 0x735a2d97u;
+    h ^= h >> 15;
+    return h;
+}
+
+static inline uint32_t nk_hash(uint32_t h, uint32_t c)
+{
+    return nk_mix((h ^ c) + 0x9e3779b9u);
+}
+
+/* NaN value and derivatives, for a coordinate outside the domain. */
+static inline double nk_nan(double *dx, double *dy)
+{
+    if (dx)
+        *dx = NAN;
+    if (dy)
+        *dy = NAN;
+    return NAN;
+}
+
+/* The hashed corner values of cell (X, Y), in [-1, 1): v[0] = (X, Y),
+ * v[1] = (X+1, Y), v[2] = (X, Y+1), v[3] = (X+1, Y+1); each is
+ * (hash(seed, i, j) >> 8) * 2^-23 - 1. */
+static inline void nk_corners2(uint32_t seed, uint32_t X, uint32_t Y, double v[4])
+{
+    uint32_t hs = nk_hash(0, seed), h0 = nk_hash(hs, X), h1 = nk_hash(hs, X + 1);
+    const uint32_t h[4] = {nk_hash(h0, Y), nk_hash(h1, Y), nk_hash(h0, Y + 1), nk_hash(h1, Y + 1)};
+    for (int k = 0; k < 4; k++)
+        v[k] = (double)(h[k] >> 8) * 0x1p-23 - 1.0;
+}
+
+/* Perlin's quintic fade 6t^5 - 15t^4 + 10t^3 in his evaluation order, and
+ * its derivative 30t^2(t - 1)^2 written as 30*t*t*(t*(t - 2) + 1). */
+static inline double nk_fade5(double t)
+{
+    return t * t * t * (t * (t * 6 - 15) + 10);
+}
+
+static inline double nk_dfade5(double t)
+{
+    return 30 * t * t * (t * (t - 2) + 1);
+}
+
+/* Perlin 2002 grad(): the dot product of one of 12 edge directions, chosen
+ * by h & 15, with (x, y, z), in his order ((+-u) + (+-v)); gx and gy get
+ * the direction's x and y components (for the analytic derivative). */
+NK_INLINE double nk_grad3(uint32_t hash, double x, double y, double z, double *gx, double *gy)
+{
+    uint32_t h = hash & 15;
+    double u = h < 8 ? x : y;
+    double v = h < 4 ? y : h == 12 || h == 14 ? x : z;
+    double su = (h & 1) == 0 ? 1 : -1, sv = (h & 2) == 0 ? 1 : -1;
+    *gx = (h < 8 ? su : 0) + (h >= 4 && (h == 12 || h == 14) ? sv : 0);
+    *gy = (h < 8 ? 0 : su) + (h < 4 ? sv : 0);
+    return ((h & 1) == 0 ? u : -u) + ((h & 2) == 0 ? v : -v);
+}
+
+/* A value with its partial derivatives, carried through the trilinear
+ * blend: lerp(t, a, b) = a + t*(b - a) (Perlin's form) and its product-rule
+ * derivative a' + t*(b' - a') + t'*(b - a). */
+typedef struct {
+    double v, dx, dy;
+} nk_vd;
+
+NK_INLINE nk_vd nk_lerp_vd(double t, double tdx, double tdy, nk_vd a, nk_vd b)
+{
+    nk_vd r;
+    r.v = a.v + t * (b.v - a.v);
+    r.dx = a.dx + t * (b.dx - a.dx) + tdx * (b.v - a.v);
+    r.dy = a.dy + t * (b.dy - a.dy) + tdy * (b.v - a.v);
+    return r;
+}
+
+/* Perlin's trilinear blend of the eight corner terms c[k] (corner
+ * (k & 1, k >> 1 & 1, k >> 2 & 1)) in his nesting:
+ * lerp(w, lerp(v, lerp(u, c0, c1), lerp(u, c2, c3)),
+ *         lerp(v, lerp(u, c4, c5), lerp(u, c6, c7))),
+ * u, v, w the fades of fx, fy, fz and du, dv the first two's derivatives. */
+NK_INLINE double nk_blend3(const nk_vd c[8], double u, double du, double v, double dv, double w,
+                           double *dx, double *dy)
+{
+    nk_vd r = nk_lerp_vd(w, 0, 0,
+                         nk_lerp_vd(v, 0, dv, nk_lerp_vd(u, du, 0, c[0], c[1]),
+                                    nk_lerp_vd(u, du, 0, c[2], c[3])),
+                         nk_lerp_vd(v, 0, dv, nk_lerp_vd(u, du, 0, c[4], c[5]),
+                                    nk_lerp_vd(u, du, 0, c[6], c[7])));
+    if (dx)
+        *dx = r.dx;
+    if (dy)
+        *dy = r.dy;
+    return r.v;
+}
+
+#endif
