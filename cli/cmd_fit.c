@@ -5,6 +5,7 @@
  * leaves no file behind.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ enum {
     OPT_REPORT,
     OPT_THREADS,
     OPT_QUIET,
-    OPT_LAYERS
+    OPT_LAYERS,
+    OPT_PREVIEW
 };
 
 static const cli_option OPTIONS[] = {
@@ -37,7 +39,8 @@ static const cli_option OPTIONS[] = {
     {"noise", 0, true, OPT_NOISE},            {"seed", 0, true, OPT_SEED},
     {"valid", 0, true, OPT_VALID},            {"report", 'r', true, OPT_REPORT},
     {"threads", 'j', true, OPT_THREADS},      {"quiet", 'q', false, OPT_QUIET},
-    {"layers", 'l', true, OPT_LAYERS},        {NULL, 0, false, 0},
+    {"layers", 'l', true, OPT_LAYERS},        {"preview", 'p', true, OPT_PREVIEW},
+    {NULL, 0, false, 0},
 };
 
 static void print_usage(void)
@@ -70,6 +73,9 @@ static void print_usage(void)
            "                         ignored in every layer\n"
            "  -r, --report FILE      also write a JSON report: frequency estimates, mask\n"
            "                         decisions, chi-square of each layer, timings\n"
+           "  -p, --preview FILE     also write a picture: the reference (the sum of the\n"
+           "                         layers' offsets) beside a synthesis of the same size,\n"
+           "                         one colour scale (the spec's range) for both\n"
            "  -j, --threads N        worker threads (default 0: one per core)\n"
            "  -q, --quiet            no summary, no progress bar\n"
            "  -h, --help             print this help and exit\n"
@@ -85,6 +91,7 @@ typedef struct {
     size_t layer_count;
     const char *output_path;
     const char *report_path;
+    const char *preview_path;
     const char *valid_path;
     const char *points_text;
     unsigned long long points;
@@ -155,6 +162,9 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
         case OPT_VALID:
             req->valid_path = v;
             break;
+        case OPT_PREVIEW:
+            req->preview_path = v;
+            break;
         case OPT_REPORT:
             req->report_path = v;
             break;
@@ -190,6 +200,10 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
         return cli_usage_error(cmd, "missing -o SPEC (the terrain JSON file to write)");
     if (req->report_path && strcmp(req->report_path, req->output_path) == 0)
         return cli_usage_error(cmd, "--report and -o name the same file '%s'", req->output_path);
+    if (req->preview_path && (strcmp(req->preview_path, req->output_path) == 0 ||
+                              (req->report_path && strcmp(req->preview_path, req->report_path) == 0)))
+        return cli_usage_error(cmd, "--preview names the same file as -o or --report ('%s')",
+                               req->preview_path);
     /* Well formed but out of range is a failure (status 1), as for other
      * documented limits. */
     if (req->points_text) {
@@ -282,6 +296,55 @@ static int put_text(tf_atomic_file *file, const char *text)
     return fwrite(text, 1, len, stream) == len ? 0 : -1;
 }
 
+/* --preview: the reference as the fit sees it, the sum of the layers'
+ * offsets (value - 0.5; thesis 5.4.2, the sum the spec reproduces), beside
+ * the spec rendered on a window of the same size at the origin, shaded over
+ * the spec's range. Cells no layer covers show as no data. 0 on success. */
+static int write_fit_preview(const char *path, const char *spec_path, tf_layer_map *const *maps,
+                             size_t count, const tf_spec *spec, unsigned threads, tf_error *err)
+{
+    size_t w = maps[0]->width, h = maps[0]->height, cells = w * h;
+    float *reference = malloc(cells * sizeof *reference);
+    float *synthesis = malloc(cells * sizeof *synthesis);
+    tf_terrain *terrain = NULL;
+    int status = -1;
+    if (!reference || !synthesis) {
+        err->code = TF_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "%s: out of memory for a %zux%zu preview",
+                 path, w, h);
+        goto done;
+    }
+    for (size_t k = 0; k < cells; k++) {
+        double sum = 0.0;
+        int covered = 0;
+        for (size_t i = 0; i < count; i++) {
+            sum += (double)maps[i]->value[k] - 0.5;
+            covered |= maps[i]->weight[k] > 0.0f;
+        }
+        reference[k] = covered ? (float)sum : NAN;
+    }
+    if (!(terrain = tf_terrain_compile(spec, err)) ||
+        tf_render_grid(terrain, 0.0, 0.0, 1.0, w, h, threads, synthesis, NULL, NULL, err) != 0)
+        goto done;
+    tf_preview_options options = tf_preview_options_default();
+    options.lo = spec->min_value;
+    options.hi = spec->max_value;
+    char reference_caption[96], synthesis_caption[96];
+    snprintf(reference_caption, sizeof reference_caption, "reference (%zu layer%s)", count,
+             count == 1 ? "" : "s");
+    const char *slash = strrchr(spec_path, '/');
+    snprintf(synthesis_caption, sizeof synthesis_caption, "synthesis: %.60s",
+             slash ? slash + 1 : spec_path);
+    tf_preview_panel panels[2] = {{reference, w, h, 0, reference_caption},
+                                  {synthesis, w, h, 0, synthesis_caption}};
+    status = tf_preview_write_panels(path, panels, 2, &options, err);
+done:
+    tf_terrain_free(terrain);
+    free(reference);
+    free(synthesis);
+    return status;
+}
+
 static int fit(fit_request *req)
 {
     tf_error err;
@@ -338,12 +401,23 @@ static int fit(fit_request *req)
         cli_fail("fit", "%s: cannot write file", unwritten);
         goto done;
     }
-    /* The report first: if the spec then fails, the report is removed, so
-     * a failed run leaves neither. */
+    /* The preview, then the report, then the spec: if a later one fails,
+     * the earlier ones are removed, so a failed run leaves none. */
+    if (req->preview_path) {
+        cli_progress_note(&progress, "writing", req->preview_path);
+        if (write_fit_preview(req->preview_path, req->output_path, maps, req->layer_count, spec,
+                              req->fit.threads, &err) != 0) {
+            cli_progress_finish(&progress);
+            cli_fail_error(&err);
+            goto done;
+        }
+    }
     if (report_file) {
         int failed = tf_atomic_commit(report_file, &err);
         report_file = NULL;
         if (failed) {
+            if (req->preview_path)
+                unlink(req->preview_path);
             cli_progress_finish(&progress);
             cli_fail_error(&err);
             goto done;
@@ -355,6 +429,8 @@ static int fit(fit_request *req)
         if (failed) {
             if (req->report_path)
                 unlink(req->report_path);
+            if (req->preview_path)
+                unlink(req->preview_path);
             cli_progress_finish(&progress);
             cli_fail_error(&err);
             goto done;

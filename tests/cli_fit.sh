@@ -291,4 +291,19 @@ run "$TERRAFIT" fit "$ref" "$scratch/small.pgm" -o "$bad/keep.json"
 check "a failed fit keeps the previous output" cmp -s "$out/one.json" "$bad/keep.json"
 check "a failed fit leaves no temporary file" [ "$(ls -A "$bad")" = keep.json ]
 
+# ---- --preview: reference | synthesis, one PNG beside the spec
+expect "--preview exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/pv.json" --preview "$out/pv.png" -q
+check "--preview writes a PNG" is_png "$out/pv.png"
+two_captioned_panels() { # PNG: (2S + gap) wide, taller than S (captions)
+    set -- $(png_ihdr "$1")
+    [ "$1" -eq $((2 * S + 8)) ] && [ "$2" -gt "$S" ]
+}
+check "--preview holds two panels side by side, captioned below" \
+    two_captioned_panels "$out/pv.png"
+rm -f "$bad"/*
+expect_bad "an unwritable --preview fails before anything is written" "no-dir/pv.png" \
+    "$ref" -o "$bad/spec.json" --preview "$bad/no-dir/pv.png" -q
+expect_message "--preview naming the spec is a usage error" 2 "same file" \
+    "$TERRAFIT" fit "$ref" -o "$out/same.json" --preview "$out/same.json"
+
 tap_finish
