@@ -36,9 +36,30 @@ double tf_cosine_blend(double t)
     return sine * sine;
 }
 
-size_t tf_curve_table_bytes(size_t count)
+/* Buckets of the O(1) search: at least two per segment, and as many as
+ * the range holds of the closest knot gap (so a bucket has at most one knot
+ * inside and the walk is a step or none), up to 16 per segment. */
+#define BUCKETS_MIN_PER_SEGMENT 2
+#define BUCKETS_MAX_PER_SEGMENT 16
+
+static size_t curve_bucket_count(const tf_point *p, size_t count)
 {
-    return count * sizeof(double) + (count - 1) * sizeof(tf_curve_segment);
+    double gap = INFINITY;
+    for (size_t k = 0; k + 1 < count; k++)
+        if (p[k + 1].x - p[k].x < gap)
+            gap = p[k + 1].x - p[k].x;
+    double want = ceil((p[count - 1].x - p[0].x) / gap) + 1.0;
+    size_t lo = (count - 1) * BUCKETS_MIN_PER_SEGMENT, hi = (count - 1) * BUCKETS_MAX_PER_SEGMENT;
+    if (!(want > (double)lo)) /* NaN too */
+        return lo;
+    return want < (double)hi ? (size_t)want : hi;
+}
+
+size_t tf_curve_table_bytes(const tf_point *points, size_t count)
+{
+    size_t bytes = count * sizeof(double) + (count - 1) * sizeof(tf_curve_segment) +
+                   curve_bucket_count(points, count) * sizeof(uint32_t);
+    return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
 /* Fritsch-Carlson (1980) tangents: start from the mean of adjacent secants
@@ -83,6 +104,9 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
         x[k] = points[k].x;
     for (size_t k = 0; k + 1 < count; k++) {
         double width = points[k + 1].x - points[k].x;
+        seg[k].x0 = points[k].x;
+        seg[k].x1 = points[k + 1].x;
+        seg[k].unused = 0.0;
         seg[k].inv_width = 1.0 / width;
         seg[k].c0 = points[k].y;
         seg[k].c1 = points[k + 1].y - points[k].y;
@@ -103,36 +127,37 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
             seg[k].c3 = a + b - 2.0 * d;
         }
     }
+    /* Bucket b starts at x_0 + b / scale: its first segment is the last
+     * knot at or before that point (only a hint, see tf_curve_table). */
+    size_t buckets = curve_bucket_count(points, count);
+    uint32_t *first = (uint32_t *)(seg + (count - 1));
+    double scale = (double)buckets / (x[count - 1] - x[0]);
+    size_t k = 0;
+    for (size_t b = 0; b < buckets; b++) {
+        double start = x[0] + (double)b / scale;
+        while (k + 2 < count && x[k + 1] <= start)
+            k++;
+        first[b] = (uint32_t)k;
+    }
     table->count = count;
     table->interp = interp;
     table->x = x;
     table->segments = seg;
     table->y_first = points[0].y;
     table->y_last = points[count - 1].y;
+    table->bucket_count = (uint32_t)buckets;
+    table->bucket_scale = isfinite(scale) ? scale : 0.0;
+    table->bucket_first = first;
+}
+
+size_t tf_curve_table_segment(const tf_curve_table *table, double u)
+{
+    return tf_curve_table_segment_inline(table, u);
 }
 
 double tf_curve_table_eval(const tf_curve_table *table, double u)
 {
-    const double *x = table->x;
-    if (u <= x[0])
-        return table->y_first;
-    if (u >= x[table->count - 1])
-        return table->y_last;
-    /* Largest k with x_k <= u (NaN falls through to the last segment and
-     * stays NaN). */
-    size_t lo = 0, hi = table->count - 1;
-    while (hi - lo > 1) {
-        size_t mid = lo + ((hi - lo) >> 1);
-        if (u < x[mid])
-            hi = mid;
-        else
-            lo = mid;
-    }
-    const tf_curve_segment *s = &table->segments[lo];
-    double t = (u - x[lo]) * s->inv_width;
-    if (table->interp == TF_INTERP_COSINE)
-        return s->c0 + s->c1 * tf_cosine_blend(t);
-    return s->c0 + t * (s->c1 + t * (s->c2 + t * s->c3));
+    return tf_curve_table_eval_inline(table, u);
 }
 
 /* ---- the public curve object */
@@ -168,7 +193,7 @@ tf_curve *tf_curve_new(const tf_point *points, size_t count, tf_interp interp, t
             return NULL;
         }
     }
-    tf_curve *curve = malloc(sizeof *curve + tf_curve_table_bytes(count));
+    tf_curve *curve = malloc(sizeof *curve + tf_curve_table_bytes(points, count));
     double *scratch = malloc(2 * count * sizeof(double));
     if (!curve || !scratch) {
         free(curve);
@@ -191,3 +216,120 @@ void tf_curve_free(tf_curve *curve)
 {
     free(curve);
 }
+
+/* ---- rows of lookups */
+
+void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_t n, double *out)
+{
+    for (size_t k = 0; k < n; k++)
+        out[k] = tf_curve_table_eval(table, u[k]);
+}
+
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+/* A compare mask of four doubles as four 32-bit lanes (-1 or 0). */
+__attribute__((target("avx2"))) static inline __m128i curve_mask32(__m256d mask)
+{
+    __m256i packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask),
+                                                 _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    return _mm256_castsi256_si128(packed);
+}
+
+/* Load lane k's segment (x0, x1, inv_width, c0 | c1, c2, c3, -) for four
+ * lanes and transpose: four rows of 8 doubles become 7 vectors. */
+typedef struct {
+    __m256d x0, x1, inv_width, c0, c1, c2, c3;
+} curve_lanes;
+
+__attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_curve_segment *seg,
+                                                                    const int *k, curve_lanes *v)
+{
+    __m256d a0 = _mm256_loadu_pd(&seg[k[0]].x0), a1 = _mm256_loadu_pd(&seg[k[1]].x0);
+    __m256d a2 = _mm256_loadu_pd(&seg[k[2]].x0), a3 = _mm256_loadu_pd(&seg[k[3]].x0);
+    __m256d b0 = _mm256_loadu_pd(&seg[k[0]].c1), b1 = _mm256_loadu_pd(&seg[k[1]].c1);
+    __m256d b2 = _mm256_loadu_pd(&seg[k[2]].c1), b3 = _mm256_loadu_pd(&seg[k[3]].c1);
+    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
+    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
+    v->x0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
+    v->x1 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+    v->inv_width = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+    v->c0 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    lo01 = _mm256_unpacklo_pd(b0, b1), hi01 = _mm256_unpackhi_pd(b0, b1);
+    lo23 = _mm256_unpacklo_pd(b2, b3), hi23 = _mm256_unpackhi_pd(b2, b3);
+    v->c1 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
+    v->c2 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+    v->c3 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+}
+
+/* Four lanes of tf_curve_table_eval: the same segment (the bucket hint
+ * and at most one step, checked against the segment's knots; any lane
+ * that needs more, or is NaN, takes tf_curve_table_segment) and the same
+ * IEEE operations in the same order, so the scalar bits in every lane. */
+__attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
+                                                                  const double *u, size_t n,
+                                                                  double *out)
+{
+    const double *x = table->x;
+    const tf_curve_segment *seg = table->segments;
+    const int *first = (const int *)table->bucket_first;
+    const __m256d x_first = _mm256_set1_pd(x[0]);
+    const __m256d x_last = _mm256_set1_pd(x[table->count - 1]);
+    const __m256d y_first = _mm256_set1_pd(table->y_first);
+    const __m256d y_last = _mm256_set1_pd(table->y_last);
+    const __m256d scale = _mm256_set1_pd(table->bucket_scale);
+    const __m256d top_bucket = _mm256_set1_pd((double)(table->bucket_count - 1));
+    const int cosine = table->interp == TF_INTERP_COSINE;
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d v = _mm256_loadu_pd(u + k);
+        __m256d below = _mm256_cmp_pd(v, x_first, _CMP_LE_OQ);
+        __m256d above = _mm256_cmp_pd(v, x_last, _CMP_GE_OQ);
+        __m256d outside = _mm256_or_pd(below, above); /* the result is an end value */
+        __m256d active = _mm256_and_pd(_mm256_cmp_pd(v, x_first, _CMP_GT_OQ),
+                                       _mm256_cmp_pd(v, x_last, _CMP_LT_OQ));
+        /* bucket hint (max/min give 0 for NaN), then one step forward if
+         * u >= x_(k+1) */
+        __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), scale);
+        f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), top_bucket);
+        __m128i seg_k = _mm_i32gather_epi32(first, _mm256_cvttpd_epi32(f), 4);
+        __m256d next = _mm256_i32gather_pd(x + 1, seg_k, 8);
+        seg_k = _mm_sub_epi32(seg_k, curve_mask32(_mm256_and_pd(
+                                         active, _mm256_cmp_pd(v, next, _CMP_GE_OQ))));
+        int lane_k[4];
+        _mm_storeu_si128((__m128i *)(void *)lane_k, seg_k);
+        curve_lanes c;
+        curve_load_lanes(seg, lane_k, &c);
+        /* found: x_k <= u < x_(k+1), or an end value (not NaN) */
+        __m256d found = _mm256_or_pd(outside, _mm256_and_pd(_mm256_cmp_pd(v, c.x0, _CMP_GE_OQ),
+                                                            _mm256_cmp_pd(v, c.x1, _CMP_LT_OQ)));
+        int missing = ~_mm256_movemask_pd(found) & 0xF;
+        if (missing) { /* rare: a crowded bucket, or NaN */
+            for (int m = 0; m < 4; m++)
+                if (missing >> m & 1)
+                    lane_k[m] = (int)tf_curve_table_segment(table, u[k + (size_t)m]);
+            curve_load_lanes(seg, lane_k, &c);
+        }
+        __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
+        __m256d y;
+        if (cosine) {
+            __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
+            __m256d s2 = _mm256_mul_pd(s, s);
+            __m256d p = _mm256_set1_pd(SINPI_COEFFS[10]);
+            for (int i = 9; i >= 0; i--)
+                p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(SINPI_COEFFS[i]));
+            __m256d sine = _mm256_mul_pd(s, p);
+            y = _mm256_add_pd(c.c0, _mm256_mul_pd(c.c1, _mm256_mul_pd(sine, sine)));
+        } else {
+            __m256d inner = _mm256_add_pd(c.c2, _mm256_mul_pd(t, c.c3));
+            inner = _mm256_add_pd(c.c1, _mm256_mul_pd(t, inner));
+            y = _mm256_add_pd(c.c0, _mm256_mul_pd(t, inner));
+        }
+        y = _mm256_blendv_pd(y, y_last, above);
+        y = _mm256_blendv_pd(y, y_first, below);
+        _mm256_storeu_pd(out + k, y);
+    }
+    for (; k < n; k++)
+        out[k] = tf_curve_table_eval(table, u[k]);
+}
+#endif

@@ -22,14 +22,26 @@
 void tf_error_set(tf_error *err, int code, const char *fmt, ...) TF_PRINTF(3, 4);
 void tf_error_clear(tf_error *err);
 
+/* The AVX2 functions are compiled (with a target attribute, no -m flags)
+ * where GCC-style x86 intrinsics exist; they run only when the CPU has
+ * AVX2 (cpu.c). */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(TF_NO_AVX2)
+#define TF_HAVE_AVX2_PATH 1
+#else
+#define TF_HAVE_AVX2_PATH 0
+#endif
+
 /* ---- compiled control-point curves (docs/spec.md, step 2) */
 
 /* One segment [x_k, x_(k+1)): y = c0 + t*(c1 + t*(c2 + t*c3)) with
  * t = (u - x_k) * inv_width for linear and monotone cubic, and
- * y = c0 + c1 * cosine_blend(t) for cosine. */
+ * y = c0 + c1 * cosine_blend(t) for cosine. The knots are repeated here
+ * (64 bytes, two vector loads per lookup on the AVX2 path). */
 typedef struct {
+    double x0, x1; /* x_k, x_(k+1) */
     double inv_width;
     double c0, c1, c2, c3;
+    double unused; /* pads to 8 doubles */
 } tf_curve_segment;
 
 typedef struct {
@@ -38,19 +50,160 @@ typedef struct {
     const double *x;     /* count knots */
     const tf_curve_segment *segments; /* count - 1 */
     double y_first, y_last;
+    /* Segment search in O(1): [x_0, x_last] is cut into bucket_count equal
+     * buckets; bucket_first[b] is a segment at or near the one holding the
+     * bucket's start, and a short walk over the knots from there finds the
+     * exact segment the binary search would (the result never depends on
+     * the buckets, only the time does). */
+    uint32_t bucket_count;
+    double bucket_scale; /* bucket_count / (x_last - x_0) */
+    const uint32_t *bucket_first;
 } tf_curve_table;
 
-/* Bytes needed for a table of `count` points (knots + segments). */
-size_t tf_curve_table_bytes(size_t count);
+/* Bytes needed for a table of these `count` valid points (knots, segments,
+ * buckets), a multiple of sizeof(double). */
+size_t tf_curve_table_bytes(const tf_point *points, size_t count);
 /* Build the table into `storage` (tf_curve_table_bytes(count) bytes,
  * aligned for double), using `scratch` (2 * count doubles) for the
  * tangents. Points must be valid (checked by the caller). */
 void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *points,
                           size_t count, tf_interp interp, double *scratch);
 double tf_curve_table_eval(const tf_curve_table *table, double u);
+/* tf_curve_table_eval at u[k], k < n. */
+void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_t n, double *out);
+#if TF_HAVE_AVX2_PATH
+/* The same bits, four lanes at a time; only on a CPU with AVX2. */
+void tf_curve_table_eval_row_avx2(const tf_curve_table *table, const double *u, size_t n,
+                                  double *out);
+#endif
+/* The segment k (0 <= k <= count - 2) with x_k <= u < x_(k+1) for
+ * x_0 < u < x_last; count - 2 for NaN (so NaN stays NaN). */
+size_t tf_curve_table_segment(const tf_curve_table *table, double u);
 
 /* 0.5 - 0.5*cos(pi*t), evaluated with the documented polynomial. */
 double tf_cosine_blend(double t);
+
+/* tf_curve_table_segment and tf_curve_table_eval, inlined into the
+ * evaluation loops. */
+static inline size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
+{
+    const double *x = table->x;
+    size_t last = table->count - 2;
+    if (!(u == u))
+        return last;
+    /* Largest k with x_k <= u, as a binary search would find it: start at
+     * the bucket's hint, then walk (u > x_0 and u < x_last bound both
+     * walks). */
+    double f = (u - x[0]) * table->bucket_scale;
+    size_t b = f >= 0.0 && f < (double)table->bucket_count ? (size_t)f
+               : f >= 0.0                                  ? table->bucket_count - 1
+                                                           : 0;
+    size_t k = table->bucket_first[b];
+    /* Buckets hold at most one knot for most curves: one step without a
+     * branch, then a check that is nearly always true. */
+    k += (size_t)(k < last) & (size_t)(u >= x[k + 1]);
+    if (u >= x[k] && (k == last || u < x[k + 1]))
+        return k;
+    while (k > 0 && u < x[k])
+        k--;
+    while (k < last && u >= x[k + 1])
+        k++;
+    return k;
+}
+
+static inline double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
+{
+    const double *x = table->x;
+    if (u <= x[0])
+        return table->y_first;
+    if (u >= x[table->count - 1])
+        return table->y_last;
+    /* Largest k with x_k <= u (NaN takes the last segment and stays NaN). */
+    const tf_curve_segment *s = &table->segments[tf_curve_table_segment_inline(table, u)];
+    double t = (u - s->x0) * s->inv_width;
+    if (table->interp == TF_INTERP_COSINE)
+        return s->c0 + s->c1 * tf_cosine_blend(t);
+    return s->c0 + t * (s->c1 + t * (s->c2 + t * s->c3));
+}
+
+/* ---- the compiled terrain (terrain.c compiles, terrain.c and
+ * terrain_fast.c evaluate) */
+
+/* How a layer is masked (docs/spec.md, step 4). */
+typedef enum { TF_MASK_NONE, TF_MASK_RANGE, TF_MASK_CURVE } tf_mask_kind;
+
+typedef struct {
+    tf_noise_type noise_type;
+    uint32_t seed;
+    double frequency;
+    double offset_x, offset_y, offset_z;
+    tf_curve_table rd;
+    double pre_amp_shift, amp_scale;
+    tf_mask_kind mask;
+    int mask_layer_index; /* -1: unmasked */
+    int is_mask_source;   /* a later layer is masked by this one */
+    double mask_min, mask_max;
+    double mask_falloff, mask_inv_falloff; /* inv is 0 when falloff is 0 */
+    tf_curve_table mask_curve;              /* TF_MASK_CURVE: w = MC(r_m) */
+} tf_compiled_layer;
+
+/* Evaluation paths: the same bits on each, only the speed differs. */
+typedef enum { TF_SIMD_NONE = 0, TF_SIMD_AVX2 = 1 } tf_simd_level;
+
+struct tf_terrain {
+    tf_spec *spec; /* the source, for tools (tf_terrain_spec) */
+    size_t layer_count;
+    double min_value, max_value;
+    tf_compiled_layer *layers;
+    int has_output_curve;
+    tf_curve_table output_curve;
+    tf_simd_level simd; /* chosen when compiled (tf_simd_select) */
+    /* The simplex layers, whose noises a single sample computes four
+     * lanes (layers) at a time on the AVX2 path. */
+    size_t simplex_count;
+    uint32_t simplex_seed[TF_MAX_LAYERS];
+    unsigned char simplex_layer[TF_MAX_LAYERS];
+    void *tables;       /* one block holding every curve table */
+};
+
+/* The path for terrains compiled now: AVX2 when the CPU has it, unless the
+ * environment variable TERRAFIT_SIMD says "none" (or "avx2" / "auto"). */
+tf_simd_level tf_simd_select(void);
+/* Whether this CPU can run the AVX2 path. */
+int tf_simd_avx2_available(void);
+/* "none" or "avx2": the path `t` runs. */
+const char *tf_terrain_simd_name(const tf_terrain *t);
+
+/* Mask weight (step 4) of a TF_MASK_RANGE layer. */
+static inline double tf_mask_weight(const tf_compiled_layer *L, double r_mask)
+{
+    double beyond;
+    if (r_mask < L->mask_min)
+        beyond = L->mask_min - r_mask;
+    else if (r_mask > L->mask_max)
+        beyond = r_mask - L->mask_max;
+    else
+        return 1.0;
+    if (!(beyond < L->mask_falloff))
+        return 0.0;
+    double s = 1.0 - beyond * L->mask_inv_falloff;
+    return s * s * (3.0 - 2.0 * s);
+}
+
+/* Layer L's base noise at noise-space (nx, ny) (step 1), any kind. */
+double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny);
+
+/* One lattice row of the window: n samples at x = x0 + (double)(i0 + i) *
+ * step, i = 0..n-1, and the given y, written as floats; the bits of
+ * (float)tf_terrain_sample. Batched per layer, vectorized on the AVX2 path. */
+void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
+                         size_t n, float *out);
+
+/* Base noise of one kind at n points (x[i], y) on the path `simd`: the bits
+ * of tf_noise_eval(type, seed, x[i], y, z). For benchmarks and the row
+ * evaluation. */
+void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const double *x,
+                  double y, double z, size_t n, double *out);
 
 /* ---- derived defaults (docs/spec.md, "Seeds and offsets") */
 uint32_t tf_mix32(uint32_t x);

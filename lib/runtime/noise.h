@@ -7,7 +7,10 @@
 #ifndef TF_RUNTIME_NOISE_H
 #define TF_RUNTIME_NOISE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "internal.h" /* TF_HAVE_AVX2_PATH */
 
 /* Seeded 2D simplex noise; NaN when |x| or |y| >= 2^52 or not finite. */
 double tf_simplex2(uint32_t seed, double x, double y);
@@ -15,5 +18,15 @@ double tf_simplex2(uint32_t seed, double x, double y);
 /* Ken Perlin's reference simplex noise (2001, "Noise Hardware", class
  * Noise3), bit-identical to the Java original. */
 double tf_perlin_reference_simplex3(double x, double y, double z);
+
+/* tf_simplex2 at (x[k], y), k < n. */
+void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double *out);
+#if TF_HAVE_AVX2_PATH
+/* The same bits, four lanes at a time; only on a CPU with AVX2. */
+void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_simplex2(seed[k], x[k], y[k]), k < n, four lanes at a time. */
+void tf_simplex2_lanes_avx2(const uint32_t *seed, const double *x, const double *y, size_t n,
+                            double *out);
+#endif
 
 #endif

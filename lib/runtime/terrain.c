@@ -14,54 +14,9 @@
 #include "internal.h"
 #include "noise.h"
 
-/* How a layer is masked (docs/spec.md, step 4). */
-typedef enum { MASK_NONE, MASK_RANGE, MASK_CURVE } mask_kind;
-
-typedef struct {
-    tf_noise_type noise_type;
-    uint32_t seed;
-    double frequency;
-    double offset_x, offset_y, offset_z;
-    tf_curve_table rd;
-    double pre_amp_shift, amp_scale;
-    mask_kind mask;
-    int mask_layer_index; /* -1: unmasked */
-    double mask_min, mask_max;
-    double mask_falloff, mask_inv_falloff; /* inv is 0 when falloff is 0 */
-    tf_curve_table mask_curve;              /* MASK_CURVE: w = MC(r_m) */
-} compiled_layer;
-
-struct tf_terrain {
-    tf_spec *spec; /* the source, for tools (tf_terrain_spec) */
-    size_t layer_count;
-    double min_value, max_value;
-    compiled_layer *layers;
-    int has_output_curve;
-    tf_curve_table output_curve;
-    void *tables; /* one block holding every curve table */
-};
-
 /* ---- evaluation */
 
-/* Mask weight (step 4): 1 inside [min, max]; outside, a smoothstep from 1
- * at the range's edge to 0 at `falloff` beyond it; a hard edge if falloff
- * is 0. */
-static inline double mask_weight(const compiled_layer *L, double r_mask)
-{
-    double beyond;
-    if (r_mask < L->mask_min)
-        beyond = L->mask_min - r_mask;
-    else if (r_mask > L->mask_max)
-        beyond = r_mask - L->mask_max;
-    else
-        return 1.0;
-    if (!(beyond < L->mask_falloff))
-        return 0.0;
-    double s = 1.0 - beyond * L->mask_inv_falloff;
-    return s * s * (3.0 - 2.0 * s);
-}
-
-static inline double base_noise(const compiled_layer *L, double nx, double ny)
+static inline double base_noise(const tf_compiled_layer *L, double nx, double ny)
 {
     switch (L->noise_type) {
     case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
@@ -72,32 +27,68 @@ static inline double base_noise(const compiled_layer *L, double nx, double ny)
     }
 }
 
+/* The one place that maps a layer's kind to its noise: the batched path
+ * (terrain_fast.c) calls this for every kind without a row version, so a
+ * new kind needs a case in base_noise only (and in tf_noise_eval). */
+double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny)
+{
+    return base_noise(L, nx, ny);
+}
+
 static inline double evaluate(const tf_terrain *t, double x, double y)
 {
-    double redistributed[TF_MAX_LAYERS];
+    double redistributed[TF_MAX_LAYERS], noise[TF_MAX_LAYERS];
     double h = 0.0;
+    /* 1. base noise in noise space, for every layer first: on the AVX2
+     * path three or more simplex layers run as the lanes of vectors (for
+     * fewer, one vector's latency costs more than the scalar calls) */
+#if TF_HAVE_AVX2_PATH
+    if (t->simd == TF_SIMD_AVX2 && t->simplex_count >= 3) {
+        double lane_x[TF_MAX_LAYERS], lane_y[TF_MAX_LAYERS], lane_n[TF_MAX_LAYERS];
+        for (size_t k = 0; k < t->simplex_count; k++) {
+            const tf_compiled_layer *L = &t->layers[t->simplex_layer[k]];
+            lane_x[k] = x * L->frequency + L->offset_x;
+            lane_y[k] = y * L->frequency + L->offset_y;
+        }
+        tf_simplex2_lanes_avx2(t->simplex_seed, lane_x, lane_y, t->simplex_count, lane_n);
+        for (size_t k = 0; k < t->simplex_count; k++)
+            noise[t->simplex_layer[k]] = lane_n[k];
+        if (t->simplex_count < t->layer_count)
+            for (size_t i = 0; i < t->layer_count; i++) {
+                const tf_compiled_layer *L = &t->layers[i];
+                if (L->noise_type != TF_NOISE_SIMPLEX)
+                    noise[i] = base_noise(L, x * L->frequency + L->offset_x,
+                                          y * L->frequency + L->offset_y);
+            }
+    } else
+#endif
+    {
+        for (size_t i = 0; i < t->layer_count; i++) {
+            const tf_compiled_layer *L = &t->layers[i];
+            noise[i] = base_noise(L, x * L->frequency + L->offset_x, y * L->frequency + L->offset_y);
+        }
+    }
     for (size_t i = 0; i < t->layer_count; i++) {
-        const compiled_layer *L = &t->layers[i];
-        /* 1. base noise in noise space */
-        double n = base_noise(L, x * L->frequency + L->offset_x, y * L->frequency + L->offset_y);
+        const tf_compiled_layer *L = &t->layers[i];
+        double n = noise[i];
         /* 2. redistribution of the unit value u = (n + 1) / 2 */
-        double r = tf_curve_table_eval(&L->rd, (n + 1.0) * 0.5);
+        double r = tf_curve_table_eval_inline(&L->rd, (n + 1.0) * 0.5);
         redistributed[i] = r;
         /* 3. shift and scale */
         double contribution = (r + L->pre_amp_shift) * L->amp_scale;
         /* 4. mask by a lower layer's redistributed value: a range, or a
          * curve (partial mask) */
-        if (L->mask == MASK_RANGE)
-            contribution *= mask_weight(L, redistributed[L->mask_layer_index]);
-        else if (L->mask == MASK_CURVE)
-            contribution *= tf_curve_table_eval(&L->mask_curve,
+        if (L->mask == TF_MASK_RANGE)
+            contribution *= tf_mask_weight(L, redistributed[L->mask_layer_index]);
+        else if (L->mask == TF_MASK_CURVE)
+            contribution *= tf_curve_table_eval_inline(&L->mask_curve,
                                                 redistributed[L->mask_layer_index]);
         /* 5. sum in layer order */
         h += contribution;
     }
     /* 6. output curve */
     if (t->has_output_curve)
-        h = tf_curve_table_eval(&t->output_curve, h);
+        h = tf_curve_table_eval_inline(&t->output_curve, h);
     return h;
 }
 
@@ -111,11 +102,11 @@ void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double 
 {
     if (!t || !out)
         return;
+    /* Row by row through the batched path (terrain_fast.c), which gives
+     * the bits of evaluate() at every sample. */
     for (size_t j = 0; j < ny; j++) {
         double y = y0 + (double)(j0 + (int64_t)j) * step;
-        float *row = out + j * nx;
-        for (size_t i = 0; i < nx; i++)
-            row[i] = (float)evaluate(t, x0 + (double)(i0 + (int64_t)i) * step, y);
+        tf_terrain_eval_row(t, x0, step, i0, y, nx, out + j * nx);
     }
 }
 
@@ -183,12 +174,14 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
      * output curve. */
     size_t table_bytes = 0, most_points = spec->output_curve_point_count;
     if (spec->output_curve_point_count > 0)
-        table_bytes += tf_curve_table_bytes(spec->output_curve_point_count);
+        table_bytes +=
+            tf_curve_table_bytes(spec->output_curve_points, spec->output_curve_point_count);
     for (size_t i = 0; i < spec->layer_count; i++) {
         const tf_layer_spec *L = &spec->layers[i];
-        table_bytes += tf_curve_table_bytes(L->rd_point_count);
+        table_bytes += tf_curve_table_bytes(L->rd_points, L->rd_point_count);
         if (L->mask_curve_point_count > 0)
-            table_bytes += tf_curve_table_bytes(L->mask_curve_point_count);
+            table_bytes +=
+                tf_curve_table_bytes(L->mask_curve_points, L->mask_curve_point_count);
         if (L->rd_point_count > most_points)
             most_points = L->rd_point_count;
         if (L->mask_curve_point_count > most_points)
@@ -208,12 +201,13 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
     }
 
     t->layer_count = spec->layer_count;
+    t->simd = tf_simd_select();
     t->min_value = spec->min_value;
     t->max_value = spec->max_value;
     char *storage = t->tables; /* segments are doubles: every table stays aligned */
     for (size_t i = 0; i < spec->layer_count; i++) {
         const tf_layer_spec *src = &spec->layers[i];
-        compiled_layer *L = &t->layers[i];
+        tf_compiled_layer *L = &t->layers[i];
         L->noise_type = src->noise_type;
         L->seed = src->seed;
         L->frequency = src->frequency;
@@ -222,26 +216,35 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
         L->offset_z = src->offset[2];
         tf_curve_table_build(&L->rd, storage, src->rd_points, src->rd_point_count,
                              src->rd_interpolation, scratch);
-        storage += tf_curve_table_bytes(src->rd_point_count);
+        storage += tf_curve_table_bytes(src->rd_points, src->rd_point_count);
         L->pre_amp_shift = src->pre_amp_shift;
         L->amp_scale = src->amp_scale;
         L->mask_layer_index = src->mask_layer_index;
         if (src->mask_curve_point_count > 0) {
-            L->mask = MASK_CURVE;
+            L->mask = TF_MASK_CURVE;
             tf_curve_table_build(&L->mask_curve, storage, src->mask_curve_points,
                                  src->mask_curve_point_count, src->mask_curve_interpolation,
                                  scratch);
-            storage += tf_curve_table_bytes(src->mask_curve_point_count);
+            storage +=
+                tf_curve_table_bytes(src->mask_curve_points, src->mask_curve_point_count);
         } else if (src->mask_layer_index >= 0) {
-            L->mask = MASK_RANGE;
+            L->mask = TF_MASK_RANGE;
             L->mask_min = src->mask_min_value;
             L->mask_max = src->mask_max_value;
             L->mask_falloff = src->mask_falloff;
             L->mask_inv_falloff = src->mask_falloff > 0.0 ? 1.0 / src->mask_falloff : 0.0;
         } else {
-            L->mask = MASK_NONE;
+            L->mask = TF_MASK_NONE;
         }
     }
+    for (size_t i = 0; i < spec->layer_count; i++)
+        if (t->layers[i].noise_type == TF_NOISE_SIMPLEX) {
+            t->simplex_seed[t->simplex_count] = t->layers[i].seed;
+            t->simplex_layer[t->simplex_count++] = (unsigned char)i;
+        }
+    for (size_t i = 0; i < spec->layer_count; i++)
+        if (t->layers[i].mask_layer_index >= 0)
+            t->layers[t->layers[i].mask_layer_index].is_mask_source = 1;
     if (spec->output_curve_point_count > 0) {
         t->has_output_curve = 1;
         tf_curve_table_build(&t->output_curve, storage, spec->output_curve_points,

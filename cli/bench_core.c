@@ -1,0 +1,330 @@
+/*
+ * Timing a compiled terrain for `terrafit bench` and `make bench`
+ * (docs/performance.md): median wall time of several runs of each call,
+ * over the same size x size grid, plus the generated representative specs.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "bench_core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/internal.h" /* tf_noise_row, the terrain's path */
+
+#define BENCH_X0 1000.5
+#define BENCH_Y0 -2000.25
+#define BENCH_STEP 1.0
+
+/* Single-thread figures use the thread's CPU time, which time slices
+ * given to other processes on a shared machine do not inflate; the
+ * all-threads figure is wall time (it is about using every core). */
+static double now_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The kinds of work timed, one run each. */
+typedef enum { WORK_SAMPLE, WORK_GRID1, WORK_GRID_ALL, WORK_NOISE, WORK_FRACTAL } work_kind;
+
+typedef struct {
+    const tf_terrain *t;
+    size_t size;
+    unsigned threads;
+    float *grid;
+    double *row, *nx, *acc;
+} work;
+
+/* One run; returns the seconds taken, or -1 on failure. */
+static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
+{
+    size_t n = w->size;
+    const tf_terrain *t = w->t;
+    double sum = 0.0;
+    clockid_t clock = kind == WORK_GRID_ALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+    double start = now_seconds(clock);
+    switch (kind) {
+    case WORK_SAMPLE:
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++)
+                sum += tf_terrain_sample(t, BENCH_X0 + (double)i * BENCH_STEP,
+                                         BENCH_Y0 + (double)j * BENCH_STEP);
+        break;
+    case WORK_GRID1:
+        tf_terrain_sample_grid(t, BENCH_X0, BENCH_Y0, BENCH_STEP, n, n, w->grid);
+        break;
+    case WORK_GRID_ALL:
+        if (tf_render_grid(t, BENCH_X0, BENCH_Y0, BENCH_STEP, n, n, w->threads, w->grid, NULL,
+                           NULL, err) != 0)
+            return -1.0;
+        break;
+    case WORK_NOISE:
+    case WORK_FRACTAL: {
+        /* The base noise of layer 0 (noise), or a plain fractal sum of the
+         * layers' base noises with amplitudes 1, 1/2, 1/4, ... (fractal):
+         * the same rows, the same vector path as the terrain. */
+        const tf_spec *spec = tf_terrain_spec(t);
+        size_t octaves = kind == WORK_NOISE ? 1 : spec->layer_count;
+        for (size_t j = 0; j < n; j++) {
+            double y = BENCH_Y0 + (double)j * BENCH_STEP;
+            for (size_t i = 0; i < n; i++)
+                w->acc[i] = 0.0;
+            double amplitude = 1.0;
+            for (size_t o = 0; o < octaves; o++) {
+                const tf_layer_spec *L = &spec->layers[o];
+                for (size_t i = 0; i < n; i++)
+                    w->nx[i] = (BENCH_X0 + (double)i * BENCH_STEP) * L->frequency + L->offset[0];
+                tf_noise_row(t->simd, L->noise_type, L->seed, w->nx,
+                             y * L->frequency + L->offset[1], L->offset[2], n, w->row);
+                for (size_t i = 0; i < n; i++)
+                    w->acc[i] += amplitude * w->row[i];
+                amplitude *= 0.5;
+            }
+            float *out = w->grid + j * n;
+            for (size_t i = 0; i < n; i++)
+                out[i] = (float)w->acc[i];
+        }
+        break;
+    }
+    }
+    double seconds = now_seconds(clock) - start;
+    if (kind != WORK_SAMPLE)
+        for (size_t k = 0; k < n * n; k += 97)
+            sum += w->grid[k];
+    *checksum += sum;
+    return seconds;
+}
+
+int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
+              bench_result *r, tf_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const tf_spec *spec = tf_terrain_spec(t);
+    size_t n = opts->size;
+    int repeat = opts->repeat > 0 ? opts->repeat : 1;
+    work w = {.t = t, .size = n, .threads = opts->threads ? opts->threads : tf_cpu_count()};
+    w.grid = malloc(n * n * sizeof *w.grid);
+    w.row = malloc(n * sizeof *w.row);
+    w.nx = malloc(n * sizeof *w.nx);
+    w.acc = malloc(n * sizeof *w.acc);
+    double *times = malloc((size_t)repeat * sizeof *times);
+    int status = 0;
+    if (!w.grid || !w.row || !w.nx || !w.acc || !times) {
+        tf_error_set(err, TF_ERR_NOMEM, "bench: out of memory for a %zux%zu grid", n, n);
+        status = -1;
+    }
+    double *figures[] = {&r->sample_ns, &r->grid1_ns, &r->grid_all_ns, &r->noise_ns,
+                         &r->fractal_ns};
+    for (int kind = WORK_SAMPLE; status == 0 && kind <= WORK_FRACTAL; kind++) {
+        /* one untimed run warms caches and page-faults the grid in */
+        if (run_once(&w, (work_kind)kind, &r->checksum, err) < 0.0) {
+            status = -1;
+            break;
+        }
+        for (int k = 0; k < repeat; k++) {
+            times[k] = run_once(&w, (work_kind)kind, &r->checksum, err);
+            if (times[k] < 0.0) {
+                status = -1;
+                break;
+            }
+        }
+        if (status == 0)
+            *figures[kind] = median(times, repeat) * 1e9 / (double)(n * n);
+    }
+    if (status == 0) {
+        snprintf(r->name, sizeof r->name, "%s", name);
+        r->layers = spec->layer_count;
+        for (size_t i = 0; i < spec->layer_count; i++) {
+            if (spec->layers[i].rd_point_count > r->points)
+                r->points = spec->layers[i].rd_point_count;
+            if (spec->layers[i].mask_layer_index >= 0)
+                r->masks++;
+        }
+        r->output_curve = spec->output_curve_point_count > 0;
+        r->noise = spec->layer_count ? tf_noise_type_name(spec->layers[0].noise_type) : "-";
+        r->path = tf_terrain_simd_name(t);
+        r->threads = w.threads;
+    }
+    free(w.grid);
+    free(w.row);
+    free(w.nx);
+    free(w.acc);
+    free(times);
+    return status;
+}
+
+static double per_layer(double ns, size_t layers)
+{
+    return layers ? ns / (double)layers : ns;
+}
+
+void bench_print_table(FILE *out, const bench_result *results, size_t count)
+{
+    fprintf(out, "%-26s %2s %4s %2s %2s %-6s %-4s | %7s %6s | %7s %6s | %7s %5s | %6s %7s %5s\n",
+            "spec", "L", "pts", "mk", "oc", "noise", "path", "sample", "/layer", "grid1",
+            "/layer", "gridN", "xN", "noise", "fractal", "t/f");
+    for (size_t k = 0; k < count; k++) {
+        const bench_result *r = &results[k];
+        const char *noise = strcmp(r->noise, "simplex") == 0 ? "splx" : "perlin";
+        fprintf(out,
+                "%-26s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f | %7.2f %6.2f | %7.2f %5.2f | "
+                "%6.2f %7.2f %5.2f\n",
+                r->name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
+                r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->grid1_ns,
+                per_layer(r->grid1_ns, r->layers), r->grid_all_ns, r->grid1_ns / r->grid_all_ns,
+                r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns);
+    }
+    fprintf(out, "ns per sample (median); /layer = per layer-sample; grid1 = 1 thread, gridN = "
+                 "%u threads, xN = grid1/gridN;\nnoise = layer 0's base noise alone; fractal = "
+                 "plain sum of the layers' base noises; t/f = grid1/fractal\n",
+            count ? results[0].threads : 0u);
+}
+
+/* A JSON string literal (spec names are file paths). */
+static void print_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+void bench_print_json(FILE *out, const bench_result *results, size_t count,
+                      const bench_options *opts)
+{
+    fprintf(out, "{\n  \"size\": %zu,\n  \"repeat\": %d,\n  \"results\": [", opts->size,
+            opts->repeat);
+    for (size_t k = 0; k < count; k++) {
+        const bench_result *r = &results[k];
+        fprintf(out,
+                "%s\n    {\"spec\": ", k ? "," : "");
+        print_json_string(out, r->name);
+        fprintf(out, ", \"layers\": %zu, \"points\": %zu, \"masks\": %zu, "
+                "\"outputCurve\": %s, \"noise\": \"%s\", \"path\": \"%s\", \"threads\": %u,\n"
+                "     \"sampleNs\": %.3f, \"grid1Ns\": %.3f, \"gridAllNs\": %.3f, \"noiseNs\": %.3f, "
+                "\"fractalNs\": %.3f,\n"
+                "     \"sampleNsPerLayer\": %.3f, \"grid1NsPerLayer\": %.3f, \"threadSpeedup\": "
+                "%.3f, \"terrainOverFractal\": %.3f}",
+                r->layers, r->points, r->masks,
+                r->output_curve ? "true" : "false", r->noise, r->path, r->threads, r->sample_ns,
+                r->grid1_ns, r->grid_all_ns, r->noise_ns, r->fractal_ns,
+                per_layer(r->sample_ns, r->layers), per_layer(r->grid1_ns, r->layers),
+                r->grid1_ns / r->grid_all_ns, r->grid1_ns / r->fractal_ns);
+    }
+    fprintf(out, "\n  ]\n}\n");
+}
+
+/* ---- the representative spec set */
+
+typedef struct {
+    const char *name;
+    size_t layers, points;
+    int range_mask;   /* the top layer masked by layer 0's range (a fitted spec) */
+    int auto_layered; /* layers 1.. masked by 12-point curves of layer 0, a 64-point output
+                         curve: the shape `fit` writes for a DEM */
+    tf_noise_type noise;
+    tf_interp interp;
+} suite_entry;
+
+static const suite_entry SUITE[] = {
+    {"1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE},
+    {"fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers, perlin-ref", 6, 64, 0, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
+     TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers, 1 mask, perlin", 6, 64, 1, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
+     TF_INTERP_MONOTONE_CUBIC},
+};
+
+size_t bench_suite_size(void)
+{
+    return sizeof SUITE / sizeof SUITE[0];
+}
+
+/* A smooth, mostly rising curve through `count` points over [x0, x1]:
+ * y = x^1.3-like shapes as fitted rd curves have. */
+static void curve_points(tf_point *p, size_t count, double x0, double x1, double bend)
+{
+    for (size_t k = 0; k < count; k++) {
+        double s = (double)k / (double)(count - 1);
+        p[k].x = x0 + (x1 - x0) * s;
+        p[k].y = s + bend * s * (1.0 - s) * sin(6.0 * s);
+    }
+}
+
+tf_spec *bench_suite_spec(size_t index, char *name, size_t name_size, tf_error *err)
+{
+    if (index >= bench_suite_size())
+        return NULL;
+    const suite_entry *e = &SUITE[index];
+    snprintf(name, name_size, "%s", e->name);
+    tf_spec *spec = tf_spec_new(e->layers, err);
+    if (!spec)
+        return NULL;
+    tf_spec_reseed(spec, 20170901u + (uint32_t)index);
+    tf_point pts[256];
+    int status = 0;
+    for (size_t i = 0; i < e->layers && status == 0; i++) {
+        tf_layer_spec *L = &spec->layers[i];
+        L->noise_type = e->noise;
+        L->frequency = ldexp(1.0 / 256.0, (int)i); /* octaves */
+        L->pre_amp_shift = -0.5;
+        L->amp_scale = ldexp(1.0, -(int)i);
+        curve_points(pts, e->points, 0.0, 1.0, 0.3 + 0.1 * (double)i);
+        status = tf_spec_set_rd_points(spec, i, pts, e->points, err);
+        L->rd_interpolation = e->interp;
+        if (status == 0 && e->auto_layered && i > 0) {
+            curve_points(pts, 12, 0.0, 1.0, 0.5);
+            status = tf_spec_set_mask_curve(spec, i, 0, pts, 12, TF_INTERP_MONOTONE_CUBIC, err);
+        }
+    }
+    if (status == 0 && e->range_mask && e->layers > 1) {
+        tf_layer_spec *top = &spec->layers[e->layers - 1];
+        top->mask_layer_index = 0;
+        top->mask_min_value = 0.45;
+        top->mask_max_value = 1.0;
+        top->mask_falloff = 0.05;
+    }
+    if (status == 0 && e->auto_layered) {
+        curve_points(pts, 64, -2.5, 2.5, 0.4);
+        for (size_t k = 0; k < 64; k++)
+            pts[k].y = pts[k].y * 5.0 - 2.5;
+        status = tf_spec_set_output_curve(spec, pts, 64, TF_INTERP_MONOTONE_CUBIC, err);
+    }
+    spec->min_value = -2.5;
+    spec->max_value = 2.5;
+    if (status != 0 || tf_spec_validate(spec, err) != 0) {
+        tf_spec_free(spec);
+        return NULL;
+    }
+    return spec;
+}

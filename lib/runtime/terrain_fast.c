@@ -1,0 +1,120 @@
+/*
+ * The batched evaluation of a lattice row (docs/performance.md): each layer
+ * runs over a chunk of samples at once (coordinates, base noise, the rd
+ * lookup, the mask, the sum), then the output curve, instead of all layers
+ * per sample. The inner loops are branch-light and, on the AVX2 path, the
+ * noise and curve lookups run four lanes at a time. Every step does the
+ * IEEE operations of terrain.c's evaluate() in the same order, so a sample
+ * has the same bits whichever way it is computed.
+ */
+#include "internal.h"
+#include "noise.h"
+
+/* Samples per chunk: the per-layer buffers (and the saved rd values of
+ * mask layers, up to TF_MAX_LAYERS of them) stay in L1. */
+#define ROW_CHUNK 64
+
+const char *tf_terrain_simd_name(const tf_terrain *t)
+{
+    return t && t->simd == TF_SIMD_AVX2 ? "avx2" : "none";
+}
+
+static inline void fast_simplex_row(tf_simd_level simd, uint32_t seed, const double *x, double y,
+                                    size_t n, double *out)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        tf_simplex2_row_avx2(seed, x, y, n, out);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    tf_simplex2_row(seed, x, y, n, out);
+}
+
+static inline void fast_curve_row(tf_simd_level simd, const tf_curve_table *table,
+                                  const double *u, size_t n, double *out)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        tf_curve_table_eval_row_avx2(table, u, n, out);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    tf_curve_table_eval_row(table, u, n, out);
+}
+
+void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const double *x,
+                  double y, double z, size_t n, double *out)
+{
+    if (type == TF_NOISE_SIMPLEX) {
+        fast_simplex_row(simd, seed, x, y, n, out);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) /* kinds without a row version */
+        out[k] = tf_noise_eval(type, seed, x[k], y, z);
+}
+
+/* n <= ROW_CHUNK samples at x[k], y: steps 1-6 of docs/spec.md, layer by
+ * layer. */
+static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n, float *out)
+{
+    double saved[TF_MAX_LAYERS][ROW_CHUNK]; /* rd values of mask layers */
+    double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK], h[ROW_CHUNK];
+    tf_simd_level simd = t->simd;
+    for (size_t k = 0; k < n; k++)
+        h[k] = 0.0;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        const tf_compiled_layer *L = &t->layers[i];
+        /* 1. base noise in noise space */
+        double frequency = L->frequency, offset_x = L->offset_x;
+        for (size_t k = 0; k < n; k++)
+            nx[k] = x[k] * frequency + offset_x;
+        double ny = y * L->frequency + L->offset_y;
+        if (L->noise_type == TF_NOISE_SIMPLEX) {
+            fast_simplex_row(simd, L->seed, nx, ny, n, value);
+        } else { /* kinds without a row version */
+            for (size_t k = 0; k < n; k++)
+                value[k] = tf_layer_base_noise(L, nx[k], ny);
+        }
+        /* 2. redistribution of u = (n + 1) / 2 */
+        for (size_t k = 0; k < n; k++)
+            value[k] = (value[k] + 1.0) * 0.5;
+        double *ri = L->is_mask_source ? saved[i] : r;
+        fast_curve_row(simd, &L->rd, value, n, ri);
+        /* 3.-5. shift, scale, mask, sum */
+        double shift = L->pre_amp_shift, scale = L->amp_scale;
+        if (L->mask == TF_MASK_NONE) {
+            for (size_t k = 0; k < n; k++)
+                h[k] += (ri[k] + shift) * scale;
+        } else if (L->mask == TF_MASK_RANGE) {
+            const double *rm = saved[L->mask_layer_index];
+            for (size_t k = 0; k < n; k++)
+                h[k] += (ri[k] + shift) * scale * tf_mask_weight(L, rm[k]);
+        } else {
+            fast_curve_row(simd, &L->mask_curve, saved[L->mask_layer_index], n, value);
+            for (size_t k = 0; k < n; k++)
+                h[k] += (ri[k] + shift) * scale * value[k];
+        }
+    }
+    /* 6. output curve */
+    if (t->has_output_curve)
+        fast_curve_row(simd, &t->output_curve, h, n, h);
+    for (size_t k = 0; k < n; k++)
+        out[k] = (float)h[k];
+}
+
+void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
+                         size_t n, float *out)
+{
+    double x[ROW_CHUNK];
+    for (size_t start = 0; start < n; start += ROW_CHUNK) {
+        size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
+        for (size_t k = 0; k < count; k++)
+            x[k] = x0 + (double)(i0 + (int64_t)(start + k)) * step;
+        eval_chunk(t, x, y, count, out + start);
+    }
+}

@@ -1,0 +1,392 @@
+/*
+ * The fast evaluation paths (docs/performance.md) give the bits of the
+ * single-sample definition: the batched grid on the portable and the AVX2
+ * path, the vector noise and curve lookups, and the single sample itself,
+ * across random specs (masks, mask curves, output curves, both noise
+ * kinds), huge coordinates and NaN/inf inputs, and the golden vectors.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/internal.h"
+#include "runtime/noise.h"
+#include "terrafit/runtime.h"
+#include "testutil.h"
+
+/* splitmix64: a reproducible stream per test iteration */
+static uint64_t rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *state)
+{
+    return (double)(rng_next(state) >> 11) * 0x1.0p-53;
+}
+
+static double rng_range(uint64_t *state, double lo, double hi)
+{
+    return lo + (hi - lo) * rng_unit(state);
+}
+
+/* The paths this machine can run. */
+static int path_count(void)
+{
+    return tf_simd_avx2_available() ? 2 : 1;
+}
+
+static tf_simd_level path_level(int k)
+{
+    return k == 0 ? TF_SIMD_NONE : TF_SIMD_AVX2;
+}
+
+/* A coordinate: mostly ordinary, sometimes huge, on a lattice point,
+ * negative zero, or not finite. */
+static double rng_coordinate(uint64_t *state)
+{
+    switch (rng_next(state) % 10) {
+    case 0:
+        return ldexp(rng_range(state, -1.0, 1.0), 40 + (int)(rng_next(state) % 14));
+    case 1:
+        return (double)((int64_t)(rng_next(state) % 2001) - 1000);
+    case 2: {
+        double special[] = {NAN, INFINITY, -INFINITY, -0.0, 0x1p52, -0x1p52, 0x1p49, -0x1p49,
+                            0x1.fffffffffffffp48};
+        return special[rng_next(state) % (sizeof special / sizeof special[0])];
+    }
+    default:
+        return rng_range(state, -5000.0, 5000.0);
+    }
+}
+
+static void random_points(uint64_t *state, tf_point *p, size_t count, double x0, double x1)
+{
+    double x = x0;
+    double span = (x1 - x0) / (double)count;
+    for (size_t k = 0; k < count; k++) {
+        /* uneven spacing, sometimes clustered, so bucket walks happen */
+        x += span * (rng_next(state) % 4 == 0 ? 0.01 : rng_range(state, 0.2, 1.8));
+        p[k].x = x;
+        p[k].y = rng_next(state) % 5 == 0 ? p[k > 0 ? k - 1 : 0].y : rng_range(state, -1.0, 1.5);
+    }
+}
+
+/* A random valid spec: 1-8 layers, both noise kinds, 2-300 points, every
+ * interpolation, range masks (falloff 0 included), mask curves, an output
+ * curve. */
+static tf_spec *random_spec(uint64_t *state)
+{
+    size_t layers = 1 + rng_next(state) % 8;
+    tf_spec *spec = tf_spec_new(layers, NULL);
+    ck_assert_ptr_nonnull(spec);
+    tf_spec_reseed(spec, (uint32_t)rng_next(state));
+    static tf_point pts[300];
+    for (size_t i = 0; i < layers; i++) {
+        tf_layer_spec *L = &spec->layers[i];
+        L->noise_type = rng_next(state) % 4 == 0 ? TF_NOISE_PERLIN_REFERENCE_SIMPLEX
+                                                 : TF_NOISE_SIMPLEX;
+        L->frequency = ldexp(rng_range(state, 0.5, 1.0), -(int)(rng_next(state) % 12));
+        size_t count = 2 + rng_next(state) % 299;
+        random_points(state, pts, count, rng_range(state, -0.2, 0.1), rng_range(state, 0.9, 1.2));
+        ck_assert_int_eq(tf_spec_set_rd_points(spec, i, pts, count, NULL), 0);
+        L->rd_interpolation = (tf_interp)(rng_next(state) % TF_INTERP_KIND_COUNT);
+        L->pre_amp_shift = rng_range(state, -0.5, 0.5);
+        L->amp_scale = rng_range(state, 0.1, 2.0);
+        if (i > 0 && rng_next(state) % 2) {
+            int mask = (int)(rng_next(state) % i);
+            if (rng_next(state) % 2) {
+                size_t mc = 2 + rng_next(state) % 20;
+                random_points(state, pts, mc, -0.3, 1.3);
+                ck_assert_int_eq(tf_spec_set_mask_curve(spec, i, mask, pts, mc,
+                                                        (tf_interp)(rng_next(state) % 3), NULL),
+                                 0);
+            } else {
+                L->mask_layer_index = mask;
+                L->mask_min_value = rng_range(state, -0.5, 0.6);
+                L->mask_max_value = L->mask_min_value + rng_range(state, 0.0, 0.8);
+                L->mask_falloff = rng_next(state) % 3 == 0 ? 0.0 : rng_range(state, 0.0, 0.3);
+            }
+        }
+    }
+    if (rng_next(state) % 2) {
+        size_t oc = 2 + rng_next(state) % 64;
+        random_points(state, pts, oc, -4.0, 4.0);
+        ck_assert_int_eq(
+            tf_spec_set_output_curve(spec, pts, oc, (tf_interp)(rng_next(state) % 3), NULL), 0);
+    }
+    spec->min_value = -3.0;
+    spec->max_value = 3.0;
+    tf_error err;
+    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s", err.message);
+    return spec;
+}
+
+/* Bits to compare: a NaN's sign and payload are not specified
+ * (docs/spec.md), so every NaN compares as one value. */
+static uint32_t float_bits(float f)
+{
+    if (isnan(f))
+        return 0x7FC00000u;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static uint64_t double_bits(double d)
+{
+    if (isnan(d))
+        return 0x7FF8000000000000u;
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* Grid == single sample on every path, and the paths agree. */
+START_TEST(grids_equal_samples_on_every_path)
+{
+    uint64_t state = 0x5EED0000u + (uint64_t)_i;
+    tf_spec *spec = random_spec(&state);
+    tf_terrain *t[2];
+    for (int p = 0; p < path_count(); p++) {
+        t[p] = tf_terrain_compile(spec, NULL);
+        ck_assert_ptr_nonnull(t[p]);
+        t[p]->simd = path_level(p);
+    }
+    enum { NX = 23, NY = 3 };
+    float grid[2][NX * NY];
+    for (int round = 0; round < 6; round++) {
+        double x0 = rng_coordinate(&state), y0 = rng_coordinate(&state);
+        double step = round == 5 ? ldexp(1.0, 1020) : ldexp(rng_range(&state, 0.5, 1.0),
+                                                            (int)(rng_next(&state) % 20) - 8);
+        int64_t i0 = (int64_t)(rng_next(&state) % 200) - 100, j0 = (int64_t)(rng_next(&state) % 9);
+        if (round == 4)
+            i0 = ((int64_t)1 << 52) - 7; /* huge lattice indices */
+        for (int p = 0; p < path_count(); p++) {
+            tf_terrain_sample_window(t[p], x0, y0, step, i0, j0, NX, NY, grid[p]);
+            for (size_t j = 0; j < NY; j++)
+                for (size_t i = 0; i < NX; i++) {
+                    double x = x0 + (double)(i0 + (int64_t)i) * step;
+                    double y = y0 + (double)(j0 + (int64_t)j) * step;
+                    double h = tf_terrain_sample(t[p], x, y);
+                    float want = (float)h;
+                    ck_assert_msg(float_bits(grid[p][j * NX + i]) == float_bits(want),
+                                  "path %s spec %d at (%a, %a): grid %a, sample %a",
+                                  tf_terrain_simd_name(t[p]), _i, x, y,
+                                  (double)grid[p][j * NX + i], h);
+                    if (p == 1) {
+                        double h0 = tf_terrain_sample(t[0], x, y);
+                        ck_assert_msg(double_bits(h) == double_bits(h0),
+                                      "spec %d at (%a, %a): avx2 %a, portable %a", _i, x, y, h,
+                                      h0);
+                    }
+                }
+        }
+        if (path_count() == 2)
+            ck_assert(memcmp(grid[0], grid[1], sizeof grid[0]) == 0);
+    }
+    for (int p = 0; p < path_count(); p++)
+        tf_terrain_free(t[p]);
+    tf_spec_free(spec);
+}
+END_TEST
+
+/* The vector noise rows and lanes give tf_noise_eval's bits. */
+START_TEST(noise_rows_match_the_scalar_noise)
+{
+    uint64_t state = 0xA0153u + (uint64_t)_i;
+    enum { N = 67 };
+    double x[N], y[N], out[N];
+    uint32_t seeds[N];
+    for (int round = 0; round < 20; round++) {
+        double row_y = rng_coordinate(&state);
+        uint32_t seed = (uint32_t)rng_next(&state);
+        double scale = ldexp(1.0, (int)(rng_next(&state) % 60) - 8);
+        for (size_t k = 0; k < N; k++) {
+            x[k] = rng_next(&state) % 8 == 0 ? rng_coordinate(&state)
+                                              : rng_range(&state, -1.0, 1.0) * scale;
+            y[k] = rng_next(&state) % 8 == 0 ? rng_coordinate(&state)
+                                              : rng_range(&state, -1.0, 1.0) * scale;
+            seeds[k] = (uint32_t)rng_next(&state);
+        }
+        for (int p = 0; p < path_count(); p++)
+            for (int kind = 0; kind < TF_NOISE_KIND_COUNT; kind++) {
+                tf_noise_row(path_level(p), (tf_noise_type)kind, seed, x, row_y, 0.25, N, out);
+                for (size_t k = 0; k < N; k++) {
+                    double want = tf_noise_eval((tf_noise_type)kind, seed, x[k], row_y, 0.25);
+                    ck_assert_msg(double_bits(out[k]) == double_bits(want),
+                                  "path %d kind %d at (%a, %a): row %a, scalar %a", p, kind, x[k],
+                                  row_y, out[k], want);
+                }
+            }
+#if TF_HAVE_AVX2_PATH
+        if (tf_simd_avx2_available()) {
+            tf_simplex2_lanes_avx2(seeds, x, y, N, out);
+            for (size_t k = 0; k < N; k++)
+                ck_assert_msg(double_bits(out[k]) == double_bits(tf_simplex2(seeds[k], x[k], y[k])),
+                              "lanes at (%a, %a)", x[k], y[k]);
+        }
+#endif
+    }
+}
+END_TEST
+
+/* The vector curve lookup finds the binary search's segment and the same
+ * bits, for knots, points between and beyond them, NaN and infinities. */
+START_TEST(curve_rows_match_the_scalar_lookup)
+{
+    uint64_t state = 0xC0C0u + (uint64_t)_i;
+    size_t count = 2 + rng_next(&state) % 400;
+    tf_point *pts = malloc(count * sizeof *pts);
+    ck_assert_ptr_nonnull(pts);
+    random_points(&state, pts, count, rng_range(&state, -2.0, 0.0), rng_range(&state, 0.5, 3.0));
+    double *storage = malloc(tf_curve_table_bytes(pts, count));
+    double *scratch = malloc(2 * count * sizeof *scratch);
+    ck_assert(storage && scratch);
+    tf_curve_table table;
+    tf_curve_table_build(&table, storage, pts, count, (tf_interp)(_i % TF_INTERP_KIND_COUNT),
+                         scratch);
+    enum { N = 203 };
+    double u[N], out[N];
+    for (size_t k = 0; k < N; k++) {
+        switch (rng_next(&state) % 6) {
+        case 0:
+            u[k] = pts[rng_next(&state) % count].x; /* a knot */
+            break;
+        case 1:
+            u[k] = nextafter(pts[rng_next(&state) % count].x, rng_next(&state) % 2 ? 10 : -10);
+            break;
+        case 2: {
+            double special[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0, 1e300, -1e300};
+            u[k] = special[rng_next(&state) % 7];
+            break;
+        }
+        default:
+            u[k] = rng_range(&state, pts[0].x - 0.5, pts[count - 1].x + 0.5);
+        }
+    }
+    /* the bucketed search is the binary search */
+    for (size_t k = 0; k < N; k++) {
+        if (!(u[k] > pts[0].x && u[k] < pts[count - 1].x))
+            continue;
+        size_t lo = 0, hi = count - 1;
+        while (hi - lo > 1) {
+            size_t mid = lo + ((hi - lo) >> 1);
+            if (u[k] < pts[mid].x)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        ck_assert_uint_eq(tf_curve_table_segment(&table, u[k]), lo);
+    }
+    tf_curve_table_eval_row(&table, u, N, out);
+    for (size_t k = 0; k < N; k++)
+        ck_assert(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])));
+#if TF_HAVE_AVX2_PATH
+    if (tf_simd_avx2_available()) {
+        tf_curve_table_eval_row_avx2(&table, u, N, out);
+        for (size_t k = 0; k < N; k++)
+            ck_assert_msg(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])),
+                          "u = %a: avx2 %a, scalar %a", u[k], out[k],
+                          tf_curve_table_eval(&table, u[k]));
+    }
+#endif
+    free(pts);
+    free(storage);
+    free(scratch);
+}
+END_TEST
+
+/* TERRAFIT_SIMD=none forces the portable path; otherwise AVX2 where the
+ * CPU has it. */
+START_TEST(environment_selects_the_path)
+{
+    const char *saved = getenv("TERRAFIT_SIMD");
+    char *copy = saved ? strdup(saved) : NULL;
+    setenv("TERRAFIT_SIMD", "none", 1);
+    ck_assert_int_eq(tf_simd_select(), TF_SIMD_NONE);
+    setenv("TERRAFIT_SIMD", "auto", 1);
+    ck_assert_int_eq(tf_simd_select(), tf_simd_avx2_available() ? TF_SIMD_AVX2 : TF_SIMD_NONE);
+    setenv("TERRAFIT_SIMD", "avx2", 1);
+    ck_assert_int_eq(tf_simd_select(), tf_simd_avx2_available() ? TF_SIMD_AVX2 : TF_SIMD_NONE);
+    if (copy)
+        setenv("TERRAFIT_SIMD", copy, 1);
+    else
+        unsetenv("TERRAFIT_SIMD");
+    free(copy);
+}
+END_TEST
+
+/* The golden vectors hold on every path: single samples (double) and
+ * one-sample windows (float). */
+START_TEST(golden_vectors_on_every_path)
+{
+    const char *dir_path = tu_path("%s/tests/data/terrain", tu_srcdir());
+    char dir_copy[4096];
+    snprintf(dir_copy, sizeof dir_copy, "%s", dir_path);
+    DIR *d = opendir(dir_copy);
+    ck_assert_ptr_nonnull(d);
+    int checked = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char spec_path[4400], vec_path[4400];
+        snprintf(spec_path, sizeof spec_path, "%s/%s", dir_copy, e->d_name);
+        snprintf(vec_path, sizeof vec_path, "%s/%.*s.vectors", dir_copy, (int)(len - 5),
+                 e->d_name);
+        for (int p = 0; p < path_count(); p++) {
+            tf_error err;
+            tf_terrain *t = tf_terrain_load(spec_path, &err);
+            ck_assert_msg(t != NULL, "%s", err.message);
+            t->simd = path_level(p);
+            FILE *f = fopen(vec_path, "r");
+            ck_assert_ptr_nonnull(f);
+            char a[64], b[64], c[64];
+            while (fscanf(f, "%63s %63s %63s", a, b, c) == 3) {
+                double x = strtod(a, NULL), y = strtod(b, NULL), want = strtod(c, NULL);
+                double h = tf_terrain_sample(t, x, y);
+                ck_assert_msg(double_bits(h) == double_bits(want) || (isnan(h) && isnan(want)),
+                              "%s path %s at (%s, %s): %a, want %s", e->d_name,
+                              tf_terrain_simd_name(t), a, b, h, c);
+                float cell;
+                tf_terrain_sample_window(t, x, y, 1.0, 0, 0, 1, 1, &cell);
+                ck_assert(float_bits(cell) == float_bits((float)h));
+                checked++;
+            }
+            fclose(f);
+            tf_terrain_free(t);
+        }
+    }
+    closedir(d);
+    ck_assert_int_ge(checked, 16);
+}
+END_TEST
+
+static Suite *fastpath_suite(void)
+{
+    Suite *s = suite_create("fastpath");
+    TCase *c = tcase_create("exactness");
+    tcase_set_timeout(c, 120);
+    tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
+    tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
+    tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
+    tcase_add_test(c, environment_selects_the_path);
+    tcase_add_test(c, golden_vectors_on_every_path);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(fastpath_suite());
+}
