@@ -30,6 +30,7 @@
 typedef struct {
     const tf_terrain *terrain;
     double x0, y0, step;
+    int64_t i0, j0; /* the window's first lattice column and row */
     size_t nx, ny;
     size_t rows_per_claim;
     float *out;
@@ -72,10 +73,11 @@ static void report_progress(progress_reporter *reporter, const render_job *job)
 }
 
 /* Claim blocks of rows until none remain. Row j is the one-row lattice
- * window at j0 = j: the runtime computes its y as y0 + (double)j * step in
- * the same code tf_terrain_sample_grid runs, so the bits match without
- * depending on how this file is compiled (e.g. whether y0 + j * step
- * would be contracted into a fused multiply-add here). */
+ * window at row j0 + j: the runtime computes its y as
+ * y0 + (double)(j0 + j) * step in the same code tf_terrain_sample_window
+ * and tf_terrain_sample_grid run, so the bits match without depending on
+ * how this file is compiled (e.g. whether y0 + j * step would be
+ * contracted into a fused multiply-add here). */
 static void render_rows(render_job *job, progress_reporter *reporter)
 {
     for (;;) {
@@ -85,8 +87,8 @@ static void render_rows(render_job *job, progress_reporter *reporter)
             return;
         size_t end = job->ny - first < job->rows_per_claim ? job->ny : first + job->rows_per_claim;
         for (size_t j = first; j < end; j++)
-            tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, 0, (int64_t)j,
-                                     job->nx, 1, job->out + j * job->nx);
+            tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, job->i0,
+                                     job->j0 + (int64_t)j, job->nx, 1, job->out + j * job->nx);
         atomic_fetch_add_explicit(&job->rows_done, end - first, memory_order_relaxed);
         report_progress(reporter, job);
     }
@@ -131,8 +133,27 @@ int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_
                    unsigned threads, float *out, tf_progress_fn progress, void *user,
                    tf_error *err)
 {
+    return tf_render_window(t, x0, y0, step, 0, 0, nx, ny, threads, out, progress, user, err);
+}
+
+/* Lattice indices must stay below 2^53 (runtime.h), where doubles still
+ * count every integer. */
+#define MAX_LATTICE_INDEX ((int64_t)1 << 53)
+
+int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
+                     int64_t j0, size_t nx, size_t ny, unsigned threads, float *out,
+                     tf_progress_fn progress, void *user, tf_error *err)
+{
     if (check_render_args(t, x0, y0, step, nx, ny, out, err) != 0)
         return -1;
+    if (i0 <= -MAX_LATTICE_INDEX || i0 >= MAX_LATTICE_INDEX - (int64_t)nx ||
+        j0 <= -MAX_LATTICE_INDEX || j0 >= MAX_LATTICE_INDEX - (int64_t)ny) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "render: the window at lattice (%lld, %lld) reaches 2^53, beyond exact "
+                     "lattice indices",
+                     (long long)i0, (long long)j0);
+        return -1;
+    }
     size_t thread_count = threads ? threads : tf_cpu_count();
     if (thread_count > ny)
         thread_count = ny;
@@ -142,6 +163,8 @@ int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_
         .x0 = x0,
         .y0 = y0,
         .step = step,
+        .i0 = i0,
+        .j0 = j0,
         .nx = nx,
         .ny = ny,
         .out = out,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/heightmap_internal.h" /* PFM and f32 (issue 7) */
 #include "io/io_internal.h"
 #include "runtime/internal.h"
 
@@ -211,6 +212,8 @@ typedef enum {
     KIND_PNG,
     KIND_PGM,
     KIND_ASC,
+    KIND_PFM, /* greyscale Portable Float Map ("Pf") */
+    KIND_F32, /* raw float32 + JSON sidecar: by the .f32 name only */
     /* recognized only to say what the file is */
     KIND_JPEG,
     KIND_GIF,
@@ -232,6 +235,8 @@ static content_kind detect_kind(const unsigned char *d, size_t n)
         return KIND_PNG;
     if (n >= 3 && d[0] == 'P' && is_space(d[2]) && (d[1] == '2' || d[1] == '5'))
         return KIND_PGM;
+    if (n >= 3 && d[0] == 'P' && d[1] == 'f' && is_space(d[2]))
+        return KIND_PFM;
     if (n >= 3 && d[0] == 'P' && (is_space(d[2]) || d[2] == '#') &&
         strchr("13467Ff", d[1]) && d[1] != '\0')
         return KIND_NETPBM_OTHER;
@@ -263,6 +268,10 @@ static const char *kind_name(content_kind kind, const unsigned char *d, char *bu
         return buf;
     case KIND_ASC:
         return "an ESRI ASCII grid";
+    case KIND_PFM:
+        return "a PFM float image";
+    case KIND_F32:
+        return "raw float32 data";
     case KIND_JPEG:
         return "a JPEG image";
     case KIND_GIF:
@@ -304,6 +313,10 @@ static content_kind kind_from_name(const char *path)
         return KIND_PGM;
     if (strcmp(ext, "asc") == 0)
         return KIND_ASC;
+    if (strcmp(ext, "pfm") == 0)
+        return KIND_PFM;
+    if (strcmp(ext, "f32") == 0)
+        return KIND_F32;
     return KIND_UNKNOWN;
 }
 
@@ -323,7 +336,10 @@ static int load_decoded(const char *path, bool want_zero, io_decoded *out, tf_er
     content_kind named = kind_from_name(path);
     char what[64];
     int rc = -1;
-    if (named != KIND_UNKNOWN && kind != named) {
+    if (named == KIND_F32) {
+        /* Raw floats have no signature: the name and the sidecar decide. */
+        rc = io_read_f32(path, want_zero, out, err);
+    } else if (named != KIND_UNKNOWN && kind != named) {
         const char *ext = strrchr(path, '.');
         if (kind != KIND_UNKNOWN)
             tf_error_set(err, TF_ERR_PARSE, "%s: named %s but holds %s", path, ext,
@@ -331,6 +347,11 @@ static int load_decoded(const char *path, bool want_zero, io_decoded *out, tf_er
         else if (named == KIND_PNG)
             tf_error_set(err, TF_ERR_PARSE,
                          "%s: named %s but is not a PNG image (no PNG signature) nor any "
+                         "other format terrafit reads",
+                         path, ext);
+        else if (named == KIND_PFM)
+            tf_error_set(err, TF_ERR_PARSE,
+                         "%s: named %s but is not a PFM image (no Pf magic number) nor any "
                          "other format terrafit reads",
                          path, ext);
         else if (named == KIND_PGM)
@@ -353,6 +374,9 @@ static int load_decoded(const char *path, bool want_zero, io_decoded *out, tf_er
             break;
         case KIND_ASC:
             rc = io_read_asc(path, data, size, want_zero, out, err);
+            break;
+        case KIND_PFM:
+            rc = io_read_pfm(path, data, size, want_zero, out, err);
             break;
         case KIND_UNKNOWN:
             tf_error_set(err, TF_ERR_PARSE,
