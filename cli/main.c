@@ -16,11 +16,12 @@ typedef struct {
 static const command COMMANDS[] = {
     {"fit", cmd_fit, "fit a spec to reference height layers (PNG, PGM, ESRI ASCII)"},
     {"compare", cmd_compare, "measure the fidelity of a heightmap or spec against a reference"},
-    {"render", cmd_render, "render a spec to a heightmap file (PNG, PGM, R16) and a preview"},
+    {"render", cmd_render, "render a spec, or one tile of it, to a heightmap (PNG, PGM, R16, f32, PFM, ASC)"},
     {"preview", cmd_preview, "draw a spec or heightmap as a picture (hillshade, colour, slope, normals)"},
     {"mesh", cmd_mesh, "write a tile of a spec as a triangle mesh (OBJ, glTF binary)"},
     {"erode", cmd_erode, "erode a rendered heightmap (thermal, inverse-thermal, hydraulic)"},
     {"tiles", cmd_tiles, "plan a large world as independent tile renders (commands, GDAL VRT)"},
+    {"bench", cmd_bench, "time a spec's evaluation: ns per sample and per layer-sample"},
     {"sample", cmd_sample, "print the height at each \"x y\" point read from stdin"},
     {"validate", cmd_validate, "check specs against every rule of the format"},
     {"info", cmd_info, "summarize a spec: range, layers, curves, masks"},
