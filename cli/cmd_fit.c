@@ -15,7 +15,10 @@
 #include "cli.h"
 #include "terrafit/terrafit.h"
 
-#define NOISE_NAMES "simplex or perlin-reference-simplex"
+#define NOISE_NAMES                                                                        \
+    "auto, simplex, perlin-reference-simplex, perlin, exponential-perlin, polynomial, value, " \
+    "cellular-f1, cellular-f2 or cellular-f2-f1"
+#define KIND_NAMES "none, fbm, ridged, billow, swiss or jordan"
 #define MAX_THREADS 1024
 
 enum {
@@ -30,7 +33,8 @@ enum {
     OPT_THREADS,
     OPT_QUIET,
     OPT_LAYERS,
-    OPT_PREVIEW
+    OPT_PREVIEW,
+    OPT_LAYER_KIND
 };
 
 static const cli_option OPTIONS[] = {
@@ -40,7 +44,7 @@ static const cli_option OPTIONS[] = {
     {"valid", 0, true, OPT_VALID},            {"report", 'r', true, OPT_REPORT},
     {"threads", 'j', true, OPT_THREADS},      {"quiet", 'q', false, OPT_QUIET},
     {"layers", 'l', true, OPT_LAYERS},        {"preview", 'p', true, OPT_PREVIEW},
-    {NULL, 0, false, 0},
+    {"layer-kind", 0, true, OPT_LAYER_KIND},  {NULL, 0, false, 0},
 };
 
 static void print_usage(void)
@@ -66,7 +70,13 @@ static void print_usage(void)
            "                         thesis's single layer) or 2 to %d bands\n"
            "  -k, --points K         control points per curve, 2 to %d (default %d)\n"
            "      --frequency M      peaks, spectrum or auto (default auto)\n"
-           "      --noise NOISE      %s (default simplex)\n"
+           "      --noise LIST       base noise: NOISE for every layer, or I=NOISE for\n"
+           "                         layer I, comma-separated (e.g. perlin,2=value);\n"
+           "                         NOISE is %s\n"
+           "                         (default simplex); auto tries several per layer\n"
+           "                         and keeps the best by slope and spectrum\n"
+           "      --layer-kind LIST  layer kind, the same way: KIND or I=KIND, KIND one\n"
+           "                         of %s (default none)\n"
            "      --seed S           root seed of the layers' noises, 0 to 4294967295\n"
            "                         (default 0)\n"
            "      --valid MASK       image of the layers' size: cells where it is 0 are\n"
@@ -83,7 +93,7 @@ static void print_usage(void)
            "The same inputs and options give the same spec, byte for byte. Files are\n"
            "written under a temporary name and renamed, so they appear complete or not\n"
            "at all.\n",
-           TF_FIT_MAX_BANDS, TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS, NOISE_NAMES);
+           TF_FIT_MAX_BANDS, TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS, NOISE_NAMES, KIND_NAMES);
 }
 
 typedef struct {
@@ -98,17 +108,82 @@ typedef struct {
     bool points_too_big;
     tf_fit_options fit;
     bool quiet;
+    int max_layer_named; /* highest I in --noise / --layer-kind I=..., or -1 */
 } fit_request;
 
-static int parse_noise(const char *name, tf_noise_type *out)
+/* A name's code for --noise (noise type + 1, TF_FIT_LAYER_NOISE_AUTO for
+ * "auto") or --layer-kind (kind + 1, "none" included); 0 if unknown. */
+static unsigned choice_code(const char *name, size_t len, bool kinds)
 {
-    for (int k = 0; k < TF_NOISE_KIND_COUNT; k++) {
-        if (strcmp(name, tf_noise_type_name((tf_noise_type)k)) == 0) {
-            *out = (tf_noise_type)k;
-            return 0;
-        }
+    if (!kinds && len == 4 && strncmp(name, "auto", 4) == 0)
+        return TF_FIT_LAYER_NOISE_AUTO;
+    int count = kinds ? TF_FRACTAL_KIND_COUNT : TF_NOISE_KIND_COUNT;
+    for (int k = 0; k < count; k++) {
+        const char *n = kinds ? tf_fractal_kind_name((tf_fractal_kind)k)
+                              : tf_noise_type_name((tf_noise_type)k);
+        if (strlen(n) == len && strncmp(name, n, len) == 0)
+            return (unsigned)k + 1;
     }
-    return -1;
+    return 0;
+}
+
+/* --noise / --layer-kind LIST: comma-separated NAME (every layer) or I=NAME
+ * (layer I). 0, or -1 with `why` set to the faulty item. */
+static int parse_choices(const char *list, bool kinds, fit_request *req, char *why, size_t size)
+{
+    const char *p = list;
+    if (!*p) {
+        snprintf(why, size, "an empty list");
+        return -1;
+    }
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        long layer = -1;
+        const char *name = p;
+        size_t name_len = len;
+        if (eq) {
+            char digits[16];
+            size_t dl = (size_t)(eq - p);
+            unsigned long long idx;
+            bool too_big;
+            if (dl == 0 || dl >= sizeof digits) {
+                snprintf(why, size, "'%.*s' has no layer index before '='", (int)len, p);
+                return -1;
+            }
+            memcpy(digits, p, dl);
+            digits[dl] = '\0';
+            if (!cli_parse_count(digits, &idx, &too_big) || too_big || idx >= TF_MAX_LAYERS) {
+                snprintf(why, size, "'%s' is not a layer index (0 to %d)", digits,
+                         TF_MAX_LAYERS - 1);
+                return -1;
+            }
+            layer = (long)idx;
+            name = eq + 1;
+            name_len = len - dl - 1;
+        }
+        unsigned code = choice_code(name, name_len, kinds);
+        if (code == 0) {
+            snprintf(why, size, "unknown %s '%.*s'", kinds ? "layer kind" : "noise",
+                     (int)name_len, name);
+            return -1;
+        }
+        if (layer < 0 && kinds) {
+            req->fit.fractal = (tf_fractal_kind)(code - 1);
+        } else if (layer < 0) {
+            req->fit.noise_auto = code == TF_FIT_LAYER_NOISE_AUTO;
+            if (code != TF_FIT_LAYER_NOISE_AUTO)
+                req->fit.noise = (tf_noise_type)(code - 1);
+        } else {
+            (kinds ? req->fit.layer_fractal : req->fit.layer_noise)[layer] = (unsigned char)code;
+            if (layer > req->max_layer_named)
+                req->max_layer_named = (int)layer;
+        }
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
 }
 
 /* Reads the command line into `req`. CLI_EXIT_OK to go on; anything else is
@@ -151,9 +226,16 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
                                        v);
             break;
         case OPT_NOISE:
-            if (parse_noise(v, &req->fit.noise) != 0)
-                return cli_usage_error(cmd, "invalid --noise '%s': expected %s", v, NOISE_NAMES);
+        case OPT_LAYER_KIND: {
+            char why[128];
+            bool kinds = id == OPT_LAYER_KIND;
+            if (parse_choices(v, kinds, req, why, sizeof why) != 0)
+                return cli_usage_error(cmd, "invalid --%s '%s': %s (expected NAME or I=NAME, "
+                                            "comma-separated; NAME: %s)",
+                                       kinds ? "layer-kind" : "noise", v, why,
+                                       kinds ? KIND_NAMES : NOISE_NAMES);
             break;
+        }
         case OPT_SEED:
             if (!cli_parse_count(v, &count, &too_big) || too_big || count > UINT32_MAX)
                 return cli_usage_error(cmd, "invalid --seed '%s': expected 0 to 4294967295", v);
@@ -198,6 +280,13 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
         return cli_usage_error(cmd, "missing LAYER0 (a reference height image)");
     if (!req->output_path)
         return cli_usage_error(cmd, "missing -o SPEC (the terrain JSON file to write)");
+    if (req->max_layer_named >= 0 && (size_t)req->max_layer_named >= req->layer_count)
+        return cli_usage_error(cmd,
+                               "--noise or --layer-kind names layer %d, but %zu reference%s "
+                               "give%s layers 0 to %zu",
+                               req->max_layer_named, req->layer_count,
+                               req->layer_count == 1 ? "" : "s", req->layer_count == 1 ? "s" : "",
+                               req->layer_count - 1);
     if (req->report_path && strcmp(req->report_path, req->output_path) == 0)
         return cli_usage_error(cmd, "--report and -o name the same file '%s'", req->output_path);
     if (req->preview_path && (strcmp(req->preview_path, req->output_path) == 0 ||
@@ -258,7 +347,8 @@ static void print_summary(const fit_request *req, const tf_fit_report *rep, doub
     fprintf(stderr, "terrafit fit: %zu layer%s%s, %zux%zu, %zu points, %s noise, seed %lu\n",
             rep->layer_count, rep->layer_count == 1 ? "" : "s",
             rep->auto_layered ? " (auto-layered bands of one reference)" : "", rep->width,
-            rep->height, rep->points, tf_noise_type_name(rep->noise), (unsigned long)rep->seed);
+            rep->height, rep->points,
+            rep->noise_auto ? "auto" : tf_noise_type_name(rep->noise), (unsigned long)rep->seed);
     if (rep->auto_layered) {
         print_auto_summary(req, rep);
         return;
@@ -267,6 +357,16 @@ static void print_summary(const fit_request *req, const tf_fit_report *rep, doub
         const tf_fit_layer_report *l = &rep->layers[i];
         fprintf(stderr, "  layer %zu (%s): %zu visible cells, values %.4g..%.4g\n", i,
                 req->layers[i], l->visible_cells, l->value_min, l->value_max);
+        if (l->noise != TF_NOISE_SIMPLEX || l->fractal != TF_FRACTAL_NONE ||
+            l->noise_candidate_count)
+            fprintf(stderr, "    noise %s, kind %s\n", tf_noise_type_name(l->noise),
+                    tf_fractal_kind_name(l->fractal));
+        for (size_t k = 0; k < l->noise_candidate_count; k++) {
+            const tf_fit_noise_candidate *c = &l->noise_candidates[k];
+            fprintf(stderr, "    candidate %-18s slope chi2 %.4g + spectrum rms %.4g = %.4g%s\n",
+                    tf_noise_type_name(c->noise), c->slope_chi2, c->spectrum_log_rms, c->score,
+                    c->noise == l->noise ? "  (chosen)" : "");
+        }
         if (l->frequency_estimated)
             fprintf(stderr,
                     "    frequency %.6g (wavelength %.4g px) by %s; peaks %.6g, spectrum %.6g\n",
@@ -461,6 +561,7 @@ int cmd_fit(int argc, char **argv)
     fit_request req;
     memset(&req, 0, sizeof req);
     tf_fit_options_init(&req.fit);
+    req.max_layer_named = -1;
     /* At most one layer per argument. */
     req.layers = calloc(argc > 0 ? (size_t)argc : 1, sizeof *req.layers);
     if (!req.layers)

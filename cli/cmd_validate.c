@@ -181,6 +181,19 @@ static void print_info_text(const char *path, const tf_spec *spec)
         point_ranges r = curve_point_ranges(L->rd_points, L->rd_point_count);
         printf("layer %zu\n", i);
         printf("  noise           %s\n", name_or_unknown(tf_noise_type_name(L->noise_type)));
+        if (L->fractal_kind != TF_FRACTAL_NONE) {
+            printf("  kind            %s: %d octaves, lacunarity %.6g, gain %.6g",
+                   name_or_unknown(tf_fractal_kind_name(L->fractal_kind)), L->fractal_octaves,
+                   L->fractal_lacunarity, L->fractal_gain);
+            if (L->fractal_kind == TF_FRACTAL_SWISS)
+                printf(", warp %.6g", L->fractal_warp);
+            if (L->fractal_kind == TF_FRACTAL_JORDAN)
+                printf(", gain1 %.6g, warp0 %.6g, warp %.6g, damp0 %.6g, damp %.6g, "
+                       "damp_scale %.6g",
+                       L->fractal_gain1, L->fractal_warp0, L->fractal_warp, L->fractal_damp0,
+                       L->fractal_damp, L->fractal_damp_scale);
+            putchar('\n');
+        }
         printf("  frequency       %.6g (wavelength %.6g)\n", L->frequency, 1.0 / L->frequency);
         printf("  seed            %" PRIu32 "\n", L->seed);
         printf("  offset          %.6g, %.6g, %.6g\n", L->offset[0], L->offset[1], L->offset[2]);
@@ -272,6 +285,11 @@ static void print_layer_json(size_t index, const tf_layer_spec *L)
     point_ranges r = curve_point_ranges(L->rd_points, L->rd_point_count);
     printf("    {\"index\": %zu, \"noise\": ", index);
     json_string(name_or_unknown(tf_noise_type_name(L->noise_type)));
+    if (L->fractal_kind != TF_FRACTAL_NONE) {
+        fputs(", \"kind\": ", stdout);
+        json_string(name_or_unknown(tf_fractal_kind_name(L->fractal_kind)));
+        printf(", \"octaves\": %d", L->fractal_octaves);
+    }
     fputs(", \"frequency\": ", stdout);
     json_number(L->frequency);
     fputs(", \"wavelength\": ", stdout);

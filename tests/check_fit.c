@@ -107,6 +107,8 @@ static int compare_doubles(const void *a, const void *b)
 START_TEST(noise_sample_is_unbiased)
 {
     tf_noise_type noise = (tf_noise_type)_i;
+    int in_unit = noise == TF_NOISE_SIMPLEX || noise == TF_NOISE_PERLIN_REFERENCE_SIMPLEX ||
+                  noise == TF_NOISE_VALUE || noise == TF_NOISE_EXPONENTIAL_PERLIN;
     enum { N = 1 << 16, P = 99 };
     double *independent = malloc(N * sizeof *independent);
     lcg_state = 1234 + (uint64_t)_i;
@@ -114,7 +116,7 @@ START_TEST(noise_sample_is_unbiased)
         double x = (uniform01() - 0.5) * 2e6, y = (uniform01() - 0.5) * 2e6;
         uint32_t seed = (uint32_t)(uniform01() * 4294967295.0);
         double z = uniform01() * 1000.0;
-        independent[k] = (tf_noise_eval(noise, seed, x, y, z) + 1.0) * 0.5;
+        independent[k] = (tf_noise_kind_eval(noise, seed, x, y, z, NULL, NULL) + 1.0) * 0.5;
     }
     qsort(independent, N, sizeof *independent, compare_doubles);
     double p[P], q[P];
@@ -140,14 +142,20 @@ START_TEST(noise_sample_is_unbiased)
             worst = fabs(cdf - p[k]);
         if (k > 0)
             ck_assert(q[k] >= q[k - 1]);
-        ck_assert(q[k] >= 0.0 && q[k] <= 1.0);
+        /* u is in [0, 1] for the noises in [-1, 1] (docs/noise.md gives
+         * the others' ranges: perlin's and polynomial's reach a little
+         * past 1 in theory, the cellular ones are distances) */
+        if (in_unit)
+            ck_assert(q[k] >= 0.0 && q[k] <= 1.0);
     }
     ck_assert_msg(worst < 0.006, "%s: quantiles off by %g in probability",
                   tf_noise_type_name(noise), worst);
     /* The ends are the sample's extremes, inside the noise's [0, 1]. */
     double ends[2] = {0.0, 1.0}, qe[2];
     ck_assert_int_eq(tf_noise_unit_quantiles(noise, ends, 2, qe, &err), 0);
-    ck_assert(qe[0] > 0.0 && qe[0] < q[0] && qe[1] < 1.0 && qe[1] > q[P - 1]);
+    ck_assert(qe[0] < q[0] && qe[1] > q[P - 1]);
+    if (in_unit)
+        ck_assert(qe[0] > 0.0 && qe[1] < 1.0);
     free(independent);
 }
 END_TEST
@@ -596,6 +604,162 @@ START_TEST(report_json_has_the_decisions)
 }
 END_TEST
 
+/* ------------------------------------------------------ layer kinds */
+
+/* A reference drawn from a layer kind: TRUE_CURVE of tf_fractal_eval (the
+ * runtime's function) on a side x side grid at the origin. */
+static tf_layer_map *render_kind(size_t side, double frequency, uint32_t seed, tf_noise_type noise,
+                                 tf_fractal_kind kind)
+{
+    tf_error err;
+    tf_layer_spec L;
+    memset(&L, 0, sizeof L);
+    L.noise_type = noise;
+    L.seed = seed;
+    tf_fractal_set_defaults(&L, kind);
+    tf_curve *curve = tf_curve_new(TRUE_CURVE, TRUE_CURVE_COUNT, TF_INTERP_MONOTONE_CUBIC, &err);
+    tf_layer_map *map = tf_layer_map_new(side, side, &err);
+    ck_assert(curve && map);
+    for (size_t j = 0; j < side; j++)
+        for (size_t i = 0; i < side; i++) {
+            double n = tf_fractal_eval(&L, (double)i * frequency + 3.5, (double)j * frequency - 7.25,
+                                       0.5, NULL, NULL);
+            map->value[j * side + i] = (float)tf_curve_eval(curve, (n + 1.0) * 0.5);
+            map->weight[j * side + i] = 1.0f;
+        }
+    tf_curve_free(curve);
+    return map;
+}
+
+/* The sample follows the layer's actual output: one per (noise, kind,
+ * parameters), the same values when asked again. */
+START_TEST(layer_sample_follows_the_kind)
+{
+    tf_error err;
+    const double p[3] = {0.25, 0.5, 0.75};
+    double base[3], fbm[3], again[3], swiss1[3], swiss2[3];
+    tf_layer_spec L;
+    memset(&L, 0, sizeof L);
+    L.noise_type = TF_NOISE_VALUE;
+    ck_assert_int_eq(tf_layer_unit_quantiles(&L, p, 3, base, &err), 0);
+    tf_fractal_set_defaults(&L, TF_FRACTAL_FBM);
+    ck_assert_int_eq(tf_layer_unit_quantiles(&L, p, 3, fbm, &err), 0);
+    ck_assert_int_eq(tf_layer_unit_quantiles(&L, p, 3, again, &err), 0);
+    ck_assert(memcmp(fbm, again, sizeof fbm) == 0);
+    /* octaves average out: the fbm sum is narrower than one octave */
+    ck_assert_msg(fbm[2] - fbm[0] < 0.9 * (base[2] - base[0]), "fbm IQR %g, value IQR %g",
+                  fbm[2] - fbm[0], base[2] - base[0]);
+    /* the plain kind is the noise's own sample */
+    double plain[3];
+    ck_assert_int_eq(tf_noise_unit_quantiles(TF_NOISE_VALUE, p, 3, plain, &err), 0);
+    ck_assert(memcmp(plain, base, sizeof base) == 0);
+    /* a parameter of the kind is part of the key */
+    tf_fractal_set_defaults(&L, TF_FRACTAL_SWISS);
+    L.fractal_octaves = 3;
+    ck_assert_int_eq(tf_layer_unit_quantiles(&L, p, 3, swiss1, &err), 0);
+    L.fractal_warp = 0.6;
+    ck_assert_int_eq(tf_layer_unit_quantiles(&L, p, 3, swiss2, &err), 0);
+    ck_assert(memcmp(swiss1, swiss2, sizeof swiss1) != 0);
+    L.fractal_kind = (tf_fractal_kind)77;
+    ck_assert_int_eq(tf_layer_unit_quantiles(&L, p, 3, swiss2, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown fractal kind"));
+}
+END_TEST
+
+/* Per-layer noise and kind go into the spec, and the curve pairs the
+ * reference with the kind's own distribution. */
+START_TEST(layer_kinds_are_fitted)
+{
+    tf_layer_map *layers[2] = {render_kind(96, 1.0 / 12.0, 3, TF_NOISE_PERLIN, TF_FRACTAL_RIDGED),
+                               render_kind(96, 1.0 / 6.0, 4, TF_NOISE_SIMPLEX, TF_FRACTAL_NONE)};
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.points = 16;
+    opt.layer_noise[0] = TF_NOISE_PERLIN + 1;
+    opt.layer_fractal[0] = TF_FRACTAL_RIDGED + 1;
+    tf_fit_report report;
+    tf_spec *spec = fit_ok(layers, 2, &opt, &report);
+    const tf_layer_spec *L0 = &spec->layers[0], *L1 = &spec->layers[1];
+    ck_assert_int_eq(L0->noise_type, TF_NOISE_PERLIN);
+    ck_assert_int_eq(L0->fractal_kind, TF_FRACTAL_RIDGED);
+    ck_assert_int_eq(L0->fractal_octaves, 6);
+    ck_assert_int_eq(L1->noise_type, TF_NOISE_SIMPLEX);
+    ck_assert_int_eq(L1->fractal_kind, TF_FRACTAL_NONE);
+    ck_assert_int_eq(report.layers[0].noise, TF_NOISE_PERLIN);
+    ck_assert_int_eq(report.layers[0].fractal, TF_FRACTAL_RIDGED);
+    /* x_k are the ridged-perlin sample's quantiles at k / (K - 1) */
+    ck_assert_uint_eq(L0->rd_point_count, 16);
+    double p[16], q[16];
+    for (int k = 0; k < 16; k++)
+        p[k] = k / 15.0;
+    tf_error err;
+    ck_assert_int_eq(tf_layer_unit_quantiles(L0, p, 16, q, &err), 0);
+    for (int k = 0; k < 16; k++)
+        ck_assert(L0->rd_points[k].x == q[k]);
+    /* the synthesized layer (through tf_fractal_eval) has the reference's
+     * histogram */
+    ck_assert_msg(report.layers[0].chi2 < 0.02, "chi2 %g", report.layers[0].chi2);
+    /* the whole-spec kind, overridden per layer */
+    tf_fit_report_free(&report);
+    tf_spec_free(spec);
+    opt.layer_noise[0] = opt.layer_fractal[0] = 0;
+    opt.fractal = TF_FRACTAL_BILLOW;
+    opt.noise = TF_NOISE_VALUE;
+    opt.layer_fractal[1] = TF_FRACTAL_NONE + 1;
+    spec = fit_ok(layers, 2, &opt, NULL);
+    ck_assert_int_eq(spec->layers[0].fractal_kind, TF_FRACTAL_BILLOW);
+    ck_assert_int_eq(spec->layers[0].noise_type, TF_NOISE_VALUE);
+    ck_assert_int_eq(spec->layers[1].fractal_kind, TF_FRACTAL_NONE);
+    ck_assert_int_eq(spec->layers[1].noise_type, TF_NOISE_VALUE);
+    tf_spec_free(spec);
+    tf_layer_map_free(layers[0]);
+    tf_layer_map_free(layers[1]);
+}
+END_TEST
+
+/* --noise auto: every candidate scored and listed, the lowest kept. */
+START_TEST(noise_auto_keeps_the_best)
+{
+    tf_layer_map *layers[1] = {render_kind(96, 1.0 / 8.0, 5, TF_NOISE_CELLULAR_F1, TF_FRACTAL_NONE)};
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.layers = 1;
+    opt.points = 32;
+    opt.noise_auto = 1;
+    tf_fit_report report;
+    tf_spec *spec = fit_ok(layers, 1, &opt, &report);
+    const tf_fit_layer_report *r = &report.layers[0];
+    ck_assert_uint_eq(r->noise_candidate_count, TF_FIT_AUTO_CANDIDATES);
+    size_t best = 0;
+    for (size_t c = 0; c < r->noise_candidate_count; c++) {
+        ck_assert_int_eq(r->noise_candidates[c].noise, tf_fit_auto_candidates[c]);
+        ck_assert(isfinite(r->noise_candidates[c].score));
+        if (r->noise_candidates[c].score < r->noise_candidates[best].score)
+            best = c;
+    }
+    ck_assert_int_eq(r->noise, r->noise_candidates[best].noise);
+    ck_assert_int_eq(spec->layers[0].noise_type, r->noise);
+    /* the reference is cellular F1: a smooth noise cannot beat it */
+    ck_assert_msg(r->noise == TF_NOISE_CELLULAR_F1, "auto chose %s", tf_noise_type_name(r->noise));
+    tf_error err;
+    char *text = tf_fit_report_to_json(&report, 0, &err);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_str_eq(cJSON_GetObjectItem(root, "noise")->valuestring, "auto");
+    cJSON *cands = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "layers"), 0),
+                                       "noiseCandidates");
+    ck_assert_int_eq(cJSON_GetArraySize(cands), TF_FIT_AUTO_CANDIDATES);
+    int chosen = 0;
+    for (int c = 0; c < TF_FIT_AUTO_CANDIDATES; c++)
+        chosen += cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(cands, c), "chosen"));
+    ck_assert_int_eq(chosen, 1);
+    cJSON_Delete(root);
+    free(text);
+    tf_fit_report_free(&report);
+    tf_spec_free(spec);
+    tf_layer_map_free(layers[0]);
+}
+END_TEST
+
 /* ----------------------------------------------------------- bad input */
 
 START_TEST(flat_layer_is_legal)
@@ -681,6 +845,22 @@ START_TEST(bad_inputs_are_rejected)
     opt.noise = (tf_noise_type)9;
     expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "noise");
     opt.noise = TF_NOISE_SIMPLEX;
+    opt.layer_noise[3] = TF_NOISE_VALUE + 1;
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "is given for layer 3, but there is only 1");
+    opt.layer_noise[3] = 0;
+    opt.layer_fractal[0] = 200;
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "unknown noise or kind code");
+    opt.layer_fractal[0] = 0;
+    opt.fractal = (tf_fractal_kind)42;
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "unknown fractal kind 42");
+    opt.fractal = TF_FRACTAL_NONE;
+    /* auto-layering a DEM takes only the two original noises for now */
+    tf_fit_options bands = opt;
+    bands.layers = 2;
+    bands.fractal = TF_FRACTAL_FBM;
+    for (size_t k = 0; k < 32 * 32; k++)
+        layers[0]->weight[k] = 1.0f;
+    expect_fit_error(layers, 1, &bands, TF_ERR_ARGUMENT, "need one layer per reference");
     layers[0]->value[5] = NAN;
     expect_fit_error(layers, 1, &opt, TF_ERR_INVALID, "pixel (5, 0)");
     tf_layer_map_free(layers[0]);
@@ -723,6 +903,13 @@ static Suite *fit_suite(void)
     tcase_add_test(tc, progress_reaches_the_end);
     tcase_add_test(tc, fitted_spec_renders);
     tcase_add_test(tc, report_json_has_the_decisions);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("layer kinds");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, layer_sample_follows_the_kind);
+    tcase_add_test(tc, layer_kinds_are_fitted);
+    tcase_add_test(tc, noise_auto_keeps_the_best);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad input");

@@ -197,13 +197,17 @@ START_TEST(noise_peak_table_shape)
             prev = d;
         }
         /* Independent samples have a peak with probability 1/3: the table
-         * tops out near it. */
-        ck_assert_double_eq_tol(prev, 1.0 / 3.0, 0.03);
+         * tops out near it. (issue 6 kinds: only for the two simplex noises;
+         * at the largest step, 0.5 lattice units, samples of perlin, value
+         * and polynomial noise are still correlated, and their tables top
+         * out at 0.16 to 0.27.) */
+        if (kind <= TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
+            ck_assert_double_eq_tol(prev, 1.0 / 3.0, 0.03);
         ck_assert(isnan(tf_noise_peak_density((tf_noise_type)kind, smax * 1.01)));
         ck_assert(isnan(tf_noise_peak_density((tf_noise_type)kind, 0.0)));
         ck_assert(isnan(tf_noise_peak_density((tf_noise_type)kind, NAN)));
     }
-    ck_assert(isnan(tf_noise_peak_density((tf_noise_type)7, 0.1)));
+    ck_assert(isnan(tf_noise_peak_density(TF_NOISE_KIND_COUNT, 0.1)));
 }
 END_TEST
 

@@ -97,8 +97,8 @@ expect_message "fit without layers exits 2" 2 "missing LAYER0" "$TERRAFIT" fit -
 expect_message "fit without -o exits 2" 2 "missing -o" "$TERRAFIT" fit "$ref"
 expect_message "an unknown --frequency exits 2" 2 "invalid --frequency 'median'" \
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --frequency median
-expect_message "an unknown --noise exits 2" 2 "invalid --noise 'perlin'" \
-    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise perlin
+expect_message "an unknown --noise exits 2" 2 "invalid --noise 'worley'" \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise worley
 expect_message "a --seed beyond 32 bits exits 2" 2 "invalid --seed" \
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --seed 4294967296
 expect_message "a malformed --points exits 2" 2 "invalid --points 'many'" \
@@ -169,6 +169,38 @@ check "the mask ends at 0.9 (within 0.02)" \
 check "the base layer is unmasked" \
     [ "$(spec_numbers "$out/two.json" maskLayerIndex | sed -n 1p)" = -1 ]
 expect "the two-layer spec validates" 0 "$TERRAFIT" validate "$out/two.json"
+
+# ---- base noises and layer kinds (issue 6): --noise LIST, --layer-kind LIST
+
+expect "fit with --noise perlin,1=value --layer-kind 0=ridged exits 0" 0 \
+    "$TERRAFIT" fit "$ref" "$scratch/masked.asc" -o "$out/kinds.json" \
+    --noise perlin,1=value --layer-kind 0=ridged -r "$out/kinds-report.json" -q
+check "layer 0 has the perlin noise, layer 1 the value noise" \
+    [ "$(sed -n 's/.*"type": "\([a-z-]*\)".*/\1/p' "$out/kinds.json" | tr '\n' ' ')" = "perlin value " ]
+check "layer 0 is ridged with the default 6 octaves, layer 1 has no fractal" \
+    [ "$(grep -c '"fractal": {"kind": "ridged", "octaves": 6' "$out/kinds.json")" -eq 1 ]
+check "the report names each layer's noise and kind" \
+    grep -q '"fractal":[[:space:]]*"ridged"' "$out/kinds-report.json"
+expect "the spec with layer kinds validates" 0 "$TERRAFIT" validate "$out/kinds.json"
+expect "fit --noise auto exits 0" 0 \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/auto.json" --noise auto -r "$out/auto-report.json" -q
+check "--noise auto lists 7 candidates with their scores" \
+    [ "$(grep -c '"spectrumLogRms"' "$out/auto-report.json")" -eq 7 ]
+check "--noise auto marks exactly one candidate chosen" \
+    [ "$(grep -c '"chosen":[[:space:]]*true' "$out/auto-report.json")" -eq 1 ]
+check "--noise auto writes the chosen noise into the spec" \
+    grep -q "\"type\": \"$(awk '/"noiseCandidates"/ { on = 1 } on && /"noise":/ { n = $2 } on && /"chosen":[[:space:]]*true/ { gsub(/[",]/, "", n); print n; exit }' "$out/auto-report.json")\"" "$out/auto.json"
+expect_message "an unknown --layer-kind exits 2" 2 "invalid --layer-kind 'terraced'" \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --layer-kind terraced
+expect_message "a --noise index beyond the references exits 2" 2 "names layer 3" \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise 3=value
+expect_message "a --noise index that is not a number exits 2" 2 "'x' is not a layer index" \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise x=value
+expect_message "an empty --layer-kind list exits 2" 2 "an empty list" \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --layer-kind ""
+expect_message "a layer kind for an auto-layered DEM exits 1" 1 "need one layer per reference" \
+    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/x.json" --layer-kind fbm
+check "... and writes nothing" [ ! -e "$out/x.json" ]
 
 # ---- a flat layer is legal: a constant curve
 

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/fit_internal.h"
 #include "runtime/internal.h"
@@ -14,6 +15,21 @@
 int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size_t points,
                         tf_point *out, size_t *out_count, tf_error *err)
 {
+    tf_layer_spec kind;
+    memset(&kind, 0, sizeof kind);
+    kind.noise_type = noise;
+    return tf_equalized_points_layer(sorted, n, &kind, points, out, out_count, err);
+}
+
+/* The noise side is the layer's actual output (its fractal included):
+ * equalization needs only that distribution, whatever produced it. */
+int tf_equalized_points_layer(const float *sorted, size_t n, const tf_layer_spec *kind,
+                              size_t points, tf_point *out, size_t *out_count, tf_error *err)
+{
+    if (!kind) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "equalize: no layer kind given");
+        return -1;
+    }
     if (!sorted || n == 0 || !out || !out_count) {
         tf_error_set(err, TF_ERR_ARGUMENT, "equalize: no reference values");
         return -1;
@@ -23,7 +39,7 @@ int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size
                      points, TF_FIT_MAX_POINTS);
         return -1;
     }
-    const double *noise_sorted = fit_noise_sample(noise, err);
+    const double *noise_sorted = fit_layer_sample(kind, err);
     if (!noise_sorted)
         return -1;
 
@@ -65,7 +81,7 @@ int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size
     if (m < 2) {
         tf_error_set(err, TF_ERR_INVALID,
                      "equalize: the %s noise sample has a single value; no curve can be built",
-                     tf_noise_type_name(noise));
+                     tf_noise_type_name(kind->noise_type));
         return -1;
     }
     *out_count = m;

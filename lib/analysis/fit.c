@@ -15,13 +15,21 @@
 
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
+#include "runtime/fractal.h"
 #include "runtime/internal.h"
+#include "terrafit/metrics.h"
 #include "terrafit/terrafit.h"
 
 /* Progress steps per layer: quantiles, frequency, synthesis, mask. */
 #define STEPS_PER_LAYER 4
 /* Samples of the synthesized window rendered at a time (256 KiB). */
 #define SYNTHESIS_BAND_SAMPLES 65536
+
+/* The noises --noise auto tries (docs/fitting.md): every seeded kind but
+ * perlin-reference-simplex (simplex's unseeded twin) and cellular-f2. */
+const tf_noise_type tf_fit_auto_candidates[TF_FIT_AUTO_CANDIDATES] = {
+    TF_NOISE_SIMPLEX, TF_NOISE_PERLIN,       TF_NOISE_EXPONENTIAL_PERLIN, TF_NOISE_POLYNOMIAL,
+    TF_NOISE_VALUE,   TF_NOISE_CELLULAR_F1, TF_NOISE_CELLULAR_F2_F1};
 
 void tf_fit_options_init(tf_fit_options *opt)
 {
@@ -51,6 +59,8 @@ typedef struct {
     const tf_fit_options *opt;
     const char *label; /* the layer's name in messages */
     size_t index;
+    tf_layer_spec kind; /* noise_type and fractal of the layer being fitted */
+    int try_auto;       /* --noise auto for this layer */
     /* out */
     fit_layer_data data;
     float *sorted;
@@ -116,12 +126,19 @@ static int stage_quantiles(layer_job *job)
         job->failed = 1;
         return -1;
     }
-    if (tf_equalized_points(job->sorted, n, job->opt->noise, job->opt->points, job->points,
-                            &job->point_count, &err) != 0) {
+    return 0;
+}
+
+/* Stage 1b: the equalized curve against the layer kind's output. */
+static int stage_equalize(layer_job *job)
+{
+    tf_error err;
+    if (tf_equalized_points_layer(job->sorted, job->data.visible, &job->kind, job->opt->points,
+                                  job->points, &job->point_count, &err) != 0) {
         job_fail(job, &err);
         return -1;
     }
-    rep->points = job->point_count;
+    job->rep->points = job->point_count;
     return 0;
 }
 
@@ -146,8 +163,10 @@ static int stage_frequency(layer_job *job, const tf_curve *curve)
         return 0;
     }
     tf_error err;
-    if (tf_estimate_frequency(job->map, job->opt->noise, curve, job->opt->frequency, est, &err) !=
-        0) {
+    /* A fractal layer's frequency is estimated as its base noise's (the
+     * documented approximation: the estimators model one octave). */
+    if (tf_estimate_frequency(job->map, job->kind.noise_type, curve, job->opt->frequency, est,
+                              &err) != 0) {
         job_fail(job, &err);
         return -1;
     }
@@ -166,7 +185,19 @@ static int stage_frequency(layer_job *job, const tf_curve *curve)
  * seed and offset through its curve — on a window of the same size at
  * (TF_FIT_SYNTHESIS_OFFSET, TF_FIT_SYNTHESIS_OFFSET), and the chi-square
  * distance of its histogram to the reference's (thesis 5.4.1, Table 3). */
+static int synthesize(layer_job *job, const tf_curve *curve, double f, float *keep,
+                      double *chi2_out);
+
 static int stage_synthesis(layer_job *job, const tf_curve *curve)
+{
+    return synthesize(job, curve, job->frequency, NULL, &job->rep->chi2);
+}
+
+/* The window rendered through the layer's kind (tf_fractal_eval, the
+ * function the runtime uses), at frequency f; the whole window into keep
+ * (w * h values) when not NULL. */
+static int synthesize(layer_job *job, const tf_curve *curve, double f, float *keep,
+                      double *chi2_out)
 {
     const tf_layer_map *map = job->map;
     tf_fit_layer_report *rep = job->rep;
@@ -184,14 +215,19 @@ static int stage_synthesis(layer_job *job, const tf_curve *curve)
     size_t band_rows = SYNTHESIS_BAND_SAMPLES / w ? SYNTHESIS_BAND_SAMPLES / w : 1;
     if (band_rows > h)
         band_rows = h;
-    float *band = malloc(band_rows * w * sizeof *band);
+    if (keep)
+        band_rows = h;
+    float *band = keep ? keep : malloc(band_rows * w * sizeof *band);
     if (!band) {
         tf_error_set(&job->err, TF_ERR_NOMEM, "%s: out of memory", job->label);
         job->failed = 1;
         return -1;
     }
     const tf_layer_spec *ls = job->spec_layer;
-    double f = job->frequency;
+    tf_layer_spec layer = job->kind;
+    layer.seed = ls->seed;
+    tf_fractal_plan plan;
+    tf_fractal_plan_init(&plan, &layer);
     double counts[TF_FIT_CHI2_BINS] = {0.0}, band_hist[TF_FIT_CHI2_BINS];
     for (size_t j0 = 0; j0 < h; j0 += band_rows) {
         size_t rows = h - j0 < band_rows ? h - j0 : band_rows;
@@ -203,8 +239,8 @@ static int stage_synthesis(layer_job *job, const tf_curve *curve)
             float *row = band + r * w;
             for (size_t i = 0; i < w; i++) {
                 double x = TF_FIT_SYNTHESIS_OFFSET + (double)i;
-                double n = tf_noise_eval(job->opt->noise, ls->seed, x * f + ls->offset[0], ny,
-                                         ls->offset[2]);
+                double n = tf_fractal_plan_eval(&plan, x * f + ls->offset[0], ny,
+                                                ls->offset[2], NULL, NULL);
                 row[i] = (float)tf_curve_eval(curve, (n + 1.0) * 0.5);
             }
         }
@@ -212,7 +248,8 @@ static int stage_synthesis(layer_job *job, const tf_curve *curve)
         for (size_t b = 0; b < TF_FIT_CHI2_BINS; b++)
             counts[b] += round(band_hist[b] * (double)(rows * w));
     }
-    free(band);
+    if (!keep)
+        free(band);
     double total = 0.0, syn_hist[TF_FIT_CHI2_BINS], ref_hist[TF_FIT_CHI2_BINS];
     for (size_t b = 0; b < TF_FIT_CHI2_BINS; b++)
         total += counts[b];
@@ -221,8 +258,95 @@ static int stage_synthesis(layer_job *job, const tf_curve *curve)
     tf_histogram(map->value, map->weight, w * h, lo, hi, TF_FIT_CHI2_BINS, ref_hist);
     rep->hist_min = lo;
     rep->hist_max = hi;
-    rep->chi2 = tf_chi2_distance(ref_hist, syn_hist, TF_FIT_CHI2_BINS);
+    *chi2_out = tf_chi2_distance(ref_hist, syn_hist, TF_FIT_CHI2_BINS);
     return 0;
+}
+
+/* --noise auto for one layer (docs/fitting.md, "Noises and layer kinds"):
+ * each candidate noise (the layer's fractal kept) gets its own equalized
+ * curve and frequency, is synthesized on the chi2 window, and is scored
+ * against the reference by compare's slope and spectrum figures; the
+ * lowest score wins, ties to the earlier candidate. A candidate that fails
+ * (no frequency, say) scores NaN and is listed but never chosen. */
+static int stage_auto(layer_job *job)
+{
+    const tf_layer_map *map = job->map;
+    size_t w = map->width, h = map->height, cells = w * h;
+    tf_fit_layer_report *rep = job->rep;
+    rep->noise_candidates = calloc(TF_FIT_AUTO_CANDIDATES, sizeof *rep->noise_candidates);
+    tf_layer_map *ref = tf_layer_map_new(w, h, NULL), *syn = tf_layer_map_new(w, h, NULL);
+    float *window = malloc(cells * sizeof *window);
+    if (!rep->noise_candidates || !ref || !syn || !window) {
+        tf_layer_map_free(ref);
+        tf_layer_map_free(syn);
+        free(window);
+        tf_error_set(&job->err, TF_ERR_NOMEM, "%s: out of memory", job->label);
+        job->failed = 1;
+        return -1;
+    }
+    rep->noise_candidate_count = TF_FIT_AUTO_CANDIDATES;
+    /* Both maps in [0, 1] over the reference's visible range. */
+    double lo = rep->value_min, span = rep->value_max - rep->value_min;
+    for (size_t k = 0; k < cells; k++) {
+        double v = span > 0.0 ? ((double)map->value[k] - lo) / span : 0.5;
+        ref->value[k] = (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
+        ref->weight[k] = map->weight[k];
+        syn->weight[k] = 1.0f;
+    }
+    tf_metrics_options mopt = tf_metrics_options_default();
+    int best = -1;
+    for (int c = 0; c < TF_FIT_AUTO_CANDIDATES; c++) {
+        tf_fit_noise_candidate *cand = &rep->noise_candidates[c];
+        cand->noise = tf_fit_auto_candidates[c];
+        cand->frequency = cand->chi2 = cand->slope_chi2 = cand->spectrum_log_rms = NAN;
+        cand->score = cand->depression_share = cand->pit_peak_ratio = NAN;
+        job->kind.noise_type = cand->noise;
+        tf_error err;
+        if (stage_equalize(job) != 0)
+            goto fail;
+        tf_curve *curve =
+            tf_curve_new(job->points, job->point_count, TF_INTERP_MONOTONE_CUBIC, &err);
+        if (!curve) {
+            job_fail(job, &err);
+            goto fail;
+        }
+        tf_frequency_estimate est;
+        memset(&est, 0, sizeof est);
+        int ok = tf_estimate_frequency(map, cand->noise, curve, job->opt->frequency, &est,
+                                       &err) == 0 &&
+                 isfinite(est.chosen) && est.chosen > 0.0;
+        if (ok) {
+            cand->frequency = est.chosen;
+            ok = synthesize(job, curve, est.chosen, window, &cand->chi2) == 0;
+        }
+        tf_curve_free(curve);
+        if (!ok)
+            continue;
+        for (size_t k = 0; k < cells; k++) {
+            double v = span > 0.0 ? ((double)window[k] - lo) / span : 0.5;
+            syn->value[k] = (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
+        }
+        tf_metrics_report mr;
+        if (tf_metrics_compute(ref, syn, &mopt, &mr, &err) != 0)
+            continue;
+        cand->slope_chi2 = mr.slope_chi2;
+        cand->spectrum_log_rms = mr.spectrum_log_rms;
+        cand->score = mr.slope_chi2 + mr.spectrum_log_rms;
+        cand->depression_share = mr.b.depression_share;
+        cand->pit_peak_ratio = mr.b.pit_peak_ratio;
+        if (isfinite(cand->score) && (best < 0 || cand->score < rep->noise_candidates[best].score))
+            best = c;
+    }
+    tf_layer_map_free(ref);
+    tf_layer_map_free(syn);
+    free(window);
+    job->kind.noise_type = best >= 0 ? tf_fit_auto_candidates[best] : TF_NOISE_SIMPLEX;
+    return 0;
+fail:
+    tf_layer_map_free(ref);
+    tf_layer_map_free(syn);
+    free(window);
+    return -1;
 }
 
 /* ---------------------------------------------------- a small task pool */
@@ -329,6 +453,12 @@ static void task_analyze(fit_pool *pool, size_t task)
     layer_job *job = &pool->jobs[task];
     double t0 = now_seconds();
     int ok = stage_quantiles(job) == 0;
+    /* A flat layer is the same at any noise: no candidates to compare. */
+    if (ok && job->try_auto && !job->data.flat)
+        ok = stage_auto(job) == 0;
+    ok = ok && stage_equalize(job) == 0;
+    job->rep->noise = job->kind.noise_type;
+    job->rep->fractal = job->kind.fractal_kind;
     double t1 = now_seconds();
     job->rep->seconds_quantiles = t1 - t0;
     pool_step_done(pool);
@@ -395,6 +525,25 @@ static int check_inputs(const tf_layer_map *const *layers, size_t count,
     if ((unsigned)opt->noise >= TF_NOISE_KIND_COUNT) {
         tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)opt->noise);
         return -1;
+    }
+    if ((unsigned)opt->fractal >= TF_FRACTAL_KIND_COUNT) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown fractal kind %d", (int)opt->fractal);
+        return -1;
+    }
+    for (size_t i = 0; i < TF_MAX_LAYERS; i++) {
+        unsigned ln = opt->layer_noise[i], lf = opt->layer_fractal[i];
+        if ((ln > TF_NOISE_KIND_COUNT && ln != TF_FIT_LAYER_NOISE_AUTO) ||
+            lf > TF_FRACTAL_KIND_COUNT) {
+            tf_error_set(err, TF_ERR_ARGUMENT, "fit: layer %zu: unknown noise or kind code", i);
+            return -1;
+        }
+        if ((ln || lf) && i >= count) {
+            tf_error_set(err, TF_ERR_ARGUMENT,
+                         "fit: a noise or kind is given for layer %zu, but there %s only %zu "
+                         "layer%s",
+                         i, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+            return -1;
+        }
     }
     if (!tf_frequency_method_name(opt->frequency)) {
         tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown frequency method %d",
@@ -490,6 +639,32 @@ static void free_jobs(layer_job *jobs, size_t count)
     free(jobs);
 }
 
+/* Layer i's noise and kind from the options (docs/fitting.md, "Noises and
+ * layer kinds"); *try_auto says whether it tries the auto candidates. */
+static void layer_kind_of(const tf_fit_options *opt, size_t i, tf_layer_spec *kind,
+                          int *try_auto)
+{
+    memset(kind, 0, sizeof *kind);
+    unsigned ln = i < TF_MAX_LAYERS ? opt->layer_noise[i] : 0;
+    unsigned lf = i < TF_MAX_LAYERS ? opt->layer_fractal[i] : 0;
+    *try_auto = ln == TF_FIT_LAYER_NOISE_AUTO || (ln == 0 && opt->noise_auto);
+    kind->noise_type = ln && ln != TF_FIT_LAYER_NOISE_AUTO ? (tf_noise_type)(ln - 1) : opt->noise;
+    tf_fractal_set_defaults(kind, lf ? (tf_fractal_kind)(lf - 1) : opt->fractal);
+}
+
+/* The auto-layering stage evaluates its bands with tf_noise_eval and one
+ * noise for all bands: it takes the runtime's own two noises only. */
+static int needs_layer_kinds(const tf_fit_options *opt)
+{
+    if (opt->noise_auto || opt->fractal != TF_FRACTAL_NONE ||
+        opt->noise > TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
+        return 1;
+    for (size_t i = 0; i < TF_MAX_LAYERS; i++)
+        if (opt->layer_noise[i] || opt->layer_fractal[i])
+            return 1;
+    return 0;
+}
+
 /* The --layers rules (docs/fitting.md, "Auto-layering a single DEM"): a
  * single fully present reference is split into bands unless one layer is
  * asked for. 1: fitted here (success); -1: failed (err filled); 0: go on
@@ -527,6 +702,14 @@ static int fit_by_bands(const tf_layer_map *const *layers, size_t count,
     size_t bands = opt->layers ? opt->layers : tf_bands_auto_count(map->width, map->height);
     if (!full || bands < 2 || map->width < 8 || map->height < 8)
         return 0; /* too small for two bands: the thesis's one layer */
+    if (needs_layer_kinds(opt)) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "%s: --noise other than simplex or perlin-reference-simplex, --noise auto "
+                     "and --layer-kind need one layer per reference; a single DEM split into "
+                     "bands does not take them yet (use --layers 1)",
+                     name);
+        return -1;
+    }
     tf_fit_report report;
     if (fit_autolayer(map, opt->layers, opt, name, spec_out, &report, progress, user, err) != 0) {
         tf_fit_report_free(&report);
@@ -576,6 +759,8 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     report.points = opt->points;
     report.frequency_method = opt->frequency;
     report.noise = opt->noise;
+    report.noise_auto = opt->noise_auto;
+    report.fractal = opt->fractal;
     report.seed = opt->seed;
 
     tf_spec *spec = tf_spec_new(count, err);
@@ -592,8 +777,12 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     /* The base-noise sample, built here (once per process) so its cost is
      * reported on its own rather than inside one layer's timing. */
     double t_sample = now_seconds();
-    if (!fit_noise_sample(opt->noise, err))
-        goto fail;
+    for (size_t i = 0; i < count; i++) {
+        layer_job *job = &jobs[i];
+        layer_kind_of(opt, i, &job->kind, &job->try_auto);
+        if (!job->try_auto && !fit_layer_sample(&job->kind, err))
+            goto fail;
+    }
     report.seconds_noise_sample = now_seconds() - t_sample;
 
     for (size_t i = 0; i < count; i++) {
@@ -643,7 +832,8 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     for (size_t i = 0; i < count; i++) {
         tf_layer_spec *ls = &spec->layers[i];
         const tf_fit_layer_report *rep = &report.layers[i];
-        ls->noise_type = opt->noise;
+        tf_fractal_set_defaults(ls, jobs[i].kind.fractal_kind);
+        ls->noise_type = jobs[i].kind.noise_type;
         ls->frequency = jobs[i].frequency;
         ls->rd_interpolation = TF_INTERP_MONOTONE_CUBIC;
         ls->pre_amp_shift = -0.5;
@@ -691,8 +881,10 @@ void tf_fit_report_free(tf_fit_report *report)
     if (!report)
         return;
     if (report->layers)
-        for (size_t i = 0; i < report->layer_count; i++)
+        for (size_t i = 0; i < report->layer_count; i++) {
             free(report->layers[i].candidates);
+            free(report->layers[i].noise_candidates);
+        }
     free(report->layers);
     report->layers = NULL;
     report->layer_count = 0;
@@ -820,6 +1012,32 @@ static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int auto_la
             bad |= add_number(band, "maskCurveMin", r->mask_curve_min) |
                    add_number(band, "maskCurveMax", r->mask_curve_max);
     }
+    if (!auto_layered) {
+        bad |= add_string(o, "noise", tf_noise_type_name(r->noise)) |
+               add_string(o, "fractal", tf_fractal_kind_name(r->fractal));
+        if (r->noise_candidate_count) {
+            cJSON *nc = cJSON_AddArrayToObject(o, "noiseCandidates");
+            if (!nc)
+                goto fail;
+            for (size_t k = 0; k < r->noise_candidate_count; k++) {
+                const tf_fit_noise_candidate *c = &r->noise_candidates[k];
+                cJSON *item = cJSON_CreateObject();
+                if (!item || !cJSON_AddItemToArray(nc, item)) {
+                    cJSON_Delete(item);
+                    goto fail;
+                }
+                bad |= add_string(item, "noise", tf_noise_type_name(c->noise)) |
+                       add_number(item, "frequency", c->frequency) |
+                       add_number(item, "chi2", c->chi2) |
+                       add_number(item, "slopeChi2", c->slope_chi2) |
+                       add_number(item, "spectrumLogRms", c->spectrum_log_rms) |
+                       add_number(item, "score", c->score) |
+                       add_number(item, "depressionShare", c->depression_share) |
+                       add_number(item, "pitsPerPeak", c->pit_peak_ratio) |
+                       add_bool(item, "chosen", c->noise == r->noise);
+            }
+        }
+    }
     bad |= add_number(o, "chi2", r->chi2) | add_number(o, "chi2Bins", TF_FIT_CHI2_BINS) |
            add_number(o, "histogramMin", r->hist_min) | add_number(o, "histogramMax", r->hist_max) |
            add_number(o, "synthesisOrigin", TF_FIT_SYNTHESIS_OFFSET);
@@ -855,7 +1073,9 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
               add_number(root, "height", (double)report->height) |
               add_number(root, "points", (double)report->points) |
               add_string(root, "frequencyMethod", tf_frequency_method_name(report->frequency_method)) |
-              add_string(root, "noise", tf_noise_type_name(report->noise)) |
+              add_string(root, "noise",
+                         report->noise_auto ? "auto" : tf_noise_type_name(report->noise)) |
+              add_string(root, "fractal", tf_fractal_kind_name(report->fractal)) |
               add_number(root, "seed", report->seed) |
               add_number(root, "minValue", report->min_value) |
               add_number(root, "maxValue", report->max_value);

@@ -157,11 +157,13 @@ typedef struct {
 } peak_table;
 
 /* One table and one builder per noise kind (pthread_once takes no argument). */
-_Static_assert(TF_NOISE_KIND_COUNT == 2, "a new noise kind needs its peak table and builder");
-static peak_table tables[TF_NOISE_KIND_COUNT] = {
-    {PTHREAD_ONCE_INIT, 0, 0, {0}, {0}, NULL},
-    {PTHREAD_ONCE_INIT, 0, 0, {0}, {0}, NULL},
-};
+/* (issue 6 kinds: extended to the seven new noise types; they are
+ * evaluated through tf_noise_kind_eval, the same values tf_noise_eval
+ * gives the first two.) */
+_Static_assert(TF_NOISE_KIND_COUNT == 9, "a new noise kind needs its peak table and builder");
+#define PT_INIT {PTHREAD_ONCE_INIT, 0, 0, {0}, {0}, NULL}
+static peak_table tables[TF_NOISE_KIND_COUNT] = {PT_INIT, PT_INIT, PT_INIT, PT_INIT, PT_INIT,
+                                                 PT_INIT, PT_INIT, PT_INIT, PT_INIT};
 
 typedef struct {
     tf_noise_type type;
@@ -218,8 +220,8 @@ static void *table_worker(void *arg)
         int along_y = (int)(l & 1);
         for (size_t i = 0; i < PT_LINE_SAMPLES; i++) {
             double t = (double)i * PT_STEP0;
-            v[i] = along_y ? tf_noise_eval(job->type, PT_SEED, x0, y0 + t, z)
-                           : tf_noise_eval(job->type, PT_SEED, x0 + t, y0, z);
+            v[i] = along_y ? tf_noise_kind_eval(job->type, PT_SEED, x0, y0 + t, z, NULL, NULL)
+                           : tf_noise_kind_eval(job->type, PT_SEED, x0 + t, y0, z, NULL, NULL);
         }
         count_line(v, job);
         if (job->kept && l < PT_KEPT_LINES)
@@ -280,10 +282,19 @@ static void build_table(tf_noise_type type)
 
 static void build_table_0(void) { build_table((tf_noise_type)0); }
 static void build_table_1(void) { build_table((tf_noise_type)1); }
+static void build_table_2(void) { build_table((tf_noise_type)2); }
+static void build_table_3(void) { build_table((tf_noise_type)3); }
+static void build_table_4(void) { build_table((tf_noise_type)4); }
+static void build_table_5(void) { build_table((tf_noise_type)5); }
+static void build_table_6(void) { build_table((tf_noise_type)6); }
+static void build_table_7(void) { build_table((tf_noise_type)7); }
+static void build_table_8(void) { build_table((tf_noise_type)8); }
 
 static const peak_table *table_get(tf_noise_type type)
 {
-    static void (*const builders[TF_NOISE_KIND_COUNT])(void) = {build_table_0, build_table_1};
+    static void (*const builders[TF_NOISE_KIND_COUNT])(void) = {
+        build_table_0, build_table_1, build_table_2, build_table_3, build_table_4,
+        build_table_5, build_table_6, build_table_7, build_table_8};
     if ((int)type < 0 || type >= TF_NOISE_KIND_COUNT)
         return NULL;
     pthread_once(&tables[type].once, builders[type]);

@@ -1,7 +1,8 @@
 /*
- * The value distribution of each base noise, for equalized redistribution
- * (thesis 5.4.1, after Ebert et al. 2002): a large deterministic sample of
- * u = (n + 1) / 2, sorted once per noise kind and process, read by quantile.
+ * The value distribution of each base noise, or of a layer kind (a fractal
+ * over a base noise), for equalized redistribution (thesis 5.4.1, after
+ * Ebert et al. 2002): a large deterministic sample of u = (n + 1) / 2,
+ * sorted once per distinct (noise, fractal) and process, read by quantile.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/fit_internal.h"
+#include "runtime/fractal.h"
 #include "runtime/internal.h"
 #include "terrafit/terrafit.h"
 
@@ -24,6 +26,7 @@
 #define SIDE 512
 #define STEP_X 1.6180339887498949
 #define STEP_Y 1.4142135623730951
+#define STEP_Z 0.7548776662466927 /* 1 / the plastic number */
 
 static const uint32_t SHEET_SEEDS[SHEETS] = {0x2545F491u, 0x9E3779B9u, 0x6A09E667u, 0xBB67AE85u};
 static const double SHEET_ORIGIN[SHEETS][3] = {
@@ -34,7 +37,52 @@ static const double SHEET_ORIGIN[SHEETS][3] = {
 };
 
 static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
-static double *sample_sorted[TF_NOISE_KIND_COUNT];
+
+/* What a sample depends on: the noise, the kind and the fractal parameters
+ * the kind uses, as doubles (the others zero), compared element by element. */
+#define KEY_LEN 11
+typedef struct {
+    double v[KEY_LEN];
+} sample_key;
+
+static int same_key(const sample_key *a, const sample_key *b)
+{
+    for (int k = 0; k < KEY_LEN; k++)
+        if (!(a->v[k] == b->v[k]))
+            return 0;
+    return 1;
+}
+
+typedef struct sample_entry {
+    sample_key key;
+    double *sorted;
+    struct sample_entry *next;
+} sample_entry;
+
+/* Every sample built so far, kept for the process (a fit uses a handful). */
+static sample_entry *samples;
+
+static sample_key key_of(const tf_layer_spec *kind)
+{
+    sample_key k = {{0}};
+    k.v[0] = (double)kind->noise_type;
+    k.v[1] = (double)kind->fractal_kind;
+    if (kind->fractal_kind == TF_FRACTAL_NONE)
+        return k;
+    k.v[2] = (double)kind->fractal_octaves;
+    k.v[3] = kind->fractal_lacunarity;
+    k.v[4] = kind->fractal_gain;
+    if (kind->fractal_kind == TF_FRACTAL_SWISS || kind->fractal_kind == TF_FRACTAL_JORDAN)
+        k.v[5] = kind->fractal_warp;
+    if (kind->fractal_kind == TF_FRACTAL_JORDAN) {
+        k.v[6] = kind->fractal_gain1;
+        k.v[7] = kind->fractal_warp0;
+        k.v[8] = kind->fractal_damp0;
+        k.v[9] = kind->fractal_damp;
+        k.v[10] = kind->fractal_damp_scale;
+    }
+    return k;
+}
 
 /* Doubles to unsigned keys that sort the same way: flip every bit of a
  * negative number, only the sign bit of a positive one. */
@@ -95,23 +143,40 @@ static int radix_sort_doubles(double *values, size_t n)
     return 0;
 }
 
-/* One sheet of the sample into u[0 .. SIDE*SIDE - 1]. */
-static void sample_sheet(tf_noise_type noise, int s, double *u)
+/* One sheet of the sample into u[0 .. SIDE*SIDE - 1]. A layer kind is
+ * evaluated as the runtime evaluates it (tf_fractal_eval), with the sheet's
+ * seed as the layer's noise seed (so its octave offsets follow it too). */
+static void sample_sheet(const tf_layer_spec *kind, int s, double *u)
 {
     const double *o = SHEET_ORIGIN[s];
+    tf_layer_spec layer = *kind;
+    layer.seed = SHEET_SEEDS[s];
+    tf_fractal_plan plan;
+    tf_fractal_plan_init(&plan, &layer);
+    int plain = kind->fractal_kind == TF_FRACTAL_NONE &&
+                kind->noise_type <= TF_NOISE_PERLIN_REFERENCE_SIMPLEX;
+    /* Perlin's 3D noises (and their exponential variant) have a value
+     * distribution that depends on z's fraction, and a layer samples one
+     * z = oz: rows step z by an irrational amount so the sample covers
+     * every fraction evenly (the two older kinds keep their sheets' z). */
+    int vary_z = kind->noise_type == TF_NOISE_PERLIN ||
+                 kind->noise_type == TF_NOISE_EXPONENTIAL_PERLIN;
     size_t k = 0;
     for (int j = 0; j < SIDE; j++) {
         double y = o[1] + (double)j * STEP_Y;
+        double z = vary_z ? o[2] + (double)j * STEP_Z : o[2];
         for (int i = 0; i < SIDE; i++) {
             double x = o[0] + (double)i * STEP_X;
             /* u exactly as the runtime computes it (docs/spec.md step 2) */
-            u[k++] = (tf_noise_eval(noise, SHEET_SEEDS[s], x, y, o[2]) + 1.0) * 0.5;
+            double n = plain ? tf_noise_eval(kind->noise_type, SHEET_SEEDS[s], x, y, z)
+                             : tf_fractal_plan_eval(&plan, x, y, z, NULL, NULL);
+            u[k++] = (n + 1.0) * 0.5;
         }
     }
 }
 
 typedef struct {
-    tf_noise_type noise;
+    const tf_layer_spec *noise;
     int first, step; /* sheets first, first + step, ... */
     double *u;
 } sheet_job;
@@ -127,7 +192,7 @@ static void *sheet_worker(void *arg)
 /* The sheets are independent: evaluated on up to one thread per core
  * (perlin-reference-simplex takes ~0.17 s on one), then sorted. The values,
  * hence the result, do not depend on the threads. */
-static double *build_sample(tf_noise_type noise)
+static double *build_sample(const tf_layer_spec *noise)
 {
     double *u = malloc(TF_NOISE_SAMPLE_COUNT * sizeof *u);
     if (!u)
@@ -157,22 +222,48 @@ static double *build_sample(tf_noise_type noise)
     return u;
 }
 
-const double *fit_noise_sample(tf_noise_type noise, tf_error *err)
+const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err)
 {
-    if ((unsigned)noise >= TF_NOISE_KIND_COUNT) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)noise);
+    if ((unsigned)kind->noise_type >= TF_NOISE_KIND_COUNT) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)kind->noise_type);
         return NULL;
     }
+    if ((unsigned)kind->fractal_kind >= TF_FRACTAL_KIND_COUNT) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown fractal kind %d",
+                     (int)kind->fractal_kind);
+        return NULL;
+    }
+    sample_key key = key_of(kind);
     /* Built under the lock: a second thread asking for the same kind waits
      * for the first instead of building it twice. Kept for the process. */
     pthread_mutex_lock(&sample_lock);
-    if (!sample_sorted[noise])
-        sample_sorted[noise] = build_sample(noise);
-    const double *sorted = sample_sorted[noise];
+    sample_entry *e = samples;
+    while (e && !same_key(&e->key, &key))
+        e = e->next;
+    if (!e && (e = calloc(1, sizeof *e)) != NULL) {
+        e->key = key;
+        e->sorted = build_sample(kind);
+        if (e->sorted) {
+            e->next = samples;
+            samples = e;
+        } else {
+            free(e);
+            e = NULL;
+        }
+    }
+    const double *sorted = e ? e->sorted : NULL;
     pthread_mutex_unlock(&sample_lock);
     if (!sorted)
         tf_error_set(err, TF_ERR_NOMEM, "fit: out of memory for the base-noise sample");
     return sorted;
+}
+
+const double *fit_noise_sample(tf_noise_type noise, tf_error *err)
+{
+    tf_layer_spec kind;
+    memset(&kind, 0, sizeof kind);
+    kind.noise_type = noise;
+    return fit_layer_sample(&kind, err);
 }
 
 /* Type 7 quantile (Hyndman & Fan), the rule tf_quantile_sorted uses. */
@@ -193,11 +284,24 @@ double fit_sample_quantile(const double *sorted, size_t n, double p)
 int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, double *out,
                             tf_error *err)
 {
+    tf_layer_spec kind;
+    memset(&kind, 0, sizeof kind);
+    kind.noise_type = noise;
+    return tf_layer_unit_quantiles(&kind, p, count, out, err);
+}
+
+int tf_layer_unit_quantiles(const tf_layer_spec *kind, const double *p, size_t count,
+                            double *out, tf_error *err)
+{
     if (count && (!p || !out)) {
         tf_error_set(err, TF_ERR_ARGUMENT, "noise quantiles: no probabilities given");
         return -1;
     }
-    const double *sorted = fit_noise_sample(noise, err);
+    if (!kind) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "noise quantiles: no layer kind given");
+        return -1;
+    }
+    const double *sorted = fit_layer_sample(kind, err);
     if (!sorted)
         return -1;
     for (size_t k = 0; k < count; k++) {

@@ -11,14 +11,42 @@
 
 #include "internal.h"
 
-static const char *const NOISE_NAMES[TF_NOISE_KIND_COUNT] = {"simplex",
-                                                             "perlin-reference-simplex"};
+static const char *const NOISE_NAMES[TF_NOISE_KIND_COUNT] = {
+    "simplex", "perlin-reference-simplex", "perlin", "exponential-perlin", "polynomial",
+    "value", "cellular-f1", "cellular-f2", "cellular-f2-f1"};
+static const char *const FRACTAL_NAMES[TF_FRACTAL_KIND_COUNT] = {"none", "fbm", "ridged",
+                                                                 "billow", "swiss", "jordan"};
 static const char *const INTERP_NAMES[TF_INTERP_KIND_COUNT] = {"linear", "cosine",
                                                                "monotone-cubic"};
 
 const char *tf_noise_type_name(tf_noise_type type)
 {
     return (unsigned)type < TF_NOISE_KIND_COUNT ? NOISE_NAMES[type] : NULL;
+}
+
+const char *tf_fractal_kind_name(tf_fractal_kind kind)
+{
+    return (unsigned)kind < TF_FRACTAL_KIND_COUNT ? FRACTAL_NAMES[kind] : NULL;
+}
+
+/* de Carpentier's defaults (Scape, 2011) for swiss and jordan; octaves 6,
+ * lacunarity 2 and gain 0.5 for every kind. */
+void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind)
+{
+    layer->fractal_kind = kind;
+    layer->fractal_octaves = kind == TF_FRACTAL_NONE ? 0 : 6;
+    layer->fractal_lacunarity = kind == TF_FRACTAL_NONE ? 0.0 : 2.0;
+    layer->fractal_gain = kind == TF_FRACTAL_NONE ? 0.0 : 0.5;
+    layer->fractal_gain1 = kind == TF_FRACTAL_JORDAN ? 0.8 : 0.0;
+    layer->fractal_warp0 = kind == TF_FRACTAL_JORDAN ? 0.4 : 0.0;
+    layer->fractal_warp = kind == TF_FRACTAL_JORDAN ? 0.35 : kind == TF_FRACTAL_SWISS ? 0.15 : 0.0;
+    layer->fractal_damp0 = kind == TF_FRACTAL_JORDAN ? 1.0 : 0.0;
+    layer->fractal_damp = kind == TF_FRACTAL_JORDAN ? 0.8 : 0.0;
+    layer->fractal_damp_scale = kind == TF_FRACTAL_JORDAN ? 1.0 : 0.0;
+    if (kind == TF_FRACTAL_NONE) {
+        free(layer->fractal_extra_json);
+        layer->fractal_extra_json = NULL;
+    }
 }
 
 const char *tf_interp_name(tf_interp interp)
@@ -325,6 +353,7 @@ static void layer_free(tf_layer_spec *layer)
     free(layer->base_noise_extra_json);
     free(layer->rd_extra_json);
     free(layer->mask_curve_extra_json);
+    free(layer->fractal_extra_json);
 }
 
 void tf_spec_free(tf_spec *spec)
@@ -376,8 +405,9 @@ tf_spec *tf_spec_copy(const tf_spec *spec, tf_error *err)
         /* Nothing of src's may stay in dst: a failure part-way frees dst. */
         dst->rd_points = dst->mask_curve_points = NULL;
         dst->extra_json = dst->base_noise_extra_json = NULL;
-        dst->rd_extra_json = dst->mask_curve_extra_json = NULL;
+        dst->rd_extra_json = dst->mask_curve_extra_json = dst->fractal_extra_json = NULL;
         failed = dup_optional(&dst->extra_json, src->extra_json) ||
+                 dup_optional(&dst->fractal_extra_json, src->fractal_extra_json) ||
                  dup_optional(&dst->base_noise_extra_json, src->base_noise_extra_json) ||
                  dup_optional(&dst->rd_extra_json, src->rd_extra_json) ||
                  dup_optional(&dst->mask_curve_extra_json, src->mask_curve_extra_json) ||
@@ -432,6 +462,57 @@ static int check_curve(const char *src, const char *path, const tf_point *points
     return 0;
 }
 
+/* "fractal": the parameters its kind uses (docs/spec.md, "Layer kinds"). */
+static int check_fractal(const tf_layer_spec *L, size_t i, const char *src, tf_error *err)
+{
+    const char *p = "$.noiseLayers";
+    tf_fractal_kind kind = L->fractal_kind;
+    if (kind == TF_FRACTAL_NONE)
+        return 0;
+    if ((unsigned)kind >= TF_FRACTAL_KIND_COUNT)
+        return INVALID("%s: %s[%zu].fractal.kind: unknown fractal kind %d", src, p, i, (int)kind);
+    if (L->fractal_octaves < 1 || L->fractal_octaves > TF_MAX_OCTAVES)
+        return INVALID("%s: %s[%zu].fractal.octaves: must be an integer from 1 to %d, got %d",
+                       src, p, i, TF_MAX_OCTAVES, L->fractal_octaves);
+    if (!isfinite(L->fractal_lacunarity))
+        return INVALID("%s: %s[%zu].fractal.lacunarity: number is not finite", src, p, i);
+    if (!(L->fractal_lacunarity > 1.0))
+        return INVALID("%s: %s[%zu].fractal.lacunarity: must be > 1, got %.17g", src, p, i,
+                       L->fractal_lacunarity);
+    if (!isfinite(L->fractal_gain))
+        return INVALID("%s: %s[%zu].fractal.gain: number is not finite", src, p, i);
+    if (!(L->fractal_gain >= 0.0))
+        return INVALID("%s: %s[%zu].fractal.gain: must be >= 0, got %.17g", src, p, i,
+                       L->fractal_gain);
+    /* The finest octave's frequency must stay finite and its lattice step
+     * representable: lacunarity^(octaves-1) <= 2^40. */
+    double f = 1.0;
+    for (int k = 1; k < L->fractal_octaves; k++)
+        f *= L->fractal_lacunarity;
+    if (!(f <= 0x1p40))
+        return INVALID("%s: %s[%zu].fractal.lacunarity: lacunarity^(octaves - 1) must not "
+                       "exceed 2^40, got %.17g",
+                       src, p, i, f);
+    if (kind == TF_FRACTAL_SWISS && !isfinite(L->fractal_warp))
+        return INVALID("%s: %s[%zu].fractal.warp: number is not finite", src, p, i);
+    if (kind == TF_FRACTAL_JORDAN) {
+        const struct {
+            const char *name;
+            double v;
+        } m[] = {{"gain1", L->fractal_gain1}, {"warp0", L->fractal_warp0},
+                 {"warp", L->fractal_warp},   {"damp0", L->fractal_damp0},
+                 {"damp", L->fractal_damp},   {"damp_scale", L->fractal_damp_scale}};
+        for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
+            if (!isfinite(m[k].v))
+                return INVALID("%s: %s[%zu].fractal.%s: number is not finite", src, p, i,
+                               m[k].name);
+        if (!(L->fractal_gain1 >= 0.0))
+            return INVALID("%s: %s[%zu].fractal.gain1: must be >= 0, got %.17g", src, p, i,
+                           L->fractal_gain1);
+    }
+    return 0;
+}
+
 static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error *err)
 {
     const tf_layer_spec *L = &spec->layers[i];
@@ -448,6 +529,8 @@ static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error 
         if (!isfinite(L->offset[d]))
             return INVALID("%s: %s[%zu].baseNoise.offset[%d]: number is not finite", src, p, i,
                            d);
+    if (check_fractal(L, i, src, err) != 0)
+        return -1;
     char path[64];
     snprintf(path, sizeof path, "%s[%zu].rd", p, i);
     if (check_curve(src, path, L->rd_points, L->rd_point_count, L->rd_interpolation, err) != 0)

@@ -25,7 +25,7 @@ typedef struct {
 static int fail(reader *r, int code, const char *path, const char *fmt, ...) TF_PRINTF(4, 5);
 static int fail(reader *r, int code, const char *path, const char *fmt, ...)
 {
-    char problem[200];
+    char problem[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(problem, sizeof problem, fmt, ap);
@@ -222,7 +222,7 @@ static int read_enum(reader *r, const cJSON *obj, const char *path, const char *
             return 0;
         }
     }
-    char expected[160] = "";
+    char expected[200] = "";
     for (int k = 0; k < count; k++) {
         strncat(expected, k ? ", " : "", sizeof expected - strlen(expected) - 1);
         strncat(expected, name_of(k), sizeof expected - strlen(expected) - 1);
@@ -279,6 +279,67 @@ static int read_base_noise(reader *r, const cJSON *obj, const char *path, tf_lay
                 return -1;
         }
     }
+    return 0;
+}
+
+/* "fractal" kind names: index k is kind k + 1 ("none" is no member). */
+static const char *fractal_name_of(int k)
+{
+    return tf_fractal_kind_name((tf_fractal_kind)(k + 1));
+}
+
+/* "fractal" (docs/spec.md, "Layer kinds"): a kind, then its parameters over
+ * its defaults. A parameter of another kind is an error (it would be
+ * silently unused); unknown members are kept. Ranges are checked by the
+ * validator, which names the same paths. */
+static int read_fractal(reader *r, const cJSON *obj, const char *path, tf_layer_spec *L)
+{
+    static const char *const known[] = {"kind",  "octaves", "lacunarity", "gain",
+                                        "warp",  "gain1",   "warp0",      "damp0",
+                                        "damp",  "damp_scale"};
+    if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
+        check_members(r, obj, path, known, 10, &L->fractal_extra_json) != 0)
+        return -1;
+    const cJSON *v;
+    if (get_member(r, obj, path, "kind", 1, &v) != 0)
+        return -1;
+    int kind = 0;
+    if (read_enum(r, obj, path, "kind", "fractal kind", fractal_name_of,
+                  TF_FRACTAL_KIND_COUNT - 1, &kind) != 0)
+        return -1;
+    char *extra = L->fractal_extra_json; /* kept across the defaults */
+    L->fractal_extra_json = NULL;
+    tf_fractal_set_defaults(L, (tf_fractal_kind)(kind + 1));
+    L->fractal_extra_json = extra;
+
+    char p[PATH_MAX_LEN];
+    for (size_t k = 4; k < 10; k++) {
+        int used = (L->fractal_kind == TF_FRACTAL_JORDAN) ||
+                   (L->fractal_kind == TF_FRACTAL_SWISS && strcmp(known[k], "warp") == 0);
+        if (!used && cJSON_GetObjectItemCaseSensitive(obj, known[k])) {
+            child_path(p, path, known[k]);
+            return fail(r, TF_ERR_INVALID, p, "not a parameter of fractal kind \"%s\"",
+                        tf_fractal_kind_name(L->fractal_kind));
+        }
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "octaves")) != NULL) {
+        child_path(p, path, "octaves");
+        if (expect_type(r, v, p, cJSON_IsNumber(v), "an integer") != 0)
+            return -1;
+        double d = v->valuedouble;
+        if (!isfinite(d) || d != floor(d))
+            return fail(r, TF_ERR_INVALID, p, "expected an integer, got %.17g", d);
+        if (d < 1.0 || d > TF_MAX_OCTAVES)
+            return fail(r, TF_ERR_INVALID, p, "must be an integer from 1 to %d, got %.17g",
+                        TF_MAX_OCTAVES, d);
+        L->fractal_octaves = (int)d;
+    }
+    double *fields[] = {&L->fractal_lacunarity, &L->fractal_gain,  &L->fractal_warp,
+                        &L->fractal_gain1,      &L->fractal_warp0, &L->fractal_damp0,
+                        &L->fractal_damp,       &L->fractal_damp_scale};
+    for (size_t k = 2; k < 10; k++)
+        if (read_number(r, obj, path, known[k], 0, fields[k - 2], NULL) != 0)
+            return -1;
     return 0;
 }
 
@@ -409,10 +470,11 @@ static int read_layer(reader *r, const cJSON *obj, const char *path, size_t inde
 {
     static const char *const known[] = {"baseNoise",    "rd",           "preAmpShift",
                                         "ampScale",     "maskLayerIndex", "maskMinValue",
-                                        "maskMaxValue", "maskFalloff",  "maskCurve"};
+                                        "maskMaxValue", "maskFalloff",  "maskCurve",
+                                        "fractal"};
     tf_layer_spec *L = &r->spec->layers[index];
     if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
-        check_members(r, obj, path, known, 9, &L->extra_json) != 0)
+        check_members(r, obj, path, known, 10, &L->extra_json) != 0)
         return -1;
 
     const cJSON *base_noise, *rd;
@@ -422,6 +484,12 @@ static int read_layer(reader *r, const cJSON *obj, const char *path, size_t inde
     child_path(p, path, "baseNoise");
     if (read_base_noise(r, base_noise, p, L, thesis_file) != 0)
         return -1;
+    const cJSON *fractal = cJSON_GetObjectItemCaseSensitive(obj, "fractal");
+    if (fractal) {
+        child_path(p, path, "fractal");
+        if (read_fractal(r, fractal, p, L) != 0)
+            return -1;
+    }
     if (get_member(r, obj, path, "rd", 1, &rd) != 0)
         return -1;
     child_path(p, path, "rd");

@@ -152,6 +152,33 @@ static void put_layer(text *t, const tf_layer_spec *L, int last)
     put_extra_members(t, L->base_noise_extra_json, "", 0);
     puts_(t, "},\n");
 
+    if (L->fractal_kind != TF_FRACTAL_NONE) {
+        /* every parameter the kind uses, defaults included, on one line */
+        putf(t, "%s\"fractal\": {\"kind\": \"%s\", \"octaves\": %d", in2,
+             tf_fractal_kind_name(L->fractal_kind), L->fractal_octaves);
+        const struct {
+            const char *name;
+            double v;
+            int used;
+        } m[] = {{"lacunarity", L->fractal_lacunarity, 1},
+                 {"gain", L->fractal_gain, 1},
+                 {"gain1", L->fractal_gain1, L->fractal_kind == TF_FRACTAL_JORDAN},
+                 {"warp0", L->fractal_warp0, L->fractal_kind == TF_FRACTAL_JORDAN},
+                 {"warp", L->fractal_warp,
+                  L->fractal_kind == TF_FRACTAL_JORDAN || L->fractal_kind == TF_FRACTAL_SWISS},
+                 {"damp0", L->fractal_damp0, L->fractal_kind == TF_FRACTAL_JORDAN},
+                 {"damp", L->fractal_damp, L->fractal_kind == TF_FRACTAL_JORDAN},
+                 {"damp_scale", L->fractal_damp_scale, L->fractal_kind == TF_FRACTAL_JORDAN}};
+        for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+            if (!m[k].used)
+                continue;
+            putf(t, ", \"%s\": ", m[k].name);
+            put_number(t, m[k].v);
+        }
+        put_extra_members(t, L->fractal_extra_json, "", 0);
+        puts_(t, "},\n");
+    }
+
     put_curve(t, in2, "rd", L->rd_points, L->rd_point_count, L->rd_interpolation,
               L->rd_extra_json);
     puts_(t, ",\n");

@@ -57,6 +57,13 @@ typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 /* Equal-count bins of the coarse elevation a learned mask curve uses. */
 #define TF_FIT_MASK_CURVE_BINS 12
 
+/* --noise auto (docs/fitting.md, "Noises and layer kinds"): the noises
+ * tried per layer, in this order (ties keep the earlier one). */
+#define TF_FIT_AUTO_CANDIDATES 7
+extern const tf_noise_type tf_fit_auto_candidates[TF_FIT_AUTO_CANDIDATES];
+/* tf_fit_options.layer_noise[i]: this layer tries the candidates. */
+#define TF_FIT_LAYER_NOISE_AUTO 255
+
 typedef struct {
     size_t points;                  /* K: control points per curve, 2..TF_FIT_MAX_POINTS */
     tf_frequency_method frequency;  /* peaks, spectrum or auto */
@@ -72,7 +79,39 @@ typedef struct {
      * TF_FIT_MAX_BANDS. Several references keep one layer per reference
      * (then only 0 or their count is accepted). */
     size_t layers;
+    /* Layer kinds (issue 6; docs/fitting.md, "Noises and layer kinds").
+     * `fractal`: every layer's kind, with tf_fractal_set_defaults'
+     * parameters; TF_FRACTAL_NONE (the default) is plain noise.
+     * `noise_auto`: every layer tries tf_fit_auto_candidates and keeps the
+     * best (then `noise` is unused). Per-layer overrides by layer index:
+     * layer_noise[i] 0 keeps the above, k + 1 is noise type k,
+     * TF_FIT_LAYER_NOISE_AUTO tries the candidates; layer_fractal[i] 0 keeps
+     * `fractal`, k + 1 is kind k. Zeroed arrays (tf_fit_options_init)
+     * change nothing. Layer kinds need one layer per reference: a single
+     * DEM split into bands (auto-layering) accepts only simplex or
+     * perlin-reference-simplex without a fractal for now. */
+    tf_fractal_kind fractal;
+    int noise_auto;
+    unsigned char layer_noise[TF_MAX_LAYERS];
+    unsigned char layer_fractal[TF_MAX_LAYERS];
 } tf_fit_options;
+
+/* One candidate of --noise auto for one layer: the layer fitted with that
+ * noise (its kind kept), synthesized on the window of `chi2`, and compared
+ * with the reference by tf_metrics_compute (both normalized by the
+ * reference's range). score = slope_chi2 + spectrum_log_rms; the lowest
+ * wins. NaN scores (a failed candidate) never win. */
+typedef struct {
+    tf_noise_type noise;
+    double frequency;        /* the estimate it got */
+    double chi2;             /* value histogram, as tf_fit_layer_report.chi2 */
+    double slope_chi2;       /* tf_metrics_report.slope_chi2 */
+    double spectrum_log_rms; /* tf_metrics_report.spectrum_log_rms */
+    double score;
+    /* Drainage figures of the synthesized layer (tf_map_metrics; not
+     * scored, reported): share of cells in closed depressions, pits per peak. */
+    double depression_share, pit_peak_ratio;
+} tf_fit_noise_candidate;
 
 /* Defaults: TF_FIT_DEFAULT_POINTS, auto, simplex, seed 0, threads 0,
  * layers auto. */
@@ -127,6 +166,12 @@ typedef struct {
     double gentle_blend;      /* 1: equalized curve; < 1: heavy-tailed, blended toward linear */
     size_t mask_curve_points; /* 0: no mask curve; else over layer 0's value */
     double mask_curve_min, mask_curve_max; /* its smallest and largest weight */
+    /* The layer's noise and kind (issue 6), and the --noise auto trials
+     * (NULL, 0 when the layer did not try candidates). */
+    tf_noise_type noise;
+    tf_fractal_kind fractal;
+    tf_fit_noise_candidate *noise_candidates;
+    size_t noise_candidate_count;
 } tf_fit_layer_report;
 
 typedef struct {
@@ -136,6 +181,8 @@ typedef struct {
     size_t points;
     tf_frequency_method frequency_method;
     tf_noise_type noise;
+    int noise_auto;          /* --noise auto: per-layer noises in layers[i].noise */
+    tf_fractal_kind fractal; /* the options' kind (layers[i].fractal per layer) */
     uint32_t seed;
     double min_value, max_value; /* of the spec: the combined reference's range */
     double seconds_noise_sample; /* building the base-noise sample (0 once cached) */
@@ -178,6 +225,13 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
 int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, double *out,
                             tf_error *err);
 
+/* The same for a layer kind: the unit value u = (n + 1) / 2 of the layer's
+ * actual output, its noise_type and fractal (the other members are
+ * ignored), sampled as tf_fractal_eval evaluates it; one sample per
+ * distinct (noise, fractal parameters) and process, thread-safe. */
+int tf_layer_unit_quantiles(const tf_layer_spec *kind, const double *p, size_t count,
+                            double *out, tf_error *err);
+
 /* The equalized redistribution curve (thesis 5.4.1) of `n` >= 1 sorted
  * reference values for base noise `noise`: `points` control points
  * x_k = noise quantile, y_k = reference quantile at p_k = k / (points - 1),
@@ -185,6 +239,10 @@ int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, 
  * number into *out_count (>= 2). 0 on success. */
 int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size_t points,
                         tf_point *out, size_t *out_count, tf_error *err);
+/* The same against a layer kind's output distribution (noise_type and
+ * fractal of `kind`, as tf_layer_unit_quantiles). */
+int tf_equalized_points_layer(const float *sorted, size_t n, const tf_layer_spec *kind,
+                              size_t points, tf_point *out, size_t *out_count, tf_error *err);
 
 /* ---- auto-layering: the octave bands of one reference (docs/fitting.md) */
 

@@ -129,8 +129,29 @@ size_t tf_terrain_layer_count(const tf_terrain *t);
 typedef enum {
     TF_NOISE_SIMPLEX = 0,                  /* "simplex": seeded 2D simplex (docs/noise.md) */
     TF_NOISE_PERLIN_REFERENCE_SIMPLEX = 1, /* "perlin-reference-simplex": Perlin 2001, 3D, z = oz */
+    TF_NOISE_PERLIN = 2,                   /* "perlin": Perlin 2002 improved noise, 3D, z = oz */
+    TF_NOISE_EXPONENTIAL_PERLIN = 3,       /* "exponential-perlin": Parberry 2015, 3D, z = oz */
+    TF_NOISE_POLYNOMIAL = 4,               /* "polynomial": Thorimbert-Chopard D2M1N3, 2D */
+    TF_NOISE_VALUE = 5,                    /* "value": value noise, quintic fade, 2D */
+    TF_NOISE_CELLULAR_F1 = 6,              /* "cellular-f1": Worley F1, 2D */
+    TF_NOISE_CELLULAR_F2 = 7,              /* "cellular-f2": Worley F2, 2D */
+    TF_NOISE_CELLULAR_F2_F1 = 8,           /* "cellular-f2-f1": Worley F2 - F1, 2D */
     TF_NOISE_KIND_COUNT
 } tf_noise_type;
+
+/* A layer's fractal wrapper around its base noise ("fractal", docs/spec.md
+ * "Layer kinds"): octaves of the base noise combined as the kind says. */
+typedef enum {
+    TF_FRACTAL_NONE = 0,   /* no "fractal" member: the base noise itself */
+    TF_FRACTAL_FBM = 1,    /* "fbm": sum of octaves */
+    TF_FRACTAL_RIDGED = 2, /* "ridged": sum of 1 - |n| */
+    TF_FRACTAL_BILLOW = 3, /* "billow": sum of |n| */
+    TF_FRACTAL_SWISS = 4,  /* "swiss": de Carpentier's swiss turbulence */
+    TF_FRACTAL_JORDAN = 5, /* "jordan": de Carpentier's jordan turbulence */
+    TF_FRACTAL_KIND_COUNT
+} tf_fractal_kind;
+
+#define TF_MAX_OCTAVES 24 /* fractal.octaves, 1..24 */
 
 typedef enum {
     TF_INTERP_LINEAR = 0,         /* "linear" */
@@ -174,6 +195,19 @@ typedef struct {
     char *base_noise_extra_json; /* of "baseNoise" */
     char *rd_extra_json;         /* of "rd" */
     char *mask_curve_extra_json; /* of "maskCurve" */
+    /* "fractal" (docs/spec.md, "Layer kinds"); TF_FRACTAL_NONE: none, and
+     * the other fractal fields are unused. tf_fractal_set_defaults() fills
+     * a kind's defaults. Fields a kind does not use are neither checked
+     * nor written (swiss uses warp; jordan gain1, warp0, warp, damp0, damp,
+     * damp_scale). */
+    tf_fractal_kind fractal_kind;
+    int fractal_octaves;       /* 1..TF_MAX_OCTAVES */
+    double fractal_lacunarity; /* > 1 */
+    double fractal_gain;       /* >= 0 */
+    double fractal_gain1;      /* jordan, >= 0 */
+    double fractal_warp0, fractal_warp;
+    double fractal_damp0, fractal_damp, fractal_damp_scale;
+    char *fractal_extra_json; /* unknown members of "fractal", or NULL */
 } tf_layer_spec;
 
 typedef struct {
@@ -252,6 +286,13 @@ const tf_spec *tf_terrain_spec(const tf_terrain *t);
 /* Names used in the JSON format; NULL for an out-of-range value. */
 const char *tf_noise_type_name(tf_noise_type type);
 const char *tf_interp_name(tf_interp interp);
+const char *tf_fractal_kind_name(tf_fractal_kind kind);
+
+/* Set a layer's fractal kind with that kind's documented defaults
+ * (octaves 6, lacunarity 2, gain 0.5; swiss warp 0.15; jordan gain1 0.8,
+ * warp0 0.4, warp 0.35, damp0 1, damp 0.8, damp_scale 1; de Carpentier's).
+ * TF_FRACTAL_NONE removes the fractal. */
+void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
 
 /* ----------------------------------------------------------- base noises */
 
@@ -259,6 +300,23 @@ const char *tf_interp_name(tf_interp interp);
  * (after frequency and offset), as docs/noise.md defines it.
  * Simplex ignores z; perlin-reference-simplex ignores seed. */
 double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, double z);
+
+/* The same n for every kind, with its partial derivatives dn/dx and dn/dy
+ * in noise space (either pointer may be NULL): analytic for the kinds of
+ * docs/noise.md that have them, central differences with step 2^-10 for
+ * simplex and perlin-reference-simplex (docs/spec.md, "Layer kinds"). NaN
+ * for an unknown type. */
+double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y, double z,
+                          double *dx, double *dy);
+
+/* A layer's base value n at noise-space point (nx, ny, nz) = (x*f + ox,
+ * y*f + oy, oz): the base noise, or its fractal when the layer has one
+ * (docs/spec.md, "Layer kinds"). The layer's unit value is u = (n + 1) / 2
+ * as for a plain noise. dx, dy (may be NULL) get dn/dnx and dn/dny:
+ * analytic where the kind and noise allow, else the documented central
+ * differences. The layer must be valid (tf_spec_validate). */
+double tf_fractal_eval(const tf_layer_spec *layer, double nx, double ny, double nz, double *dx,
+                       double *dy);
 
 /* ---------------------------------------------------------------- curves */
 

@@ -3,7 +3,8 @@
 
 Written from docs/spec.md and docs/noise.md only (plus
 scripts/noise3-vectors/Noise3.java, which docs/noise.md names as the
-definition of `perlin-reference-simplex`), without looking at the C sources,
+definition of `perlin-reference-simplex`, and the permutation table of
+scripts/noise-vectors/ImprovedNoise.java, which it names for `perlin`), without looking at the C sources,
 so that `make check` (tests/reference.sh) can compare two independent readings
 of the documentation bit for bit.
 
@@ -19,6 +20,10 @@ Usage:
   terrafit_ref.py noise simplex SEED          "x y" lines on stdin -> n (%.17g)
   terrafit_ref.py noise perlin-reference-simplex
                                               "x y z" lines on stdin -> n
+  terrafit_ref.py noise KIND SEED            any other baseNoise.type:
+                                              "x y z" lines -> "n dn/dx dn/dy"
+  terrafit_ref.py fractal                     "NOISE KIND SEED OCTAVES LACUNARITY GAIN X Y Z"
+                                              lines -> n (hex; docs/spec.md "Layer kinds")
   terrafit_ref.py vectors SPEC [--count N] [--seed S]
                                               "x y h" golden lines (hex floats)
   terrafit_ref.py simplex-vectors             tests/data/noise/simplex.txt
@@ -409,6 +414,332 @@ def derived_offset(seed):
 
 
 # ---------------------------------------------------------------------------
+# docs/noise.md, "Issue-6 base noises": perlin, exponential-perlin,
+# polynomial, value, cellular; each returns (n, dn/dx, dn/dy).
+# ---------------------------------------------------------------------------
+
+def _nk_mix(h):
+    h &= MASK32
+    h ^= h >> 16
+    h = (h * 0x21F0AAAD) & MASK32
+    h ^= h >> 15
+    h = (h * 0x735A2D97) & MASK32
+    h ^= h >> 15
+    return h
+
+
+def _nk_H(h, c):
+    return _nk_mix(((h ^ (c & MASK32)) + 0x9E3779B9) & MASK32)
+
+
+def _nk_ok(c):
+    return -TWO52 < c < TWO52
+
+
+def _nk_split(c):
+    """Lattice index (floor, modulo 2^32) and the exact fraction."""
+    f = math.floor(c)
+    return int(f) & MASK32, c - f
+
+
+def _corner_value(h):
+    return float(h >> 8) * 2.0 ** -23 - 1.0
+
+
+def _fade(t):
+    return t * t * t * (t * (t * 6 - 15) + 10)
+
+
+def _dfade(t):
+    return 30 * t * t * (t * (t - 2) + 1)
+
+
+def _grad3(h, x, y, z):
+    """Perlin 2002 grad(), with the direction's x and y components."""
+    h &= 15
+    a = x if h < 8 else y
+    b = y if h < 4 else (x if h in (12, 14) else z)
+    sa = 1.0 if (h & 1) == 0 else -1.0
+    sb = 1.0 if (h & 2) == 0 else -1.0
+    gx = (sa if h < 8 else 0.0) + (sb if (h >= 4 and h in (12, 14)) else 0.0)
+    gy = (0.0 if h < 8 else sa) + (sb if h < 4 else 0.0)
+    return ((a if (h & 1) == 0 else -a) + (b if (h & 2) == 0 else -b)), gx, gy
+
+
+def _lerp_vd(t, tdx, tdy, a, b):
+    """lerp(t, a, b) = a + t*(b - a) with its product-rule derivative."""
+    return (a[0] + t * (b[0] - a[0]),
+            a[1] + t * (b[1] - a[1]) + tdx * (b[0] - a[0]),
+            a[2] + t * (b[2] - a[2]) + tdy * (b[0] - a[0]))
+
+
+def _blend3(c, fx, fy, fz):
+    u, v, w = _fade(fx), _fade(fy), _fade(fz)
+    du, dv = _dfade(fx), _dfade(fy)
+    return _lerp_vd(w, 0.0, 0.0,
+                    _lerp_vd(v, 0.0, dv, _lerp_vd(u, du, 0.0, c[0], c[1]),
+                             _lerp_vd(u, du, 0.0, c[2], c[3])),
+                    _lerp_vd(v, 0.0, dv, _lerp_vd(u, du, 0.0, c[4], c[5]),
+                             _lerp_vd(u, du, 0.0, c[6], c[7])))
+
+
+def _read_perlin_permutation():
+    """Perlin's reference permutation, as docs/noise.md names it
+    (scripts/noise-vectors/ImprovedNoise.java)."""
+    import os
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "noise-vectors", "ImprovedNoise.java")) as fh:
+        text = fh.read()
+    body = re.search(r"permutation\s*=\s*\{([^}]*)\}", text).group(1)
+    perm = [int(v) for v in body.replace("\n", " ").split(",")]
+    assert len(perm) == 256
+    return perm + perm
+
+
+_PERM = None
+
+NAN3 = (math.nan, math.nan, math.nan)
+
+
+def perlin_improved(seed, x, y, z):
+    global _PERM
+    if not (_nk_ok(x) and _nk_ok(y) and _nk_ok(z)):
+        return NAN3
+    if _PERM is None:
+        _PERM = _read_perlin_permutation()
+    p = _PERM
+    if seed == 0:
+        ox = oy = oz = 0
+    else:
+        h = _nk_H(0, seed)
+        ox, oy, oz = _nk_H(h, 1) & 255, _nk_H(h, 2) & 255, _nk_H(h, 3) & 255
+    X, fx = _nk_split(x)
+    Y, fy = _nk_split(y)
+    Z, fz = _nk_split(z)
+    X, Y, Z = (X + ox) & 255, (Y + oy) & 255, (Z + oz) & 255
+    A = p[X] + Y
+    AA, AB = p[A] + Z, p[A + 1] + Z
+    B = p[X + 1] + Y
+    BA, BB = p[B] + Z, p[B + 1] + Z
+    hs = (p[AA], p[BA], p[AB], p[BB], p[AA + 1], p[BA + 1], p[AB + 1], p[BB + 1])
+    c = []
+    for k in range(8):
+        i, j, l = k & 1, (k >> 1) & 1, (k >> 2) & 1
+        c.append(_grad3(hs[k], fx - i if i else fx, fy - j if j else fy, fz - l if l else fz))
+    return _blend3(c, fx, fy, fz)
+
+
+EXP_MAGNITUDE = [1.0]
+for _i in range(1, 256):
+    EXP_MAGNITUDE.append(EXP_MAGNITUDE[-1] / 1.02)
+
+
+def exp_perlin(seed, x, y, z):
+    if not (_nk_ok(x) and _nk_ok(y) and _nk_ok(z)):
+        return NAN3
+    X, fx = _nk_split(x)
+    Y, fy = _nk_split(y)
+    Z, fz = _nk_split(z)
+    hseed = _nk_H(0, seed)
+    c = []
+    for k in range(8):
+        i, j, l = k & 1, (k >> 1) & 1, (k >> 2) & 1
+        h = _nk_H(_nk_H(_nk_H(hseed, X + i), Y + j), Z + l)
+        m = EXP_MAGNITUDE[h >> 24]
+        g, gx, gy = _grad3(h, fx - i if i else fx, fy - j if j else fy, fz - l if l else fz)
+        c.append((m * g, m * gx, m * gy))
+    return _blend3(c, fx, fy, fz)
+
+
+def _corners2(seed, X, Y):
+    hs = _nk_H(0, seed)
+    h0, h1 = _nk_H(hs, X), _nk_H(hs, X + 1)
+    return (_corner_value(_nk_H(h0, Y)), _corner_value(_nk_H(h1, Y)),
+            _corner_value(_nk_H(h0, Y + 1)), _corner_value(_nk_H(h1, Y + 1)))
+
+
+def polynomial_noise(seed, x, y):
+    if not (_nk_ok(x) and _nk_ok(y)):
+        return NAN3
+    X, fx = _nk_split(x)
+    Y, fy = _nk_split(y)
+    h00, h10, h01, h11 = _corners2(seed, X, Y)
+    dX = h10 - h00
+    dY = h01 - h00
+    A = ((h11 + h00) - h10) - h01
+    sx = fx * fx * (3 - 2 * fx)
+    sy = fy * fy * (3 - 2 * fy)
+    n = ((h00 + sx * dX) + sy * dY) + A * ((sx * fy + sy * fx) - fx * fy)
+    ddx = 6 * fx * (1 - fx) * dX + A * ((6 * fx * (1 - fx) * fy + sy) - fy)
+    ddy = 6 * fy * (1 - fy) * dY + A * ((sx + 6 * fy * (1 - fy) * fx) - fx)
+    return n, ddx, ddy
+
+
+def value_noise(seed, x, y):
+    if not (_nk_ok(x) and _nk_ok(y)):
+        return NAN3
+    X, fx = _nk_split(x)
+    Y, fy = _nk_split(y)
+    v00, v10, v01, v11 = _corners2(seed, X, Y)
+    e0 = v10 - v00
+    e1 = v11 - v01
+    u, v = _fade(fx), _fade(fy)
+    a = v00 + u * e0
+    b = v01 + u * e1
+    n = a + v * (b - a)
+    return n, _dfade(fx) * (e0 + v * (e1 - e0)), _dfade(fy) * (b - a)
+
+
+def cellular(seed, x, y, which):
+    """which: "f1", "f2" or "f2-f1"; by brute force over the 5 x 5 cells
+    (docs/noise.md: the two nearest points always lie there)."""
+    if not (_nk_ok(x) and _nk_ok(y)):
+        return NAN3
+    X, fx = _nk_split(x)
+    Y, fy = _nk_split(y)
+    hs = _nk_H(0, seed)
+    best = []   # (d2, rx, ry), sorted by d2
+    for dj in range(-2, 3):
+        for di in range(-2, 3):
+            h = _nk_H(_nk_H(hs, X + di), Y + dj)
+            px = (float(h & 0xFFFF) + 0.5) * 2.0 ** -16
+            py = (float(h >> 16) + 0.5) * 2.0 ** -16
+            rx = (di + px) - fx
+            ry = (dj + py) - fy
+            best.append((rx * rx + ry * ry, rx, ry))
+    best.sort(key=lambda t: t[0])
+
+    def dist(t):
+        d = math.sqrt(t[0])
+        if d == 0.0:
+            return d, 0.0, 0.0
+        return d, -t[1] / d, -t[2] / d
+    f1, f2 = dist(best[0]), dist(best[1])
+    if which == "f1":
+        return f1
+    if which == "f2":
+        return f2
+    return f2[0] - f1[0], f2[1] - f1[1], f2[2] - f1[2]
+
+
+def noise_kind(kind, seed, x, y, z):
+    """docs/spec.md, "Layer kinds": N with its gradient, for every kind."""
+    if kind == "perlin":
+        return perlin_improved(seed, x, y, z)
+    if kind == "exponential-perlin":
+        return exp_perlin(seed, x, y, z)
+    if kind == "polynomial":
+        return polynomial_noise(seed, x, y)
+    if kind == "value":
+        return value_noise(seed, x, y)
+    if kind.startswith("cellular-"):
+        return cellular(seed, x, y, kind[len("cellular-"):])
+    # simplex, perlin-reference-simplex: central differences, h = 2^-10
+    if kind == "simplex":
+        def f(a, b):
+            return simplex(seed, a, b)
+    else:
+        def f(a, b):
+            return perlin_reference_simplex(a, b, z)
+    h = 2.0 ** -10
+    return (f(x, y), (f(x + h, y) - f(x - h, y)) * 512.0, (f(x, y + h) - f(x, y - h)) * 512.0)
+
+
+# ---------------------------------------------------------------------------
+# docs/spec.md, "Layer kinds": the fractal of a layer
+# ---------------------------------------------------------------------------
+
+FRACTAL_DEFAULTS = {
+    "octaves": 6, "lacunarity": 2.0, "gain": 0.5,
+}
+SWISS_DEFAULTS = {"warp": 0.15}
+JORDAN_DEFAULTS = {"gain1": 0.8, "warp0": 0.4, "warp": 0.35, "damp0": 1.0, "damp": 0.8,
+                   "damp_scale": 1.0}
+
+
+class Fractal:
+    def __init__(self, fj, noise, seed):
+        self.kind = fj["kind"]
+        params = dict(FRACTAL_DEFAULTS)
+        if self.kind == "swiss":
+            params.update(SWISS_DEFAULTS)
+        if self.kind == "jordan":
+            params.update(JORDAN_DEFAULTS)
+        for k in params:
+            if k in fj:
+                params[k] = float(fj[k]) if k != "octaves" else int(fj[k])
+        self.p = params
+        self.noise = noise
+        self.seed = seed
+        O = params["octaves"]
+        self.f = [1.0]
+        self.o = [(0.0, 0.0, 0.0)]
+        for i in range(1, O):
+            self.f.append(self.f[-1] * params["lacunarity"])
+            self.o.append(tuple(derived_offset(layer_seed(seed, i))))
+        G = params["gain"]
+        if self.kind == "jordan":
+            A = 1.0
+            amp = params["gain1"]
+            d = amp * G
+            for i in range(1, O):
+                A = A + d
+                amp = amp * G
+                d = amp
+        else:
+            A = 0.0
+            a = 1.0
+            for i in range(O):
+                A = A + a
+                a = a * G
+        self.A = A
+
+    def N(self, x, y, z):
+        return noise_kind(self.noise, self.seed, x, y, z)
+
+    def __call__(self, px, py, pz):
+        P, f, o, A = self.p, self.f, self.o, self.A
+        O, G = P["octaves"], P["gain"]
+        if self.kind in ("fbm", "ridged", "billow"):
+            s = 0.0
+            a = 1.0
+            for i in range(O):
+                v = self.N(px * f[i] + o[i][0], py * f[i] + o[i][1], pz + o[i][2])[0]
+                r = v if self.kind == "fbm" else (1.0 - abs(v) if self.kind == "ridged" else abs(v))
+                s = s + a * r
+                a = a * G
+            return s / A if self.kind == "fbm" else 2.0 * (s / A) - 1.0
+        if self.kind == "swiss":
+            s, a, wx, wy, warp = 0.0, 1.0, 0.0, 0.0, P["warp"]
+            for i in range(O):
+                v, gx, gy = self.N((px + warp * wx) * f[i] + o[i][0],
+                                   (py + warp * wy) * f[i] + o[i][1], pz + o[i][2])
+                s = s + a * (1.0 - abs(v))
+                wx = wx + (a * gx) * -v
+                wy = wy + (a * gy) * -v
+                a = a * (G * (0.0 if s < 0 else 1.0 if s > 1 else s))
+            return 2.0 * (s / A) - 1.0
+        # jordan
+        v, gx, gy = self.N(px, py, pz)
+        s = v * v
+        wx, wy = P["warp0"] * (gx * v), P["warp0"] * (gy * v)
+        mx, my = P["damp0"] * (gx * v), P["damp0"] * (gy * v)
+        amp = P["gain1"]
+        d = amp * G
+        for i in range(1, O):
+            v, gx, gy = self.N(px * f[i] + wx + o[i][0], py * f[i] + wy + o[i][1], pz + o[i][2])
+            s = s + d * (v * v)
+            wx = wx + P["warp"] * (gx * v)
+            wy = wy + P["warp"] * (gy * v)
+            mx = mx + P["damp"] * (gx * v)
+            my = my + P["damp"] * (gy * v)
+            amp = amp * G
+            d = amp * (1.0 - P["damp_scale"] / (1.0 + (mx * mx + my * my)))
+        return 2.0 * (s / A) - 1.0
+
+
+# ---------------------------------------------------------------------------
 # docs/spec.md, "Members", "Other defaults", "Thesis files": reading a spec
 # ---------------------------------------------------------------------------
 
@@ -435,6 +766,8 @@ class Terrain:
                 L.offset = [float(v) for v in bn["offset"]]
             else:
                 L.offset = derived_offset(L.seed)
+            L.fractal = (Fractal(lj["fractal"], L.type, L.seed)
+                         if "fractal" in lj else None)
             rd = lj["rd"]
             L.curve = Curve(rd["points"], rd.get("interpolation", "monotone-cubic"))
             L.pre_amp_shift = float(lj.get("preAmpShift", 0))
@@ -496,10 +829,14 @@ class Terrain:
             # 1. base noise: (x * f) + ox, (y * f) + oy
             nx = x * f + ox
             ny = y * f + oy
-            if L.type == "simplex":
+            if L.fractal is not None:
+                n = L.fractal(nx, ny, oz)
+            elif L.type == "simplex":
                 n = simplex(L.seed, nx, ny)
-            else:
+            elif L.type == "perlin-reference-simplex":
                 n = perlin_reference_simplex(nx, ny, oz)
+            else:
+                n = noise_kind(L.type, L.seed, nx, ny, oz)[0]
             # 2. redistribution
             u = (n + 1.0) * 0.5
             ri = L.curve(u)
@@ -642,6 +979,33 @@ def main(argv):
             for x, y, z in read_points(sys.stdin, 3):
                 out.write(fmt_g17(perlin_reference_simplex(x, y, z)) + "\n")
             return 0
+        if len(argv) == 4:   # the issue-6 kinds: "x y z" -> "n dn/dx dn/dy"
+            seed = int(argv[3]) & MASK32
+            for x, y, z in read_points(sys.stdin, 3):
+                out.write(" ".join(fmt_g17(v) for v in noise_kind(kind, seed, x, y, z)) + "\n")
+            return 0
+    if cmd == "fractal" and len(argv) == 2:
+        # "NOISE KIND SEED OCTAVES LACUNARITY GAIN X Y Z" -> n (hex), KIND none
+        # for the base noise; swiss/jordan parameters at their defaults.
+        for line in sys.stdin:
+            t = line.split()
+            if not t or t[0].startswith("#"):
+                continue
+            noise, kind, seed = t[0], t[1], int(t[2]) & MASK32
+            x, y, z = (parse_number(v) for v in t[6:9])
+            if kind == "none":
+                if noise == "simplex":
+                    n = simplex(seed, x, y)
+                elif noise == "perlin-reference-simplex":
+                    n = perlin_reference_simplex(x, y, z)
+                else:
+                    n = noise_kind(noise, seed, x, y, z)[0]
+            else:
+                fj = {"kind": kind, "octaves": int(t[3]), "lacunarity": parse_number(t[4]),
+                      "gain": parse_number(t[5])}
+                n = Fractal(fj, noise, seed)(x, y, z)
+            out.write(n.hex() + "\n")
+        return 0
     if cmd == "vectors" and len(argv) >= 3:
         count, seed = 200, 1
         args = argv[3:]

@@ -1,0 +1,286 @@
+/*
+ * Every base noise with its partial derivatives, and the layer kinds: fbm,
+ * ridged, billow and de Carpentier's swiss and jordan turbulence (Scape,
+ * 2011) over any base noise. docs/spec.md ("Layer kinds") is the prose
+ * version; each formula below is evaluated in the order written there, so a
+ * port gets the same bits (IEEE double, no libm beyond fabs).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fractal.h"
+#include "internal.h"
+#include "noise.h"
+#include "noise_kinds.h"
+
+/* Central differences for the noises without an analytic gradient
+ * (simplex, perlin-reference-simplex): step h = 2^-10 lattice units, so
+ * 1 / (2h) = 512 is an exact scaling. */
+#define BASE_FD_STEP 0x1p-10
+#define BASE_FD_SCALE 512.0
+
+static double plain_noise(tf_noise_type type, uint32_t seed, double x, double y, double z)
+{
+    switch (type) {
+    case TF_NOISE_SIMPLEX:
+        return tf_simplex2(seed, x, y);
+    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+        return tf_perlin_reference_simplex3(x, y, z);
+    case TF_NOISE_PERLIN:
+        return tf_perlin_improved3(seed, x, y, z);
+    case TF_NOISE_EXPONENTIAL_PERLIN:
+        return tf_exp_perlin3(seed, x, y, z);
+    case TF_NOISE_POLYNOMIAL:
+        return tf_polynomial2(seed, x, y);
+    case TF_NOISE_VALUE:
+        return tf_value2(seed, x, y);
+    case TF_NOISE_CELLULAR_F1:
+        return tf_cellular_f1(seed, x, y);
+    case TF_NOISE_CELLULAR_F2:
+        return tf_cellular_f2(seed, x, y);
+    case TF_NOISE_CELLULAR_F2_F1:
+        return tf_cellular_f2_f1(seed, x, y);
+    default:
+        return NAN;
+    }
+}
+
+double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y, double z,
+                          double *dx, double *dy)
+{
+    if (!dx && !dy)
+        return plain_noise(type, seed, x, y, z);
+    switch (type) {
+    case TF_NOISE_PERLIN:
+        return tf_perlin_improved3_deriv(seed, x, y, z, dx, dy);
+    case TF_NOISE_EXPONENTIAL_PERLIN:
+        return tf_exp_perlin3_deriv(seed, x, y, z, dx, dy);
+    case TF_NOISE_POLYNOMIAL:
+        return tf_polynomial2_deriv(seed, x, y, dx, dy);
+    case TF_NOISE_VALUE:
+        return tf_value2_deriv(seed, x, y, dx, dy);
+    case TF_NOISE_CELLULAR_F1:
+        return tf_cellular_f1_deriv(seed, x, y, dx, dy);
+    case TF_NOISE_CELLULAR_F2:
+        return tf_cellular_f2_deriv(seed, x, y, dx, dy);
+    case TF_NOISE_CELLULAR_F2_F1:
+        return tf_cellular_f2_f1_deriv(seed, x, y, dx, dy);
+    default:
+        break;
+    }
+    /* simplex, perlin-reference-simplex: no analytic form here. */
+    double n = plain_noise(type, seed, x, y, z);
+    if (dx)
+        *dx = (plain_noise(type, seed, x + BASE_FD_STEP, y, z) -
+               plain_noise(type, seed, x - BASE_FD_STEP, y, z)) *
+              BASE_FD_SCALE;
+    if (dy)
+        *dy = (plain_noise(type, seed, x, y + BASE_FD_STEP, z) -
+               plain_noise(type, seed, x, y - BASE_FD_STEP, z)) *
+              BASE_FD_SCALE;
+    return n;
+}
+
+/* ---- the plan */
+
+void tf_fractal_octave_offset(uint32_t seed, int octave, double offset[3])
+{
+    /* The layer-seed rule of docs/spec.md applied to (seed, octave): octaves
+     * sample unrelated parts of the lattice, so they decorrelate even for
+     * perlin-reference-simplex, which has no seed. */
+    tf_default_offset(tf_layer_seed(seed, (size_t)octave), offset);
+}
+
+void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->noise = layer->noise_type;
+    plan->seed = layer->seed;
+    plan->kind = layer->fractal_kind;
+    if (plan->kind == TF_FRACTAL_NONE)
+        return;
+    int octaves = layer->fractal_octaves;
+    if (octaves < 1)
+        octaves = 1;
+    if (octaves > TF_MAX_OCTAVES)
+        octaves = TF_MAX_OCTAVES;
+    plan->octaves = octaves;
+    plan->gain = layer->fractal_gain;
+    plan->gain1 = layer->fractal_gain1;
+    plan->warp0 = layer->fractal_warp0;
+    plan->warp = layer->fractal_warp;
+    plan->damp0 = layer->fractal_damp0;
+    plan->damp = layer->fractal_damp;
+    plan->damp_scale = layer->fractal_damp_scale;
+    plan->freq[0] = 1.0;
+    for (int i = 1; i < octaves; i++) {
+        plan->freq[i] = plan->freq[i - 1] * layer->fractal_lacunarity;
+        tf_fractal_octave_offset(layer->seed, i, plan->offset[i]);
+    }
+    /* A: the amplitudes' sum, each octave at its largest weight. */
+    double A;
+    if (plan->kind == TF_FRACTAL_JORDAN) {
+        /* the article's amplitude recurrence with no damping */
+        double amp = plan->gain1, damped = amp * plan->gain;
+        A = 1.0;
+        for (int i = 1; i < octaves; i++) {
+            A = A + damped;
+            amp = amp * plan->gain;
+            damped = amp;
+        }
+    } else {
+        double a = 1.0;
+        A = 0.0;
+        for (int i = 0; i < octaves; i++) {
+            A = A + a;
+            a = a * plan->gain;
+        }
+    }
+    plan->amp_sum = A;
+    plan->fd_step = BASE_FD_STEP / plan->freq[octaves - 1];
+}
+
+/* fbm, ridged, billow: analytic whenever the base noise's gradient is. */
+static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double nz, double *dx,
+                          double *dy)
+{
+    int want = dx || dy;
+    double s = 0.0, sx = 0.0, sy = 0.0, a = 1.0;
+    for (int i = 0; i < P->octaves; i++) {
+        const double *o = P->offset[i];
+        double f = P->freq[i], gx = 0.0, gy = 0.0;
+        double v = tf_noise_kind_eval(P->noise, P->seed, nx * f + o[0], ny * f + o[1], nz + o[2],
+                                      want ? &gx : NULL, want ? &gy : NULL);
+        double r, sign = 1.0;
+        switch (P->kind) {
+        case TF_FRACTAL_RIDGED:
+            r = 1.0 - fabs(v);
+            sign = v < 0.0 ? 1.0 : -1.0;
+            break;
+        case TF_FRACTAL_BILLOW:
+            r = fabs(v);
+            sign = v < 0.0 ? -1.0 : 1.0;
+            break;
+        default:
+            r = v;
+            break;
+        }
+        s = s + a * r;
+        if (want) {
+            sx = sx + a * (sign * (f * gx));
+            sy = sy + a * (sign * (f * gy));
+        }
+        a = a * P->gain;
+    }
+    const double A = P->amp_sum;
+    if (P->kind == TF_FRACTAL_FBM) {
+        if (dx)
+            *dx = sx / A;
+        if (dy)
+            *dy = sy / A;
+        return s / A;
+    }
+    if (dx)
+        *dx = 2.0 * (sx / A);
+    if (dy)
+        *dy = 2.0 * (sy / A);
+    return 2.0 * (s / A) - 1.0;
+}
+
+static double saturate(double v)
+{
+    return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+}
+
+/* Swiss turbulence (de Carpentier 2011): ridged octaves whose amplitude
+ * follows the sum so far, each looked up at a point warped along the
+ * accumulated gradient of the coarser ones. */
+static double swiss(const tf_fractal_plan *P, double nx, double ny, double nz)
+{
+    double s = 0.0, a = 1.0, wx = 0.0, wy = 0.0;
+    for (int i = 0; i < P->octaves; i++) {
+        const double *o = P->offset[i];
+        double f = P->freq[i], gx, gy;
+        double v = tf_noise_kind_eval(P->noise, P->seed, (nx + P->warp * wx) * f + o[0],
+                                      (ny + P->warp * wy) * f + o[1], nz + o[2], &gx, &gy);
+        s = s + a * (1.0 - fabs(v));
+        wx = wx + (a * gx) * -v;
+        wy = wy + (a * gy) * -v;
+        a = a * (P->gain * saturate(s));
+    }
+    return 2.0 * (s / P->amp_sum) - 1.0;
+}
+
+/* Jordan turbulence (de Carpentier 2011): squared octaves, warped and
+ * damped by the accumulated gradients of the squares; the first octave has
+ * its own gain1, warp0 and damp0. */
+static double jordan(const tf_fractal_plan *P, double nx, double ny, double nz)
+{
+    double gx, gy;
+    double v = tf_noise_kind_eval(P->noise, P->seed, nx, ny, nz, &gx, &gy);
+    double px = gx * v, py = gy * v; /* half the gradient of v^2 */
+    double s = v * v;
+    double wx = P->warp0 * px, wy = P->warp0 * py;
+    double mx = P->damp0 * px, my = P->damp0 * py;
+    double amp = P->gain1, damped = amp * P->gain;
+    for (int i = 1; i < P->octaves; i++) {
+        const double *o = P->offset[i];
+        double f = P->freq[i];
+        v = tf_noise_kind_eval(P->noise, P->seed, nx * f + wx + o[0], ny * f + wy + o[1],
+                               nz + o[2], &gx, &gy);
+        px = gx * v;
+        py = gy * v;
+        s = s + damped * (v * v);
+        wx = wx + P->warp * px;
+        wy = wy + P->warp * py;
+        mx = mx + P->damp * px;
+        my = my + P->damp * py;
+        amp = amp * P->gain;
+        damped = amp * (1.0 - P->damp_scale / (1.0 + (mx * mx + my * my)));
+    }
+    return 2.0 * (s / P->amp_sum) - 1.0;
+}
+
+static double turbulence(const tf_fractal_plan *P, double nx, double ny, double nz)
+{
+    return P->kind == TF_FRACTAL_SWISS ? swiss(P, nx, ny, nz) : jordan(P, nx, ny, nz);
+}
+
+double tf_fractal_plan_eval(const tf_fractal_plan *P, double nx, double ny, double nz,
+                            double *dx, double *dy)
+{
+    switch (P->kind) {
+    case TF_FRACTAL_NONE:
+        return tf_noise_kind_eval(P->noise, P->seed, nx, ny, nz, dx, dy);
+    case TF_FRACTAL_FBM:
+    case TF_FRACTAL_RIDGED:
+    case TF_FRACTAL_BILLOW:
+        return sum_octaves(P, nx, ny, nz, dx, dy);
+    case TF_FRACTAL_SWISS:
+    case TF_FRACTAL_JORDAN: {
+        /* The gradient would need the base noise's second derivatives
+         * (the warp follows first derivatives): central differences with a
+         * step well inside the finest octave's lattice cell. */
+        const double h = P->fd_step;
+        if (dx)
+            *dx = (turbulence(P, nx + h, ny, nz) - turbulence(P, nx - h, ny, nz)) / (h + h);
+        if (dy)
+            *dy = (turbulence(P, nx, ny + h, nz) - turbulence(P, nx, ny - h, nz)) / (h + h);
+        return turbulence(P, nx, ny, nz);
+    }
+    default:
+        if (dx)
+            *dx = NAN;
+        if (dy)
+            *dy = NAN;
+        return NAN;
+    }
+}
+
+double tf_fractal_eval(const tf_layer_spec *layer, double nx, double ny, double nz, double *dx,
+                       double *dy)
+{
+    tf_fractal_plan plan;
+    tf_fractal_plan_init(&plan, layer);
+    return tf_fractal_plan_eval(&plan, nx, ny, nz, dx, dy);
+}

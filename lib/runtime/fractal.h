@@ -1,0 +1,33 @@
+/*
+ * Layer kinds (docs/spec.md, "Layer kinds"): a layer's fractal compiled to a
+ * plan (octave frequencies, offsets, amplitude sum) once, then evaluated per
+ * point. Private to the runtime; tf_fractal_eval is the public one-call form.
+ */
+#ifndef TF_RUNTIME_FRACTAL_H
+#define TF_RUNTIME_FRACTAL_H
+
+#include "terrafit/runtime.h"
+
+typedef struct {
+    tf_noise_type noise;
+    uint32_t seed;
+    tf_fractal_kind kind; /* TF_FRACTAL_NONE: the base noise alone */
+    int octaves;
+    double gain, gain1, warp0, warp, damp0, damp, damp_scale;
+    double freq[TF_MAX_OCTAVES];      /* f_i = f_(i-1) * lacunarity, f_0 = 1 */
+    double offset[TF_MAX_OCTAVES][3]; /* o_i, o_0 = (0, 0, 0) */
+    double amp_sum;                   /* A, the normalizer */
+    double fd_step;                   /* h of the kinds without analytic derivatives */
+} tf_fractal_plan;
+
+/* Fill a plan from a valid layer (never fails; the layer is not kept). */
+void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer);
+
+/* tf_fractal_eval through a plan: the same bits. */
+double tf_fractal_plan_eval(const tf_fractal_plan *plan, double nx, double ny, double nz,
+                            double *dx, double *dy);
+
+/* Octave i's offset o_i (i >= 1) of a layer with noise seed `seed`. */
+void tf_fractal_octave_offset(uint32_t seed, int octave, double offset[3]);
+
+#endif
