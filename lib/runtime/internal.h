@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "terrafit/runtime.h"
+#include "fractal.h"
 
 #if defined(__GNUC__)
 #define TF_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -145,6 +146,10 @@ typedef struct {
     double mask_min, mask_max;
     double mask_falloff, mask_inv_falloff; /* inv is 0 when falloff is 0 */
     tf_curve_table mask_curve;              /* TF_MASK_CURVE: w = MC(r_m) */
+    /* The noise kinds of docs/noise.md beyond the two plain ones, and any
+     * layer with a "fractal": its compiled plan (fractal.c), NULL for a
+     * plain simplex or perlin-reference-simplex layer. */
+    const tf_fractal_plan *plan;
 } tf_compiled_layer;
 
 /* Evaluation paths: the same bits on each, only the speed differs. */
@@ -164,6 +169,7 @@ struct tf_terrain {
     uint32_t simplex_seed[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
     void *tables;       /* one block holding every curve table */
+    tf_fractal_plan *plans; /* one per layer, used by the layers whose plan is set */
 };
 
 /* The path for terrains compiled now: AVX2 when the CPU has it, unless the

@@ -64,26 +64,6 @@ extern const double tf_exp_perlin_magnitude[256];
 #define NK_INLINE static inline __attribute__((always_inline))
 #else
 #define NK_INLINE static inline
-/* Perlin's trilinear blend of the eight corner terms c[k] (corner
- * (k & 1, k >> 1 & 1, k >> 2 & 1)) in his nesting:
- * lerp(w, lerp(v, lerp(u, c0, c1), lerp(u, c2, c3)),
- *         lerp(v, lerp(u, c4, c5), lerp(u, c6, c7))),
- * u, v, w the fades of fx, fy, fz and du, dv the first two's derivatives. */
-NK_INLINE double nk_blend3(const nk_vd c[8], double u, double du, double v, double dv, double w,
-                           double *dx, double *dy)
-{
-    nk_vd r = nk_lerp_vd(w, 0, 0,
-                         nk_lerp_vd(v, 0, dv, nk_lerp_vd(u, du, 0, c[0], c[1]),
-                                    nk_lerp_vd(u, du, 0, c[2], c[3])),
-                         nk_lerp_vd(v, 0, dv, nk_lerp_vd(u, du, 0, c[4], c[5]),
-                                    nk_lerp_vd(u, du, 0, c[6], c[7])));
-    if (dx)
-        *dx = r.dx;
-    if (dy)
-        *dy = r.dy;
-    return r.v;
-}
-
 #endif
 
 /* |c| < 2^52 and finite: floor and c - floor(c) are then exact. */

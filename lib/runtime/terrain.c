@@ -18,6 +18,8 @@
 
 static inline double base_noise(const tf_compiled_layer *L, double nx, double ny)
 {
+    if (L->plan) /* other kinds and fractals: docs/spec.md, "Layer kinds" */
+        return tf_fractal_plan_eval(L->plan, nx, ny, L->offset_z, NULL, NULL);
     switch (L->noise_type) {
     case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
         return tf_perlin_reference_simplex3(nx, ny, L->offset_z);
@@ -56,7 +58,7 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
         if (t->simplex_count < t->layer_count)
             for (size_t i = 0; i < t->layer_count; i++) {
                 const tf_compiled_layer *L = &t->layers[i];
-                if (L->noise_type != TF_NOISE_SIMPLEX)
+                if (L->noise_type != TF_NOISE_SIMPLEX || L->plan)
                     noise[i] = base_noise(L, x * L->frequency + L->offset_x,
                                           y * L->frequency + L->offset_y);
             }
@@ -149,7 +151,7 @@ double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, doub
     case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
         return tf_perlin_reference_simplex3(x, y, z);
     default:
-        return NAN;
+        return tf_noise_kind_eval(type, seed, x, y, z, NULL, NULL);
     }
 }
 
@@ -162,6 +164,7 @@ void tf_terrain_free(tf_terrain *t)
     tf_spec_free(t->spec);
     free(t->layers);
     free(t->tables);
+    free(t->plans);
     free(t);
 }
 
@@ -192,8 +195,9 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
         t->spec = tf_spec_copy(spec, err);
         t->layers = calloc(spec->layer_count, sizeof *t->layers);
         t->tables = malloc(table_bytes);
+        t->plans = calloc(spec->layer_count, sizeof *t->plans);
     }
-    if (!t || !t->spec || !t->layers || !t->tables || !scratch) {
+    if (!t || !t->spec || !t->layers || !t->tables || !t->plans || !scratch) {
         free(scratch);
         tf_terrain_free(t);
         tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory while compiling");
@@ -214,6 +218,11 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
         L->offset_x = src->offset[0];
         L->offset_y = src->offset[1];
         L->offset_z = src->offset[2];
+        if (src->fractal_kind != TF_FRACTAL_NONE || (src->noise_type != TF_NOISE_SIMPLEX &&
+                                                     src->noise_type != TF_NOISE_PERLIN_REFERENCE_SIMPLEX)) {
+            tf_fractal_plan_init(&t->plans[i], src);
+            L->plan = &t->plans[i];
+        }
         tf_curve_table_build(&L->rd, storage, src->rd_points, src->rd_point_count,
                              src->rd_interpolation, scratch);
         storage += tf_curve_table_bytes(src->rd_points, src->rd_point_count);
@@ -238,7 +247,7 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
         }
     }
     for (size_t i = 0; i < spec->layer_count; i++)
-        if (t->layers[i].noise_type == TF_NOISE_SIMPLEX) {
+        if (t->layers[i].noise_type == TF_NOISE_SIMPLEX && !t->layers[i].plan) {
             t->simplex_seed[t->simplex_count] = t->layers[i].seed;
             t->simplex_layer[t->simplex_count++] = (unsigned char)i;
         }

@@ -74,7 +74,7 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
         for (size_t k = 0; k < n; k++)
             nx[k] = x[k] * frequency + offset_x;
         double ny = y * L->frequency + L->offset_y;
-        if (L->noise_type == TF_NOISE_SIMPLEX) {
+        if (L->noise_type == TF_NOISE_SIMPLEX && !L->plan) {
             fast_simplex_row(simd, L->seed, nx, ny, n, value);
         } else { /* kinds without a row version */
             for (size_t k = 0; k < n; k++)
