@@ -39,16 +39,26 @@ typedef enum {
     TF_HEIGHTMAP_PNG8 = 1,  /* "png8": 8-bit greyscale PNG */
     TF_HEIGHTMAP_PGM16 = 2, /* "pgm16": binary PGM (P5), maxval 65535, big-endian */
     TF_HEIGHTMAP_R16 = 3,   /* "r16": raw little-endian uint16, row-major, no header */
+    TF_HEIGHTMAP_F32 = 4,   /* "f32": raw little-endian float32, row-major, no header,
+                             * plus a JSON sidecar PATH.json (tf_heightmap_sidecar_path) */
+    TF_HEIGHTMAP_PFM = 5,   /* "pfm": greyscale Portable Float Map ("Pf", scale -1:
+                             * little-endian), rows stored bottom to top */
+    TF_HEIGHTMAP_ASC = 6,   /* "asc": ESRI ASCII grid, georeferenced (docs/formats.md) */
     TF_HEIGHTMAP_FORMAT_COUNT
 } tf_heightmap_format;
 
-/* "png16", "png8", "pgm16", "r16"; NULL when out of range. */
+/* "png16", "png8", "pgm16", "r16", "f32", "pfm", "asc"; NULL when out of range. */
 const char *tf_heightmap_format_name(tf_heightmap_format format);
 /* 0 and *format set when `name` is a format name; -1 otherwise. */
 int tf_heightmap_format_from_name(const char *name, tf_heightmap_format *format);
 /* 0 and *format set from a file name's extension (.png -> png16, .pgm ->
- * pgm16, .r16/.raw -> r16); -1 when the extension says nothing. */
+ * pgm16, .r16/.raw -> r16, .f32 -> f32, .pfm -> pfm, .asc -> asc); -1 when
+ * the extension says nothing. */
 int tf_heightmap_format_from_path(const char *path, tf_heightmap_format *format);
+/* 1 for the formats that store floats (f32, pfm, asc), 0 otherwise. */
+int tf_heightmap_format_is_float(tf_heightmap_format format);
+/* The usual file name extension of a format, without the dot ("png"). */
+const char *tf_heightmap_format_extension(tf_heightmap_format format);
 
 /* Quantize one height: v = clamp((h - lo) / (hi - lo), 0, 1) (NaN -> 0),
  * q = floor(v * maxval + 0.5). */
@@ -56,9 +66,71 @@ unsigned tf_quantize(double h, double lo, double hi, unsigned maxval);
 
 /* Write nx * ny heights (row-major, row 0 at the top), quantized with
  * tf_quantize over [lo, hi], atomically: the file appears complete or not
- * at all. 0 on success. */
+ * at all. 0 on success. Float formats store (h - lo) / (hi - lo), not
+ * clamped, with origin 0,0 and step 1 (see tf_heightmap_write_with). */
 int tf_heightmap_write(const char *path, tf_heightmap_format format, const float *heights,
                        size_t nx, size_t ny, double lo, double hi, tf_error *err);
+
+/* How heights become stored values. */
+typedef enum {
+    TF_NORMALIZE_SPEC = 0,   /* (h - lo) / (hi - lo) over the caller's [lo, hi]
+                              * (the CLI passes the spec's minValue..maxValue) */
+    TF_NORMALIZE_MINMAX = 1, /* the same over the heights' own min..max (a
+                              * constant map stores 0) */
+    TF_NORMALIZE_NONE = 2    /* the heights themselves: float formats only */
+} tf_normalize;
+
+/* "spec", "minmax", "none"; NULL when out of range. */
+const char *tf_normalize_name(tf_normalize mode);
+/* 0 and *mode set when `name` is a mode name; -1 otherwise. */
+int tf_normalize_from_name(const char *name, tf_normalize *mode);
+
+typedef struct {
+    tf_normalize normalize;
+    double lo, hi;             /* TF_NORMALIZE_SPEC's range: finite, lo < hi */
+    double height_scale;       /* float formats: stored value = normalized * scale
+                                * (finite, > 0); integer formats: must be 1 */
+    double origin_x, origin_y; /* world point of pixel (0, 0): f32 sidecar, asc header */
+    double step;               /* world units between pixels, > 0 */
+} tf_heightmap_options;
+
+/* Spec normalization over [0, 1], scale 1, origin 0,0, step 1. */
+#define TF_HEIGHTMAP_OPTIONS_DEFAULT {TF_NORMALIZE_SPEC, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0}
+
+/* Write nx * ny heights (row-major, row 0 at the top) as `format`, each
+ * file atomically. Integer formats quantize the normalized value with
+ * tf_quantize (clamped to [0, 1]); float formats store
+ * (float)(normalized * height_scale), unclamped, and refuse a value that is
+ * not finite. f32 also writes the sidecar tf_heightmap_sidecar_path(path),
+ * committed after the data, so a sidecar means the pair is complete. asc
+ * and the sidecar carry origin and step (georeferencing in
+ * docs/formats.md). 0 on success. */
+int tf_heightmap_write_with(const char *path, tf_heightmap_format format, const float *heights,
+                            size_t nx, size_t ny, const tf_heightmap_options *options,
+                            tf_error *err);
+
+/* The f32 sidecar's name: `path` + ".json". 0 on success; -1 when `size`
+ * is too small. */
+int tf_heightmap_sidecar_path(const char *path, char *out, size_t size);
+
+/* A heightmap file read back as stored (tf_heightmap_read). */
+typedef struct {
+    size_t width, height;
+    float *values; /* row-major, row 0 at the top: the integer samples
+                    * (0..255 or 0..65535) for integer formats, the stored
+                    * floats for f32, pfm and asc */
+    int georeferenced;         /* 1 when origin and step come from the file */
+    double origin_x, origin_y; /* world point of pixel (0, 0) (asc: computed */
+    double step;               /* from the corner; f32: from the sidecar) */
+} tf_heightmap;
+
+/* Read a heightmap of `format`. r16 has no header: give its width and
+ * height (0, 0: a square from the file size). Other formats take their size
+ * from the file; a nonzero width and height must then match it. f32 needs
+ * its sidecar. NULL on failure, with a message naming the file. */
+tf_heightmap *tf_heightmap_read(const char *path, tf_heightmap_format format, size_t width,
+                                size_t height, tf_error *err);
+void tf_heightmap_free(tf_heightmap *map);
 
 /* ------------------------------------------------------- atomic writing */
 
@@ -90,6 +162,14 @@ int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_
                    unsigned threads, float *out, tf_progress_fn progress, void *user,
                    tf_error *err);
 
+/* The same over a window of the endless lattice (issue 7, tiles): fill
+ * out[j*nx + i] exactly as tf_terrain_sample_window(t, x0, y0, step, i0, j0,
+ * nx, ny, out) would, so tiles cut from one lattice match a whole render bit
+ * for bit. tf_render_grid is the window at i0 = j0 = 0. */
+int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
+                     int64_t j0, size_t nx, size_t ny, unsigned threads, float *out,
+                     tf_progress_fn progress, void *user, tf_error *err);
+
 /* -------------------------------------------------------------- previews */
 
 /* An 8-bit RGB shaded-relief preview PNG of nx * ny heights: hypsometric
@@ -106,6 +186,211 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
 #define TF_PREVIEW_PAIR_GAP 8
 int tf_preview_write_pair(const char *path, const float *left, const float *right, size_t nx,
                           size_t ny, double lo, double hi, double z_scale, tf_error *err);
+
+/* Preview styles (docs/preview.md has the colours and thresholds). */
+typedef enum {
+    TF_PREVIEW_HILLSHADE = 0, /* "hillshade": grey Lambertian shade, as ESRI's hillshade */
+    TF_PREVIEW_COLOR = 1,     /* "color": hypsometric tint, water below a level, shaded */
+    TF_PREVIEW_SLOPE = 2,     /* "slope": slope angle on a pale-to-dark-red ramp */
+    TF_PREVIEW_NORMALS = 3,   /* "normals": tangent-space normal map, RGB = n * 0.5 + 0.5 */
+    TF_PREVIEW_RULES = 4,     /* "rules": water, vegetation, rock and snow by height and slope */
+    TF_PREVIEW_STYLE_COUNT
+} tf_preview_style;
+
+/* "hillshade", "color", ...; NULL when out of range. */
+const char *tf_preview_style_name(tf_preview_style style);
+/* 0 and *style set when `name` is a style name; -1 otherwise. */
+int tf_preview_style_from_name(const char *name, tf_preview_style *style);
+
+typedef struct {
+    tf_preview_style style;
+    /* Heights lo..hi are normalized to 0..1: levels and tints use that scale. */
+    double lo, hi;
+    /* Rise in pixels per unit of normalized height, for every slope (shade,
+     * slope, normals, the rules' talus); <= 0: automatic, from the first
+     * panel (the steepest fifth of its slopes reach 30 degrees). */
+    double height_scale;
+    double sun_azimuth;  /* degrees clockwise from north (image up); default 315 */
+    double sun_altitude; /* degrees above the horizon, (0, 90]; default 45 */
+    /* color and rules: water below this normalized height; NaN: no water. */
+    double water_level;
+    double snow_level;       /* rules: flat ground above it is snow (> water_level) */
+    double vegetation_talus; /* rules: vegetation where the largest height
+                                difference to the 8 neighbours, in pixels, is below it */
+    /* normals: 0 = OpenGL (+Y up the image: Blender, Unity, Godot),
+     * 1 = DirectX (+Y down the image: Unreal). */
+    int normals_y_down;
+} tf_preview_options;
+
+/* The defaults: color over [0, 1], automatic height scale, sun at 315 /
+ * 45 degrees, water 0.2, snow 0.8, talus 0.8, OpenGL normals. */
+tf_preview_options tf_preview_options_default(void);
+
+/* One image of a preview: width x height pixels from (width + 2 * border)
+ * x (height + 2 * border) heights, row-major, row 0 at the top (north).
+ * border 1 adds a ring of samples used only for the slopes at the edges
+ * (as the (N+2)^2 window of thesis 5.5), so adjacent tiles shade without
+ * seams; with border 0 edge slopes are one-sided. Non-finite heights mean
+ * "no data" and show as light grey. */
+typedef struct {
+    const float *heights;
+    size_t width, height;
+    size_t border;       /* 0 or 1 */
+    const char *caption; /* drawn under the panel (printable ASCII), or NULL */
+} tf_preview_panel;
+
+/* `count` >= 1 panels of one size, left to right, TF_PREVIEW_PAIR_GAP
+ * white pixels apart, with a white strip of captions under them when any
+ * panel has one (as the thesis's Figure 23), all shaded with one scale.
+ * A new RGB image (malloc'd, *width * *height * 3 bytes; free with free()),
+ * or NULL with `err` filled. */
+unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t count,
+                                 const tf_preview_options *options, size_t *width,
+                                 size_t *height, tf_error *err);
+
+/* tf_preview_render written as an 8-bit RGB PNG, atomically. 0 on success. */
+int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, size_t count,
+                            const tf_preview_options *options, tf_error *err);
+
+/* ---------------------------------------------------------------- meshes */
+
+/* A square triangle grid of a terrain tile (thesis 5.5), Y up:
+ * vertex (i, j) of tile (tx, ty) sits on the global lattice index
+ * (I, J) = (tx * (n - 1) + i, ty * (n - 1) + j) at
+ *     x = x0 + I * step,  y = height_scale * h(x, z),  z = y0 + J * step
+ * so world y (image rows, southwards) is +z, and adjacent tiles share
+ * their edge vertices. Normals come from the (n+2)^2 window
+ * (tf_terrain_sample_window), thesis 5.5:
+ *     N = normalize(H (h[i-1] - h[i+1]), 2 step, H (h[j-1] - h[j+1]))
+ * so they agree bit for bit along shared edges. Triangles wind counter-
+ * clockwise seen from above (+y). */
+typedef struct {
+    size_t n;            /* vertices per side (>= 2); (n - 1)^2 cells */
+    size_t vertex_count; /* n * n */
+    size_t index_count;  /* 6 * (n - 1)^2 */
+    float *positions;    /* vertex_count * 3: x, y, z, row-major from (0, 0) */
+    float *normals;      /* vertex_count * 3, unit length */
+    uint32_t *indices;   /* index_count, two triangles per cell */
+} tf_mesh;
+
+/* Largest n accepted (keeps a .glb under 4 GiB). */
+#define TF_MESH_MAX_SIDE 8193u
+/* Largest |tile index|. */
+#define TF_MESH_MAX_TILE ((int64_t)1 << 31)
+
+typedef enum {
+    TF_MESH_OBJ = 0, /* "obj": Wavefront OBJ text (v, vn, f a//a) */
+    TF_MESH_GLB = 1, /* "glb": glTF 2.0 binary, one mesh, uint32 indices */
+    TF_MESH_FORMAT_COUNT
+} tf_mesh_format;
+
+/* 0 and *format set from a file name's extension (.obj, .glb); -1 otherwise. */
+int tf_mesh_format_from_path(const char *path, tf_mesh_format *format);
+/* "obj", "glb"; NULL when out of range. */
+const char *tf_mesh_format_name(tf_mesh_format format);
+int tf_mesh_format_from_name(const char *name, tf_mesh_format *format);
+
+/* Build tile (tile_x, tile_y) of n x n vertices. NULL on failure. */
+tf_mesh *tf_mesh_build(const tf_terrain *t, double x0, double y0, double step, size_t n,
+                       int64_t tile_x, int64_t tile_y, double height_scale, tf_error *err);
+void tf_mesh_free(tf_mesh *mesh);
+
+/* Write a mesh atomically. 0 on success. */
+int tf_mesh_write(const char *path, tf_mesh_format format, const tf_mesh *mesh, tf_error *err);
+
+/* --------------------------------------------------------------- erosion */
+
+/* Erosion of a rendered heightmap (survey of Archer, section 3; Olsen
+ * 2004). Erosion is a grid operation: every cell's result depends on its
+ * neighbours over all earlier iterations, so it breaks the spec's random
+ * access. It applies to a rendered tile, never to a spec, and an eroded
+ * tile does not join its neighbours without seams.
+ *
+ *     tf_erosion_params p;
+ *     tf_erosion_params_default(&p, TF_EROSION_THERMAL, nx, ny);
+ *     p.iterations = 50;
+ *     if (tf_erode(heights, nx, ny, &p, NULL, NULL, &err) != 0) ...
+ *
+ * Heights and the talus are in the same units (terrafit's [0, 1] value
+ * units for a heightmap read with tf_layer_map_load). Every iteration reads
+ * the whole grid as it was and then applies all moves at once, in a fixed
+ * order, so results do not depend on scan direction and are the same on
+ * every run. Cells at the border have fewer neighbours; nothing flows out. */
+
+typedef enum {
+    TF_EROSION_THERMAL = 0,         /* "thermal": material slides down slopes steeper than T */
+    TF_EROSION_INVERSE_THERMAL = 1, /* "inverse-thermal" (Olsen): only gentle slopes (<= T) move */
+    TF_EROSION_HYDRAULIC = 2,       /* "hydraulic": rain dissolves, carries, deposits */
+    TF_EROSION_METHOD_COUNT
+} tf_erosion_method;
+
+typedef struct {
+    tf_erosion_method method;
+    unsigned long iterations;
+    /* Thermal methods: the talus T, a height difference per cell of
+     * distance (diagonal neighbours are sqrt(2) cells away). >= 0. */
+    double talus;
+    /* Hydraulic: water added to every cell per iteration (>= 0), soil
+     * dissolved per unit of water per iteration (>= 0), share of the water
+     * that evaporates per iteration ([0, 1]), sediment one unit of water
+     * can carry (>= 0). */
+    double rain, solubility, evaporation, capacity;
+} tf_erosion_params;
+
+/* Largest iteration count accepted. */
+#define TF_EROSION_MAX_ITERATIONS 1000000ul
+
+/* "thermal", "inverse-thermal", "hydraulic"; NULL when out of range. */
+const char *tf_erosion_method_name(tf_erosion_method method);
+/* 0 and *method set when `name` is a method name; -1 otherwise. */
+int tf_erosion_method_from_name(const char *name, tf_erosion_method *method);
+
+/* The defaults for a method on an nx * ny grid: 0 iterations, talus
+ * 4 / max(nx, ny) (Olsen 2004), rain 0.01, solubility 0.01, evaporation
+ * 0.5, capacity 0.01 (Olsen 2004). */
+void tf_erosion_params_default(tf_erosion_params *params, tf_erosion_method method, size_t nx,
+                               size_t ny);
+/* 0 when every field is in range; else TF_ERR_ARGUMENT naming the field. */
+int tf_erosion_params_check(const tf_erosion_params *params, tf_error *err);
+
+/* Erosion in steps, for programs that look at the state between them. */
+typedef struct tf_erosion tf_erosion;
+
+/* Copy nx * ny heights (finite) into a new erosion state. NULL on failure. */
+tf_erosion *tf_erosion_new(const float *heights, size_t nx, size_t ny,
+                           const tf_erosion_params *params, tf_error *err);
+void tf_erosion_free(tf_erosion *erosion);
+/* Run `iterations` more iterations (params->iterations is not used here),
+ * calling `progress` (may be NULL) with iterations done and `iterations`. */
+void tf_erosion_run(tf_erosion *erosion, unsigned long iterations, tf_progress_fn progress,
+                    void *user);
+/* The state, nx * ny doubles each: terrain height, and for the hydraulic
+ * method the water and the sediment dissolved in it (NULL otherwise).
+ * Terrain + sediment is what the methods conserve. */
+const double *tf_erosion_terrain(const tf_erosion *erosion);
+const double *tf_erosion_water(const tf_erosion *erosion);
+const double *tf_erosion_sediment(const tf_erosion *erosion);
+/* The eroded heights: terrain plus the sediment still dissolved, deposited
+ * where it is (the water evaporates), so the sum of heights is conserved. */
+void tf_erosion_result(const tf_erosion *erosion, float *heights);
+
+/* All of the above: erode nx * ny heights in place for params->iterations
+ * iterations. On failure the heights are unchanged. 0 on success. */
+int tf_erode(float *heights, size_t nx, size_t ny, const tf_erosion_params *params,
+             tf_progress_fn progress, void *user, tf_error *err);
+
+/* Measures that say what erosion did, over the 8-neighbourhood: the sum of
+ * heights, the steepest slope (largest |h(p) - h(q)| / distance between
+ * neighbours p, q, distance 1 or sqrt(2) cells), and the share of flat
+ * cells — cells whose every slope to a neighbour is <= flat_slope. */
+typedef struct {
+    double sum;
+    double max_slope;
+    double flat_share;
+} tf_erosion_measures;
+
+void tf_erosion_measure(const float *heights, size_t nx, size_t ny, double flat_slope,
+                        tf_erosion_measures *out);
 
 #ifdef __cplusplus
 }
