@@ -443,6 +443,59 @@ START_TEST(golden_terrain_vectors)
 }
 END_TEST
 
+/* Gradients (docs/spec.md, "Gradients"): the height equals the sample's
+ * bits, and (dh/dx, dh/dy) agrees with central differences of
+ * tf_terrain_sample on a spec whose every part is C1 (monotone cubic and
+ * cosine curves, soft range masks, a mask curve, an output curve, smooth
+ * noises and fractals). */
+static const char *const SMOOTH_SPEC =
+    "{\"format\":\"terrafit-terrain\",\"version\":1,\"seed\":11,"
+    "\"outputCurve\":{\"points\":[{\"x\":-1.5,\"y\":-1},{\"x\":0,\"y\":0.2},"
+    "{\"x\":1.5,\"y\":1}]},\"noiseLayers\":["
+    "{\"baseNoise\":{\"frequency\":0.013},\"rd\":{\"points\":[{\"x\":0.1,\"y\":0},"
+    "{\"x\":0.5,\"y\":0.4},{\"x\":0.9,\"y\":1}]},\"preAmpShift\":-0.5},"
+    "{\"baseNoise\":{\"type\":\"perlin\",\"frequency\":0.031},\"fractal\":{\"kind\":\"fbm\","
+    "\"octaves\":3},\"rd\":{\"interpolation\":\"cosine\",\"points\":[{\"x\":0.2,\"y\":0},"
+    "{\"x\":0.8,\"y\":1}]},\"preAmpShift\":-0.5,\"ampScale\":0.4,\"maskLayerIndex\":0,"
+    "\"maskMinValue\":0.5,\"maskMaxValue\":0.7,\"maskFalloff\":0.2},"
+    "{\"baseNoise\":{\"type\":\"value\",\"frequency\":0.05},\"rd\":{\"points\":"
+    "[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}]},\"preAmpShift\":-0.5,\"ampScale\":0.2,"
+    "\"maskLayerIndex\":1,\"maskCurve\":{\"points\":[{\"x\":0,\"y\":0.1},{\"x\":0.5,"
+    "\"y\":0.3},{\"x\":1,\"y\":1}]}},"
+    "{\"baseNoise\":{\"type\":\"exponential-perlin\",\"frequency\":0.02},\"rd\":{\"points\":"
+    "[{\"x\":0.3,\"y\":0},{\"x\":0.7,\"y\":1}]},\"preAmpShift\":-0.5,\"ampScale\":0.3}]}";
+
+START_TEST(gradient_follows_the_chain_rule)
+{
+    tf_error err;
+    tf_terrain *t = tf_terrain_parse(SMOOTH_SPEC, strlen(SMOOTH_SPEC), &err);
+    ck_assert_msg(t != NULL, "%s", err.message);
+    uint64_t state = 99;
+    int compared = 0;
+    for (int k = 0; k < 400; k++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        double x = (double)(state >> 40) * 0x1p-24 * 4000.0 - 2000.0;
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        double y = (double)(state >> 40) * 0x1p-24 * 4000.0 - 2000.0;
+        double gx, gy;
+        double h = tf_terrain_sample_gradient(t, x, y, &gx, &gy);
+        ck_assert_msg(h == tf_terrain_sample(t, x, y), "h(%a, %a) differs from the sample", x, y);
+        const double e = 1e-4;
+        double fx = (tf_terrain_sample(t, x + e, y) - tf_terrain_sample(t, x - e, y)) / (2 * e);
+        double fy = (tf_terrain_sample(t, x, y + e) - tf_terrain_sample(t, x, y - e)) / (2 * e);
+        double scale = fabs(fx) + fabs(fy) + 1e-3;
+        ck_assert_msg(fabs(gx - fx) <= 2e-3 * scale && fabs(gy - fy) <= 2e-3 * scale,
+                      "at (%g, %g): gradient (%g, %g), differences (%g, %g)", x, y, gx, gy, fx,
+                      fy);
+        compared++;
+    }
+    ck_assert_int_eq(compared, 400);
+    /* NULL outputs are allowed; non-finite points give non-finite heights. */
+    ck_assert(isnan(tf_terrain_sample_gradient(t, NAN, 0.0, NULL, NULL)));
+    tf_terrain_free(t);
+}
+END_TEST
+
 static Suite *terrain_suite(void)
 {
     Suite *s = suite_create("terrain");
@@ -457,6 +510,7 @@ static Suite *terrain_suite(void)
     tcase_add_loop_test(props, output_curve_maps_the_sum, 0, 12);
     tcase_add_test(props, accessors_and_non_finite_points);
     tcase_add_test(props, golden_terrain_vectors);
+    tcase_add_test(props, gradient_follows_the_chain_rule);
     suite_add_tcase(s, props);
     return s;
 }

@@ -36,6 +36,36 @@ double tf_cosine_blend(double t)
     return sine * sine;
 }
 
+/* d/dt of tf_cosine_blend: with q = s P(s^2), s = t / 2, the blend is q^2,
+ * so its derivative is 2 q q'(s) / 2 = q (P(s^2) + 2 s^2 P'(s^2)); the same
+ * polynomial, not libm's sin, so gradients are reproducible too. */
+static double cosine_blend_slope(double t)
+{
+    double s = t * 0.5;
+    double s2 = s * s;
+    double p = SINPI_COEFFS[10], dp = 10.0 * SINPI_COEFFS[10];
+    for (int k = 9; k >= 0; k--) {
+        p = p * s2 + SINPI_COEFFS[k];
+        if (k >= 1)
+            dp = dp * s2 + (double)k * SINPI_COEFFS[k];
+    }
+    /* p = P(s^2), dp = P'(s^2) (Horner on the k a_k) */
+    double q = s * p;
+    return q * (p + 2.0 * s2 * dp);
+}
+
+double tf_curve_table_slope(const tf_curve_table *table, double u)
+{
+    const double *x = table->x;
+    if (!(u > x[0]) || !(u < x[table->count - 1]))
+        return u == u ? 0.0 : u; /* clamped ends are flat; NaN stays NaN */
+    const tf_curve_segment *s = &table->segments[tf_curve_table_segment_inline(table, u)];
+    double t = (u - s->x0) * s->inv_width;
+    if (table->interp == TF_INTERP_COSINE)
+        return s->c1 * cosine_blend_slope(t) * s->inv_width;
+    return (s->c1 + t * (2.0 * s->c2 + t * (3.0 * s->c3))) * s->inv_width;
+}
+
 /* Buckets of the O(1) search: at least two per segment, and as many as
  * the range holds of the closest knot gap (so a bucket has at most one knot
  * inside and the walk is a step or none), up to 16 per segment. */

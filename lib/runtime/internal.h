@@ -70,6 +70,9 @@ size_t tf_curve_table_bytes(const tf_point *points, size_t count);
 void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *points,
                           size_t count, tf_interp interp, double *scratch);
 double tf_curve_table_eval(const tf_curve_table *table, double u);
+/* d/du of tf_curve_table_eval: 0 on the clamped ends (and at u = x_0 or
+ * x_(K-1) exactly), the segment polynomial's derivative inside. */
+double tf_curve_table_slope(const tf_curve_table *table, double u);
 /* tf_curve_table_eval at u[k], k < n. */
 void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_t n, double *out);
 #if TF_HAVE_AVX2_PATH

@@ -99,6 +99,70 @@ double tf_terrain_sample(const tf_terrain *t, double x, double y)
     return evaluate(t, x, y);
 }
 
+/* Layer L's base noise and its derivatives in noise space: analytic where
+ * docs/noise.md gives them, else the documented central differences
+ * (tf_noise_kind_eval, tf_fractal_plan_eval). */
+static double base_noise_slope(const tf_compiled_layer *L, double nx, double ny, double *dnx,
+                               double *dny)
+{
+    if (L->plan)
+        return tf_fractal_plan_eval(L->plan, nx, ny, L->offset_z, dnx, dny);
+    return tf_noise_kind_eval(L->noise_type, L->seed, nx, ny, L->offset_z, dnx, dny);
+}
+
+/* The chain rule through docs/spec.md steps 1-6 (docs/spec.md,
+ * "Gradients"). Each layer's value and its (d/dx, d/dy) travel together. */
+double tf_terrain_sample_gradient(const tf_terrain *t, double x, double y, double *dhdx,
+                                  double *dhdy)
+{
+    double r[TF_MAX_LAYERS], rx[TF_MAX_LAYERS], ry[TF_MAX_LAYERS];
+    double h = 0.0, hx = 0.0, hy = 0.0;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        const tf_compiled_layer *L = &t->layers[i];
+        double dnx, dny;
+        double n = base_noise_slope(L, x * L->frequency + L->offset_x,
+                                    y * L->frequency + L->offset_y, &dnx, &dny);
+        /* u = (n + 1) / 2, so du/dx = dn/dnx * f / 2 */
+        double u = (n + 1.0) * 0.5, slope = tf_curve_table_slope(&L->rd, u);
+        r[i] = tf_curve_table_eval_inline(&L->rd, u);
+        rx[i] = slope * (dnx * L->frequency * 0.5);
+        ry[i] = slope * (dny * L->frequency * 0.5);
+        double value = r[i] + L->pre_amp_shift, w = 1.0, dw = 0.0;
+        if (L->mask != TF_MASK_NONE) {
+            double rm = r[L->mask_layer_index];
+            if (L->mask == TF_MASK_CURVE) {
+                w = tf_curve_table_eval_inline(&L->mask_curve, rm);
+                dw = tf_curve_table_slope(&L->mask_curve, rm);
+            } else {
+                w = tf_mask_weight(L, rm);
+                /* smoothstep(s), s = 1 - d / falloff: dw/dr_m = 6 s (1 - s) ds/dr_m */
+                double beyond = rm < L->mask_min ? L->mask_min - rm
+                                : rm > L->mask_max ? rm - L->mask_max : 0.0;
+                if (beyond > 0.0 && beyond < L->mask_falloff) {
+                    double s = 1.0 - beyond * L->mask_inv_falloff;
+                    double dsdr = rm < L->mask_min ? L->mask_inv_falloff : -L->mask_inv_falloff;
+                    dw = 6.0 * s * (1.0 - s) * dsdr;
+                }
+            }
+        }
+        int m = L->mask_layer_index;
+        h += value * L->amp_scale * w;
+        hx += L->amp_scale * (rx[i] * w + (L->mask != TF_MASK_NONE ? value * dw * rx[m] : 0.0));
+        hy += L->amp_scale * (ry[i] * w + (L->mask != TF_MASK_NONE ? value * dw * ry[m] : 0.0));
+    }
+    if (t->has_output_curve) {
+        double slope = tf_curve_table_slope(&t->output_curve, h);
+        h = tf_curve_table_eval_inline(&t->output_curve, h);
+        hx *= slope;
+        hy *= slope;
+    }
+    if (dhdx)
+        *dhdx = hx;
+    if (dhdy)
+        *dhdy = hy;
+    return h;
+}
+
 void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double step,
                               int64_t i0, int64_t j0, size_t nx, size_t ny, float *out)
 {

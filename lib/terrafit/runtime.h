@@ -105,6 +105,17 @@ void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double st
 void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double step,
                               int64_t i0, int64_t j0, size_t nx, size_t ny, float *out);
 
+/* The raw height h at (x, y), as tf_terrain_sample gives it up to the
+ * rounding of a different evaluation order, and its gradient dh/dx,
+ * dh/dy in height units per world unit (either pointer may be NULL): the
+ * chain rule through the redistribution curves, masks, mask curves and the
+ * output curve (docs/spec.md, "Gradients"), with the base noises'
+ * derivatives analytic where docs/noise.md gives them and central
+ * differences otherwise. Normals without extra samples: (-dh/dx, -dh/dy, 1)
+ * normalized. Never allocates; safe from many threads. */
+double tf_terrain_sample_gradient(const tf_terrain *t, double x, double y, double *dhdx,
+                                  double *dhdy);
+
 /* (h - minValue) / (maxValue - minValue): 0..1 over the spec's stated range
  * (not clamped: a terrain may step outside the range it states). */
 double tf_terrain_normalize(const tf_terrain *t, double h);
