@@ -280,7 +280,10 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
         return cli_usage_error(cmd, "missing LAYER0 (a reference height image)");
     if (!req->output_path)
         return cli_usage_error(cmd, "missing -o SPEC (the terrain JSON file to write)");
-    if (req->max_layer_named >= 0 && (size_t)req->max_layer_named >= req->layer_count)
+    /* A single reference may be split into bands (--layers auto or N): the
+     * library checks the layer index against the band count then. */
+    if (req->max_layer_named >= 0 && (size_t)req->max_layer_named >= req->layer_count &&
+        !(req->layer_count == 1 && req->fit.layers != 1))
         return cli_usage_error(cmd,
                                "--noise or --layer-kind names layer %d, but %zu reference%s "
                                "give%s layers 0 to %zu",
@@ -396,12 +399,16 @@ static int put_text(tf_atomic_file *file, const char *text)
     return fwrite(text, 1, len, stream) == len ? 0 : -1;
 }
 
-/* --preview: the reference as the fit sees it, the sum of the layers'
- * offsets (value - 0.5; thesis 5.4.2, the sum the spec reproduces), beside
- * the spec rendered on a window of the same size at the origin, shaded over
- * the spec's range. Cells no layer covers show as no data. 0 on success. */
+/* --preview: the reference in the spec's height units beside the spec
+ * rendered on a window of the same size at the origin, shaded over the
+ * spec's range. The units: for one layer per reference, the sum of the
+ * layers' offsets (value - 0.5; thesis 5.4.2, the sum the spec
+ * reproduces); an auto-layered DEM's output curve maps to its values
+ * themselves (docs/fitting.md, section 11). Cells no layer covers show as
+ * no data. 0 on success. */
 static int write_fit_preview(const char *path, const char *spec_path, tf_layer_map *const *maps,
-                             size_t count, const tf_spec *spec, unsigned threads, tf_error *err)
+                             size_t count, int auto_layered, const tf_spec *spec,
+                             unsigned threads, tf_error *err)
 {
     size_t w = maps[0]->width, h = maps[0]->height, cells = w * h;
     float *reference = malloc(cells * sizeof *reference);
@@ -418,7 +425,7 @@ static int write_fit_preview(const char *path, const char *spec_path, tf_layer_m
         double sum = 0.0;
         int covered = 0;
         for (size_t i = 0; i < count; i++) {
-            sum += (double)maps[i]->value[k] - 0.5;
+            sum += (double)maps[i]->value[k] - (auto_layered ? 0.0 : 0.5);
             covered |= maps[i]->weight[k] > 0.0f;
         }
         reference[k] = covered ? (float)sum : NAN;
@@ -505,8 +512,8 @@ static int fit(fit_request *req)
      * the earlier ones are removed, so a failed run leaves none. */
     if (req->preview_path) {
         cli_progress_note(&progress, "writing", req->preview_path);
-        if (write_fit_preview(req->preview_path, req->output_path, maps, req->layer_count, spec,
-                              req->fit.threads, &err) != 0) {
+        if (write_fit_preview(req->preview_path, req->output_path, maps, req->layer_count,
+                              report.auto_layered, spec, req->fit.threads, &err) != 0) {
             cli_progress_finish(&progress);
             cli_fail_error(&err);
             goto done;
