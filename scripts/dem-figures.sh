@@ -7,7 +7,11 @@
 # With PICTURE_DIR, also writes PICTURE_DIR/NAME-hillshades.png per DEM:
 # reference | thesis one-layer fit | auto-layered fit (seed 0, rendered at
 # origin 5000,5000), shaded with one tint and relief scale.
-# Usage: scripts/dem-figures.sh TERRAFIT DEM_DIR [PICTURE_DIR]
+# With FIT_ARGS (environment), the auto-layered fits get those extra
+# arguments too, e.g. FIT_ARGS="--layer-kind 3=ridged,4=ridged,5=ridged"
+# (docs/fitting.md, "Layer kinds on the bands"); the `--layers 1` row does
+# not, and the auto row is labelled with them.
+# Usage: [FIT_ARGS=...] scripts/dem-figures.sh TERRAFIT DEM_DIR [PICTURE_DIR]
 #        (prints a markdown table)
 set -eu
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -17,6 +21,7 @@ fi
 terrafit=$1
 dem_dir=$2
 pictures=${3:-}
+fit_args=${FIT_ARGS:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 origins="5000,5000 -7000,3000 20000,-9000"
@@ -40,8 +45,11 @@ for dem in "$dem_dir"/*.png; do
     for mode in 1 auto; do
         : >"$tmp/$name.$mode"
         for seed in $seeds; do
+            extra=
+            [ "$mode" = auto ] && extra=$fit_args
             # shellcheck disable=SC2086
-            "$terrafit" fit "$dem" $valid --layers "$mode" --seed "$seed" -o "$tmp/spec.json" -q
+            "$terrafit" fit "$dem" $valid --layers "$mode" --seed "$seed" $extra \
+                -o "$tmp/spec.json" -q
             if [ -n "$pictures" ] && [ "$seed" = 0 ]; then
                 "$terrafit" render "$tmp/spec.json" -o "$tmp/pic.png" --size "$size" \
                     --origin 5000,5000 -q
@@ -105,9 +113,10 @@ png += chunk(b"IEND", b"")
 open(sys.argv[3], "wb").write(png)
 PY
     fi
-    python3 - "$name" "$tmp/$name.1" "$tmp/$name.auto" <<'PY'
+    python3 - "$name" "$tmp/$name.1" "$tmp/$name.auto" "$fit_args" <<'PY'
 import json, sys
 name = sys.argv[1]
+auto_label = "auto " + f"`{sys.argv[4]}`" if sys.argv[4] else "auto"
 def load(path):
     text, dec, i, out = open(path).read(), json.JSONDecoder(), 0, []
     while True:
@@ -131,7 +140,7 @@ one, auto = load(sys.argv[2]), load(sys.argv[3])
 ref = [fmt(mean(one, k, "a"), digits[k]) for k in per]
 cells = ["—", "—", ref[0], "—"] + ref[1:]
 print(f"| {name} | reference | " + " | ".join(cells) + " |")
-for label, rows in (("`--layers 1`", one), ("auto", auto)):
+for label, rows in (("`--layers 1`", one), (auto_label, auto)):
     cells = [fmt(mean(rows, "histogramChi2"), 4), fmt(mean(rows, "spectrumLogRms"), 3)]
     row = cells[:2] + [fmt(mean(rows, "spectralSlope", "b"), 2), fmt(mean(rows, "slopeChi2"), 3)]
     row += [fmt(mean(rows, k, "b"), digits[k]) for k in per[1:]]

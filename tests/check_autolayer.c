@@ -2,7 +2,8 @@
  * Check suite for auto-layering (issue 4): the band decomposition (sums
  * back, masked cells), frequency matching on known noise, mask curves
  * learned on a synthetic "rough where high" reference, the output curve,
- * --layers rules and determinism.
+ * --layers rules and determinism, and noises and layer kinds on the bands
+ * (issue 6).
  */
 #include <check.h>
 #include <math.h>
@@ -326,6 +327,112 @@ START_TEST(layers_option_rules)
 }
 END_TEST
 
+/* Noises and layer kinds on the bands (issue 6): per band or for all; each
+ * band's spec layer carries its kind, its curve is equalized against that
+ * kind's output distribution, the fit stays deterministic across thread
+ * counts, and the output curve still brings the histogram home. */
+static tf_spec *fit_kinds(const tf_layer_map *m, const tf_fit_options *base, unsigned threads,
+                          tf_fit_report *rep)
+{
+    tf_fit_options opt = *base;
+    opt.threads = threads;
+    tf_spec *spec = NULL;
+    tf_error err;
+    int rc = tf_fit(&m, 1, &opt, &spec, rep, NULL, NULL, &err);
+    ck_assert_msg(rc == 0, "fit failed: %s", err.message);
+    return spec;
+}
+
+START_TEST(layer_kinds_on_bands)
+{
+    tf_layer_map *ref = rough_where_high(96);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.layers = 3;
+    opt.noise = TF_NOISE_PERLIN;                        /* every band ... */
+    opt.layer_noise[1] = TF_NOISE_CELLULAR_F2_F1 + 1;   /* ... but band 1 */
+    opt.layer_fractal[2] = TF_FRACTAL_RIDGED + 1;       /* band 2 ridged */
+    tf_fit_report r1, r2;
+    tf_spec *a = fit_kinds(ref, &opt, 1, &r1), *b = fit_kinds(ref, &opt, 3, &r2);
+    ck_assert(r1.auto_layered);
+    ck_assert_uint_eq(a->layer_count, 3);
+    const tf_noise_type want_noise[3] = {TF_NOISE_PERLIN, TF_NOISE_CELLULAR_F2_F1,
+                                         TF_NOISE_PERLIN};
+    const tf_fractal_kind want_kind[3] = {TF_FRACTAL_NONE, TF_FRACTAL_NONE, TF_FRACTAL_RIDGED};
+    for (size_t k = 0; k < 3; k++) {
+        const tf_layer_spec *ls = &a->layers[k];
+        ck_assert_int_eq(ls->noise_type, want_noise[k]);
+        ck_assert_int_eq(ls->fractal_kind, want_kind[k]);
+        ck_assert_int_eq(r1.layers[k].noise, want_noise[k]);
+        ck_assert_int_eq(r1.layers[k].fractal, want_kind[k]);
+        /* Equalized against the layer's own output: the curve's first and
+         * last x are that kind's extreme unit-value quantiles. */
+        tf_layer_spec kind;
+        memset(&kind, 0, sizeof kind);
+        kind.noise_type = want_noise[k];
+        tf_fractal_set_defaults(&kind, want_kind[k]);
+        const double p[2] = {0.0, 1.0};
+        double q[2];
+        tf_error err;
+        ck_assert_int_eq(tf_layer_unit_quantiles(&kind, p, 2, q, &err), 0);
+        ck_assert_double_eq(ls->rd_points[0].x, q[0]);
+        ck_assert_double_eq(ls->rd_points[ls->rd_point_count - 1].x, q[1]);
+    }
+    /* The ridged band's curve is not a plain noise's: its x range differs
+     * from perlin's (ridged output is skewed toward its crests). */
+    ck_assert(a->layers[2].rd_points[0].x != a->layers[0].rd_points[0].x);
+    ck_assert_msg(r1.output_chi2_after <= 0.02, "output chi2 %g", r1.output_chi2_after);
+    tf_error err;
+    char *ja = tf_spec_to_json(a, &err), *jb = tf_spec_to_json(b, &err);
+    ck_assert_ptr_nonnull(ja);
+    ck_assert_str_eq(ja, jb);
+    ck_assert_ptr_nonnull(strstr(ja, "\"ridged\""));
+    ck_assert_ptr_nonnull(strstr(ja, "\"cellular-f2-f1\""));
+    /* The written spec is valid and renders. */
+    tf_spec *back = tf_spec_parse(ja, strlen(ja), "fitted", &err);
+    ck_assert_msg(back != NULL, "reparse: %s", err.message);
+    tf_layer_map *syn = render_far(back, 64);
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (size_t c = 0; c < 64 * 64; c++) {
+        lo = syn->value[c] < lo ? syn->value[c] : lo;
+        hi = syn->value[c] > hi ? syn->value[c] : hi;
+    }
+    ck_assert_msg(hi > lo, "flat render");
+    tf_layer_map_free(syn);
+    tf_spec_free(back);
+    free(ja), free(jb);
+    tf_spec_free(a), tf_spec_free(b);
+    tf_fit_report_free(&r1), tf_fit_report_free(&r2);
+
+    /* A kind named for a band beyond the split, and --noise auto, are
+     * refused with a clear message. */
+    tf_spec *spec = NULL;
+    tf_fit_options_init(&opt);
+    opt.layers = 3;
+    opt.layer_fractal[5] = TF_FRACTAL_BILLOW + 1;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "beyond the 3 bands"));
+    ck_assert_ptr_null(spec);
+    tf_fit_options_init(&opt);
+    opt.noise_auto = 1;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "--noise auto"));
+    /* With one layer, a kind for layer 1 is still refused. */
+    tf_fit_options_init(&opt);
+    opt.layers = 1;
+    opt.layer_fractal[1] = TF_FRACTAL_FBM + 1;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "layer 1"));
+    tf_layer_map_free(ref);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("autolayer");
@@ -339,6 +446,7 @@ int main(void)
     tcase_add_test(tc, deterministic_across_threads);
     tcase_add_test(tc, heavy_tailed_band_gets_a_gentler_curve);
     tcase_add_test(tc, layers_option_rules);
+    tcase_add_test(tc, layer_kinds_on_bands);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

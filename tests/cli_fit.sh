@@ -198,8 +198,8 @@ expect_message "a --noise index that is not a number exits 2" 2 "'x' is not a la
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise x=value
 expect_message "an empty --layer-kind list exits 2" 2 "an empty list" \
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --layer-kind ""
-expect_message "a layer kind for an auto-layered DEM exits 1" 1 "need one layer per reference" \
-    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/x.json" --layer-kind fbm
+expect_message "--noise auto for an auto-layered DEM exits 1" 1 "--noise auto needs one layer" \
+    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/x.json" --noise auto
 check "... and writes nothing" [ ! -e "$out/x.json" ]
 
 # ---- a flat layer is legal: a constant curve
@@ -337,5 +337,36 @@ expect_bad "an unwritable --preview fails before anything is written" "no-dir/pv
     "$ref" -o "$bad/spec.json" --preview "$bad/no-dir/pv.png" -q
 expect_message "--preview naming the spec is a usage error" 2 "same file" \
     "$TERRAFIT" fit "$ref" -o "$out/same.json" --preview "$out/same.json"
+
+# ---- noises and layer kinds on an auto-layered DEM (issue 6)
+
+expect "auto-layering with --noise perlin,2=value --layer-kind 3=ridged,4=billow exits 0" 0 \
+    "$TERRAFIT" fit "$ref" -o "$out/al-kinds.json" -r "$out/al-kinds-report.json" -q \
+    --noise perlin,2=value --layer-kind 3=ridged,4=billow
+check "... the report says auto-layered" \
+    grep -q '"autoLayered":[[:space:]]*true' "$out/al-kinds-report.json"
+al_types() { # the layers' baseNoise types and fractal kinds, in order, one line
+    sed -n 's/.*"type": *"\([a-z0-9-]*\)".*/\1/p; s/.*"kind": *"\([a-z]*\)".*/\1/p' "$1" | tr '\n' ' '
+}
+check "... the bands get perlin, perlin, value, perlin+ridged, perlin+billow" \
+    [ "$(al_types "$out/al-kinds.json")" = "perlin perlin value perlin ridged perlin billow " ]
+check "... the report names each band's noise and kind" \
+    sh -c "grep -q '\"noise\":[[:space:]]*\"value\"' '$out/al-kinds-report.json' &&
+        grep -q '\"fractal\":[[:space:]]*\"billow\"' '$out/al-kinds-report.json'"
+expect "... the spec validates" 0 "$TERRAFIT" validate "$out/al-kinds.json"
+expect "... and renders" 0 "$TERRAFIT" render "$out/al-kinds.json" -o "$out/al-kinds.png" \
+    --size 64x64 --origin 5000,5000 -q
+run "$TERRAFIT" fit "$ref" -o "$out/al-kinds-again.json" -q -j 1 \
+    --noise perlin,2=value --layer-kind 3=ridged,4=billow
+check "... deterministic (1 thread against several)" \
+    cmp -s "$out/al-kinds.json" "$out/al-kinds-again.json"
+expect "--noise 4=cellular-f2-f1 on the finest band exits 0" 0 \
+    "$TERRAFIT" fit "$ref" -o "$out/al-cell.json" -q --noise 4=cellular-f2-f1
+check "... only the finest band is cellular" \
+    [ "$(al_types "$out/al-cell.json")" = "simplex simplex simplex simplex cellular-f2-f1 " ]
+rm -f "$bad"/*
+expect_message "a kind beyond the bands exits 1" 1 "beyond the 5 bands" \
+    "$TERRAFIT" fit "$ref" -o "$bad/x.json" --layer-kind 7=ridged
+check "... and writes nothing" [ ! -e "$bad/x.json" ]
 
 tap_finish

@@ -16,6 +16,7 @@
 
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
+#include "runtime/fractal.h"
 #include "runtime/internal.h"
 #include "terrafit/terrafit.h"
 
@@ -62,7 +63,8 @@ typedef struct {
     const unsigned char *bin_of; /* coarse-elevation bin of each visible cell */
     const double *bin_x;         /* bin centres (median coarse value of each bin) */
     size_t bin_count;
-    double u_mean, u_sd; /* of the base noise's unit value */
+    const tf_layer_spec *kind; /* each band's noise and layer kind */
+    const double *u_mean, *u_sd; /* of each band's layer unit value */
     const tf_spec *spec; /* seeds and offsets */
     struct band_job *jobs;
 } band_shared;
@@ -136,6 +138,10 @@ static double band_chi2(const band_shared *sh, size_t k, const tf_curve *curve,
 {
     const tf_layer_spec *ls = &sh->spec->layers[k];
     band_job *job = &sh->jobs[k];
+    tf_layer_spec layer = sh->kind[k];
+    layer.seed = ls->seed;
+    tf_fractal_plan plan;
+    tf_fractal_plan_init(&plan, &layer);
     double f = job->frequency;
     double step = SAMPLE_LATTICE_STEP / f > 1.0 ? SAMPLE_LATTICE_STEP / f : 1.0;
     size_t m = BAND_CHI2_SIDE;
@@ -146,8 +152,8 @@ static double band_chi2(const band_shared *sh, size_t k, const tf_curve *curve,
         double y = TF_FIT_SYNTHESIS_OFFSET + (double)j * step;
         for (size_t i = 0; i < m; i++) {
             double x = TF_FIT_SYNTHESIS_OFFSET + (double)i * step;
-            double nv = tf_noise_eval(sh->opt->noise, ls->seed, x * f + ls->offset[0],
-                                      y * f + ls->offset[1], ls->offset[2]);
+            double nv = tf_fractal_plan_eval(&plan, x * f + ls->offset[0],
+                                             y * f + ls->offset[1], ls->offset[2], NULL, NULL);
             syn[j * m + i] = (float)tf_curve_eval(curve, (nv + 1.0) * 0.5);
         }
     }
@@ -241,8 +247,8 @@ static int band_fit_one(const band_shared *sh, size_t k)
     job->flat = sorted[0] == sorted[ns - 1];
     job->rd = malloc(sh->opt->points * sizeof *job->rd);
     if (!job->rd ||
-        tf_equalized_points(sorted, ns, sh->opt->noise, sh->opt->points, job->rd, &job->rd_count,
-                            &err) != 0) {
+        tf_equalized_points_layer(sorted, ns, &sh->kind[k], sh->opt->points, job->rd,
+                                  &job->rd_count, &err) != 0) {
         if (!job->rd)
             tf_error_set(&err, TF_ERR_NOMEM, "band %zu: out of memory", k);
         free(sorted);
@@ -257,10 +263,10 @@ static int band_fit_one(const band_shared *sh, size_t k)
      * the linear map with the same mean and standard deviation:
      * y = t y_eq + (1 - t) (mean + sd (x - u_mean) / u_sd), t = 3 / kurtosis. */
     job->blend = 1.0;
-    if (job->kurtosis > HEAVY_TAIL_KURTOSIS && sh->u_sd > 0.0) {
+    if (job->kurtosis > HEAVY_TAIL_KURTOSIS && sh->u_sd[k] > 0.0) {
         double t = HEAVY_TAIL_KURTOSIS / job->kurtosis, sd = sqrt(m2);
         for (size_t p = 0; p < job->rd_count; p++) {
-            double lin = m1 + sd * (job->rd[p].x - sh->u_mean) / sh->u_sd;
+            double lin = m1 + sd * (job->rd[p].x - sh->u_mean[k]) / sh->u_sd[k];
             job->rd[p].y = t * job->rd[p].y + (1.0 - t) * lin;
         }
         job->blend = t;
@@ -289,17 +295,20 @@ static void band_fit_range(void *ctx, size_t lo, size_t hi)
 
 typedef struct {
     const tf_spec *spec;
+    const tf_fractal_plan *plan;
     tf_curve **rd, **mask;
     double step;
     float *out; /* OUTPUT_SAMPLE_SIDE^2 layer sums */
 } stack_sampler;
 
 /* Layer k's redistributed value r = RD_k(u) at world point (x, y), the
- * runtime's steps 1-2 (docs/spec.md). */
-static double layer_redistributed(const tf_layer_spec *l, const tf_curve *rd, double x, double y)
+ * runtime's steps 1-2 (docs/spec.md): its base noise or fractal through
+ * the layer's plan, the function the runtime evaluates. */
+static double layer_redistributed(const tf_layer_spec *l, const tf_fractal_plan *plan,
+                                  const tf_curve *rd, double x, double y)
 {
-    double n = tf_noise_eval(l->noise_type, l->seed, x * l->frequency + l->offset[0],
-                             y * l->frequency + l->offset[1], l->offset[2]);
+    double n = tf_fractal_plan_eval(plan, x * l->frequency + l->offset[0],
+                                    y * l->frequency + l->offset[1], l->offset[2], NULL, NULL);
     return tf_curve_eval(rd, (n + 1.0) * 0.5);
 }
 
@@ -311,7 +320,7 @@ static double stack_sum(const stack_sampler *s, double x, double y)
     double h = 0.0, r0 = 0.0;
     for (size_t i = 0; i < spec->layer_count; i++) {
         const tf_layer_spec *l = &spec->layers[i];
-        double r = layer_redistributed(l, s->rd[i], x, y);
+        double r = layer_redistributed(l, &s->plan[i], s->rd[i], x, y);
         if (i == 0)
             r0 = r;
         double v = (r + l->pre_amp_shift) * l->amp_scale;
@@ -339,6 +348,7 @@ static void stack_rows(void *ctx, size_t j0, size_t j1)
  * offset: the maps whose spectra the calibration fits. */
 typedef struct {
     const tf_spec *spec;
+    const tf_fractal_plan *plan;
     tf_curve **rd, **mask;
     size_t w, h;
     float **maps; /* layer_count maps of w * h */
@@ -353,7 +363,7 @@ static void layer_rows(void *ctx, size_t j0, size_t j1)
         for (size_t i = 0; i < lr->w; i++) {
             double x = TF_FIT_SYNTHESIS_OFFSET + (double)i, r0 = 0.0;
             for (size_t k = 0; k < spec->layer_count; k++) {
-                double r = layer_redistributed(&spec->layers[k], lr->rd[k], x, y);
+                double r = layer_redistributed(&spec->layers[k], &lr->plan[k], lr->rd[k], x, y);
                 if (k == 0)
                     r0 = r;
                 if (lr->mask[k])
@@ -381,7 +391,12 @@ typedef struct {
     unsigned char *bin_of;
     double bin_x[TF_FIT_MASK_CURVE_BINS];
     tf_curve *rd[TF_FIT_MAX_BANDS], *mask[TF_FIT_MAX_BANDS];
-    double u_mean, u_sd;
+    /* Each band's noise and layer kind (--noise, --layer-kind, per band or
+     * for all), its unit value's mean and standard deviation, and the
+     * compiled plan of its spec layer (set with the layers). */
+    tf_layer_spec kind[TF_FIT_MAX_BANDS];
+    double u_mean[TF_FIT_MAX_BANDS], u_sd[TF_FIT_MAX_BANDS];
+    tf_fractal_plan plan[TF_FIT_MAX_BANDS];
 } autolayer_ctx;
 
 static void ctx_free(autolayer_ctx *c)
@@ -462,8 +477,11 @@ static int stage_frequencies(autolayer_ctx *c)
         rep->band_centroid = tf_band_centroid(&c->bands, k, &c->ref_spectrum);
         double f = NAN;
         if (rep->band_centroid > 0.0)
-            f = tf_band_match_frequency(&c->bands, k, c->opt->noise, rep->band_centroid,
-                                        &c->ref_spectrum, &e);
+            /* A fractal layer's frequency is matched as its base noise's
+             * (as the one-layer fit estimates it); the calibration then
+             * measures the layer's whole spectrum. */
+            f = tf_band_match_frequency(&c->bands, k, c->kind[k].noise_type,
+                                        rep->band_centroid, &c->ref_spectrum, &e);
         tf_frequency_estimate *est = &rep->frequency;
         est->peaks = est->white_noise_sigma = est->value_sigma = NAN;
         est->spectrum_misfit = est->visible_fraction = est->reference_peaks_per_pixel = NAN;
@@ -551,6 +569,7 @@ static int stage_band_fits(autolayer_ctx *c)
     sh.bin_of = c->bin_of;
     sh.bin_x = c->bin_x;
     sh.bin_count = TF_FIT_MASK_CURVE_BINS;
+    sh.kind = c->kind;
     sh.u_mean = c->u_mean;
     sh.u_sd = c->u_sd;
     sh.spec = c->spec;
@@ -573,7 +592,8 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
     for (size_t k = 0; k < count; k++) {
         tf_layer_spec *ls = &c->spec->layers[k];
         band_job *job = &c->jobs[k];
-        ls->noise_type = c->opt->noise;
+        tf_fractal_set_defaults(ls, c->kind[k].fractal_kind);
+        ls->noise_type = c->kind[k].noise_type;
         ls->frequency = job->frequency;
         ls->rd_interpolation = TF_INTERP_MONOTONE_CUBIC;
         ls->pre_amp_shift = 0.0;
@@ -588,8 +608,11 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
             (has_mask && !(c->mask[k] = tf_curve_new(job->mask, job->mask_count,
                                                      TF_INTERP_MONOTONE_CUBIC, c->err))))
             return -1;
+        tf_fractal_plan_init(&c->plan[k], ls);
 
         tf_fit_layer_report *rep = &c->report->layers[k];
+        rep->noise = ls->noise_type;
+        rep->fractal = ls->fractal_kind;
         rep->name = c->opt->names ? c->opt->names[0] : NULL;
         rep->visible_cells = tf_layer_map_visible_count(c->map);
         rep->opaque = 1;
@@ -645,7 +668,7 @@ static int stage_calibration(autolayer_ctx *c)
         if (!(maps[k] = malloc(c->cells * sizeof **maps)))
             rc = fail_nomem(c);
     if (rc == 0) {
-        layer_renderer lr = {c->spec, c->rd, c->mask, w, h, maps};
+        layer_renderer lr = {c->spec, c->plan, c->rd, c->mask, w, h, maps};
         autolayer_parallel_for(h, c->opt->threads, layer_rows, &lr);
         for (size_t k = 0; k < count && rc == 0; k++)
             rc = tf_radial_spectrum_compute(maps[k], NULL, w, h, &spectra[k], c->err);
@@ -679,7 +702,7 @@ static int stage_output_curve(autolayer_ctx *c)
         goto done;
     }
     double f0 = c->jobs[0].frequency;
-    stack_sampler ss = {c->spec, c->rd, c->mask,
+    stack_sampler ss = {c->spec, c->plan, c->rd, c->mask,
                         SAMPLE_LATTICE_STEP / f0 > 1.0 ? SAMPLE_LATTICE_STEP / f0 : 1.0, sums};
     autolayer_parallel_for(m, c->opt->threads, stack_rows, &ss);
     tf_error e;
@@ -759,27 +782,39 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     c.err = err;
     c.cells = map->width * map->height;
 
-    /* The base-noise sample (equalization) and spectrum (matching), built
-     * once per process; their cost is reported on its own. */
     double t0 = now_seconds();
-    const double *u = fit_noise_sample(opt->noise, err);
-    if (!u || autolayer_noise_spectrum_prepare(opt->noise, err) != 0)
-        return -1;
-    report->seconds_noise_sample = now_seconds() - t0;
-    /* The noise's mean and standard deviation of u (for gentle curves). */
-    double s1 = 0.0, s2 = 0.0;
-    for (size_t i = 0; i < TF_NOISE_SAMPLE_COUNT; i++)
-        s1 += u[i];
-    c.u_mean = s1 / (double)TF_NOISE_SAMPLE_COUNT;
-    for (size_t i = 0; i < TF_NOISE_SAMPLE_COUNT; i++)
-        s2 += (u[i] - c.u_mean) * (u[i] - c.u_mean);
-    c.u_sd = sqrt(s2 / (double)TF_NOISE_SAMPLE_COUNT);
-
-    t0 = now_seconds();
     if (stage_bands(&c, count) != 0)
         goto fail;
     count = c.bands.count;
     report->seconds_bands = now_seconds() - t0;
+    if (fit_check_layer_kinds(opt, count, err) != 0) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "%s: a noise or kind is given for a layer beyond the %zu bands the DEM "
+                     "splits into (layers 0 to %zu)",
+                     label, count, count - 1);
+        goto fail;
+    }
+
+    /* Each band's noise and kind; the layer sample (equalization) and the
+     * base noise's spectrum (matching) are built once per kind and process;
+     * their cost is reported on its own. */
+    t0 = now_seconds();
+    for (size_t k = 0; k < count; k++) {
+        int try_auto;
+        fit_layer_kind_of(opt, k, &c.kind[k], &try_auto);
+        const double *u = fit_layer_sample(&c.kind[k], err);
+        if (!u || autolayer_noise_spectrum_prepare(c.kind[k].noise_type, err) != 0)
+            goto fail;
+        /* The unit value's mean and standard deviation (gentle curves). */
+        double s1 = 0.0, s2 = 0.0;
+        for (size_t i = 0; i < TF_NOISE_SAMPLE_COUNT; i++)
+            s1 += u[i];
+        c.u_mean[k] = s1 / (double)TF_NOISE_SAMPLE_COUNT;
+        for (size_t i = 0; i < TF_NOISE_SAMPLE_COUNT; i++)
+            s2 += (u[i] - c.u_mean[k]) * (u[i] - c.u_mean[k]);
+        c.u_sd[k] = sqrt(s2 / (double)TF_NOISE_SAMPLE_COUNT);
+    }
+    report->seconds_noise_sample = now_seconds() - t0;
     size_t total = count + 3, done = 1;
     set_progress(progress, user, done, total);
 
@@ -789,6 +824,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     report->points = opt->points;
     report->frequency_method = opt->frequency;
     report->noise = opt->noise;
+    report->fractal = opt->fractal;
     report->seed = opt->seed;
     report->auto_layered = 1;
     report->layers = calloc(count, sizeof *report->layers);

@@ -41,6 +41,15 @@ int autolayer_calibrate_amplitudes(const tf_radial_spectrum *layer_spectra,
                                    const tf_radial_spectrum *ref, size_t count, double *amp,
                                    double *rms_out, tf_error *err);
 
+/* Layer (band) i's base noise and layer kind from the options (noise_type
+ * and the fractal with its kind's defaults; the rest zeroed); *try_auto
+ * says whether the options ask for the --noise auto trials (fit.c). */
+void fit_layer_kind_of(const tf_fit_options *opt, size_t i, tf_layer_spec *kind, int *try_auto);
+
+/* 0 when no per-layer noise or kind names a layer at or beyond `count`;
+ * else -1 with err filled. */
+int fit_check_layer_kinds(const tf_fit_options *opt, size_t count, tf_error *err);
+
 /* Fit `map` as `count` band layers (0: automatic count). `report` is filled
  * (zeroed first; free with tf_fit_report_free even on failure). `label`
  * names the reference in messages. 0 on success with *spec_out set. */

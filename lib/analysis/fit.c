@@ -491,6 +491,20 @@ static void task_mask(fit_pool *pool, size_t task)
     pool_step_done(pool);
 }
 
+/* The per-layer noises and kinds name layers below `count`. */
+int fit_check_layer_kinds(const tf_fit_options *opt, size_t count, tf_error *err)
+{
+    for (size_t i = count; i < TF_MAX_LAYERS; i++)
+        if (opt->layer_noise[i] || opt->layer_fractal[i]) {
+            tf_error_set(err, TF_ERR_ARGUMENT,
+                         "fit: a noise or kind is given for layer %zu, but there %s only %zu "
+                         "layer%s",
+                         i, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+            return -1;
+        }
+    return 0;
+}
+
 /* ------------------------------------------------------------- checking */
 
 static const char *layer_label(const tf_fit_options *opt, size_t i, char *buf, size_t size)
@@ -537,14 +551,11 @@ static int check_inputs(const tf_layer_map *const *layers, size_t count,
             tf_error_set(err, TF_ERR_ARGUMENT, "fit: layer %zu: unknown noise or kind code", i);
             return -1;
         }
-        if ((ln || lf) && i >= count) {
-            tf_error_set(err, TF_ERR_ARGUMENT,
-                         "fit: a noise or kind is given for layer %zu, but there %s only %zu "
-                         "layer%s",
-                         i, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
-            return -1;
-        }
     }
+    /* A single reference may be split into bands (fit_by_bands): its layer
+     * count is known only then, and checked there. */
+    if (!(count == 1 && opt->layers != 1) && fit_check_layer_kinds(opt, count, err) != 0)
+        return -1;
     if (!tf_frequency_method_name(opt->frequency)) {
         tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown frequency method %d",
                      (int)opt->frequency);
@@ -640,9 +651,9 @@ static void free_jobs(layer_job *jobs, size_t count)
 }
 
 /* Layer i's noise and kind from the options (docs/fitting.md, "Noises and
- * layer kinds"); *try_auto says whether it tries the auto candidates. */
-static void layer_kind_of(const tf_fit_options *opt, size_t i, tf_layer_spec *kind,
-                          int *try_auto)
+ * layer kinds"); *try_auto says whether it tries the auto candidates.
+ * Auto-layering (autolayer.c) takes its bands' kinds from here too. */
+void fit_layer_kind_of(const tf_fit_options *opt, size_t i, tf_layer_spec *kind, int *try_auto)
 {
     memset(kind, 0, sizeof *kind);
     unsigned ln = i < TF_MAX_LAYERS ? opt->layer_noise[i] : 0;
@@ -652,15 +663,15 @@ static void layer_kind_of(const tf_fit_options *opt, size_t i, tf_layer_spec *ki
     tf_fractal_set_defaults(kind, lf ? (tf_fractal_kind)(lf - 1) : opt->fractal);
 }
 
-/* The auto-layering stage evaluates its bands with tf_noise_eval and one
- * noise for all bands: it takes the runtime's own two noises only. */
-static int needs_layer_kinds(const tf_fit_options *opt)
+/* Auto-layering takes every noise and layer kind, for all bands or per
+ * band, but not yet the --noise auto trials (their scores need a layer
+ * fitted alone against its own reference, which a band is not). */
+static int needs_noise_auto(const tf_fit_options *opt)
 {
-    if (opt->noise_auto || opt->fractal != TF_FRACTAL_NONE ||
-        opt->noise > TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
+    if (opt->noise_auto)
         return 1;
     for (size_t i = 0; i < TF_MAX_LAYERS; i++)
-        if (opt->layer_noise[i] || opt->layer_fractal[i])
+        if (opt->layer_noise[i] == TF_FIT_LAYER_NOISE_AUTO)
             return 1;
     return 0;
 }
@@ -701,12 +712,13 @@ static int fit_by_bands(const tf_layer_map *const *layers, size_t count,
     }
     size_t bands = opt->layers ? opt->layers : tf_bands_auto_count(map->width, map->height);
     if (!full || bands < 2 || map->width < 8 || map->height < 8)
-        return 0; /* too small for two bands: the thesis's one layer */
-    if (needs_layer_kinds(opt)) {
+        /* too small for two bands: the thesis's one layer */
+        return fit_check_layer_kinds(opt, 1, err) != 0 ? -1 : 0;
+    if (needs_noise_auto(opt)) {
         tf_error_set(err, TF_ERR_ARGUMENT,
-                     "%s: --noise other than simplex or perlin-reference-simplex, --noise auto "
-                     "and --layer-kind need one layer per reference; a single DEM split into "
-                     "bands does not take them yet (use --layers 1)",
+                     "%s: --noise auto needs one layer per reference; a single DEM split into "
+                     "bands takes a noise per band instead (--noise TYPE or --noise K=TYPE), "
+                     "or use --layers 1",
                      name);
         return -1;
     }
@@ -779,7 +791,7 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     double t_sample = now_seconds();
     for (size_t i = 0; i < count; i++) {
         layer_job *job = &jobs[i];
-        layer_kind_of(opt, i, &job->kind, &job->try_auto);
+        fit_layer_kind_of(opt, i, &job->kind, &job->try_auto);
         if (!job->try_auto && !fit_layer_sample(&job->kind, err))
             goto fail;
     }
@@ -1012,9 +1024,11 @@ static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int auto_la
             bad |= add_number(band, "maskCurveMin", r->mask_curve_min) |
                    add_number(band, "maskCurveMax", r->mask_curve_max);
     }
+    /* Every layer's noise and kind, a band's too (--noise/--layer-kind per
+     * band). */
+    bad |= add_string(o, "noise", tf_noise_type_name(r->noise)) |
+           add_string(o, "fractal", tf_fractal_kind_name(r->fractal));
     if (!auto_layered) {
-        bad |= add_string(o, "noise", tf_noise_type_name(r->noise)) |
-               add_string(o, "fractal", tf_fractal_kind_name(r->fractal));
         if (r->noise_candidate_count) {
             cJSON *nc = cJSON_AddArrayToObject(o, "noiseCandidates");
             if (!nc)
