@@ -66,7 +66,8 @@ tf_heightmap *io_f32_read(const char *path, tf_error *err)
     unsigned char *data = NULL;
     cJSON *root = NULL;
     size_t size;
-    unsigned char *text = io_heightmap_slurp(sidecar, MAX_SIDECAR_BYTES, &size, err);
+    unsigned char *text =
+        io_read_file(sidecar, MAX_SIDECAR_BYTES, "a sidecar", &size, err);
     if (!text)
         goto done;
     root = cJSON_ParseWithLength((const char *)text, size);
@@ -86,7 +87,7 @@ tf_heightmap *io_f32_read(const char *path, tf_error *err)
     if (!map)
         goto done;
     size_t n = map->width * map->height;
-    data = io_heightmap_slurp(path, n * 4, &size, err);
+    data = io_read_file(path, n * 4, "the size its sidecar gives", &size, err);
     if (!data) {
         tf_heightmap_free(map);
         map = NULL;

@@ -1,7 +1,7 @@
 /*
  * Private to lib/io: the raw float heightmap decoders behind
- * tf_heightmap_read (PFM, f32 + sidecar) and the whole-file reader they
- * share. Values come back exactly as stored, never normalized.
+ * tf_heightmap_read (PFM, f32 + sidecar). Values come back exactly as
+ * stored, never normalized.
  */
 #ifndef TF_IO_HEIGHTMAP_INTERNAL_H
 #define TF_IO_HEIGHTMAP_INTERNAL_H
@@ -10,11 +10,6 @@
 
 #include "io/io_internal.h"
 #include "terrafit/terrafit.h"
-
-/* The whole file plus a NUL, refused beyond `max_bytes`. NULL (err set) on
- * failure, including an empty file. */
-unsigned char *io_heightmap_slurp(const char *path, size_t max_bytes, size_t *size,
-                                  tf_error *err);
 
 /* A tf_heightmap with `width` x `height` values (checked against
  * TF_MAX_IMAGE_SIDE / TF_MAX_IMAGE_PIXELS), not georeferenced. NULL (err

@@ -21,52 +21,6 @@
  * long numbers: 32 bytes a cell. */
 #define ASC_BYTES_PER_CELL 32
 
-unsigned char *io_heightmap_slurp(const char *path, size_t max_bytes, size_t *size,
-                                  tf_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tf_error_set(err, TF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        tf_error_set(err, TF_ERR_IO, "%s: not a regular file", path);
-        return NULL;
-    }
-    if ((uintmax_t)st.st_size > max_bytes) {
-        fclose(f);
-        tf_error_set(err, TF_ERR_LIMIT, "%s: %jd bytes, more than the %zu expected", path,
-                     (intmax_t)st.st_size, max_bytes);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    unsigned char *buf = malloc(n + 1);
-    if (!buf) {
-        fclose(f);
-        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory reading the file", path);
-        return NULL;
-    }
-    size_t got = fread(buf, 1, n, f);
-    int failed = ferror(f) || got != n;
-    int e = errno;
-    fclose(f);
-    if (failed) {
-        free(buf);
-        tf_error_set(err, TF_ERR_IO, "%s: cannot read: %s", path, strerror(e ? e : EIO));
-        return NULL;
-    }
-    if (n == 0) {
-        free(buf);
-        tf_error_set(err, TF_ERR_PARSE, "%s: empty file (0 bytes)", path);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *size = n;
-    return buf;
-}
-
 tf_heightmap *io_heightmap_alloc(const char *path, uint64_t width, uint64_t height,
                                  tf_error *err)
 {
@@ -134,7 +88,7 @@ static tf_heightmap *read_r16(const char *path, size_t width, size_t height, tf_
 {
     size_t size;
     unsigned char *data =
-        io_heightmap_slurp(path, (size_t)2 * TF_MAX_IMAGE_PIXELS, &size, err);
+        io_read_file(path, (size_t)2 * TF_MAX_IMAGE_PIXELS, "this kind of file", &size, err);
     if (!data)
         return NULL;
     if (width == 0 && height == 0) {
@@ -208,8 +162,8 @@ static int asc_header_value(const char *path, io_cursor *c, const io_token *key,
 static tf_heightmap *read_asc(const char *path, tf_error *err)
 {
     size_t size;
-    unsigned char *data = io_heightmap_slurp(
-        path, (size_t)ASC_BYTES_PER_CELL * TF_MAX_IMAGE_PIXELS, &size, err);
+    unsigned char *data = io_read_file(
+        path, (size_t)ASC_BYTES_PER_CELL * TF_MAX_IMAGE_PIXELS, "this kind of file", &size, err);
     if (!data)
         return NULL;
     io_cursor c = {(const char *)data, (const char *)data + size, 1};
@@ -306,8 +260,8 @@ tf_heightmap *tf_heightmap_read(const char *path, tf_heightmap_format format, si
         break;
     case TF_HEIGHTMAP_PFM: {
         size_t size;
-        unsigned char *data = io_heightmap_slurp(
-            path, (size_t)4 * TF_MAX_IMAGE_PIXELS + 4096, &size, err);
+        unsigned char *data = io_read_file(
+            path, (size_t)4 * TF_MAX_IMAGE_PIXELS + 4096, "this kind of file", &size, err);
         if (data)
             map = io_pfm_decode(path, data, size, err);
         free(data);

@@ -126,10 +126,8 @@ size_t tf_layer_map_visible_count(const tf_layer_map *map)
 
 /* ---------------------------------------------------------- whole files */
 
-/* The file's bytes plus a NUL (so text readers may look one past the end).
- * The size is checked before reading when the file system knows it, and
- * while reading otherwise (pipes). */
-static unsigned char *read_whole_file(const char *path, size_t *size, tf_error *err)
+unsigned char *io_read_file(const char *path, size_t max_bytes, const char *limit_name,
+                            size_t *size, tf_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -145,12 +143,10 @@ static unsigned char *read_whole_file(const char *path, size_t *size, tf_error *
             return NULL;
         }
         if (S_ISREG(st.st_mode)) {
-            if ((uintmax_t)st.st_size > TF_MAX_REFERENCE_BYTES) {
+            if ((uintmax_t)st.st_size > max_bytes) {
                 fclose(f);
-                tf_error_set(err, TF_ERR_LIMIT,
-                             "%s: %jd bytes, beyond the limit of %zu bytes for a reference "
-                             "file (TF_MAX_REFERENCE_BYTES)",
-                             path, (intmax_t)st.st_size, TF_MAX_REFERENCE_BYTES);
+                tf_error_set(err, TF_ERR_LIMIT, "%s: %jd bytes, beyond the limit of %zu bytes for %s",
+                             path, (intmax_t)st.st_size, max_bytes, limit_name);
                 return NULL;
             }
             cap = (size_t)st.st_size + 1; /* +1: reaching it proves the end */
@@ -161,18 +157,16 @@ static unsigned char *read_whole_file(const char *path, size_t *size, tf_error *
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
-        if (n > TF_MAX_REFERENCE_BYTES) {
+        if (n > max_bytes) {
             free(buf);
             fclose(f);
-            tf_error_set(err, TF_ERR_LIMIT,
-                         "%s: more than %zu bytes, the limit for a reference file "
-                         "(TF_MAX_REFERENCE_BYTES)",
-                         path, TF_MAX_REFERENCE_BYTES);
+            tf_error_set(err, TF_ERR_LIMIT, "%s: more than %zu bytes, the limit for %s", path,
+                         max_bytes, limit_name);
             return NULL;
         }
         if (n < cap)
             break; /* end of file or an error, told apart below */
-        size_t bigger = cap * 2 > TF_MAX_REFERENCE_BYTES + 1 ? TF_MAX_REFERENCE_BYTES + 1 : cap * 2;
+        size_t bigger = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
         unsigned char *grown = realloc(buf, bigger + 1);
         if (!grown) {
             free(buf);
@@ -329,7 +323,8 @@ static int load_decoded(const char *path, bool want_zero, io_decoded *out, tf_er
         return -1;
     }
     size_t size = 0;
-    unsigned char *data = read_whole_file(path, &size, err);
+    unsigned char *data = io_read_file(path, TF_MAX_REFERENCE_BYTES,
+                                       "a reference file (TF_MAX_REFERENCE_BYTES)", &size, err);
     if (!data)
         return -1;
     content_kind kind = detect_kind(data, size);

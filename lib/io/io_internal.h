@@ -35,6 +35,14 @@ int io_read_asc(const char *path, const unsigned char *data, size_t size, bool w
  * TF_MAX_REFERENCE_PIXELS). Checked before anything is allocated. */
 int io_check_size(const char *path, uint64_t width, uint64_t height, tf_error *err);
 
+/* The whole file plus a NUL (so text readers may look one past the end),
+ * refused beyond `max_bytes` ("beyond the limit ... for LIMIT_NAME"),
+ * checked before reading when the file system knows the size and while
+ * reading otherwise (pipes). NULL (err set) on failure, an empty file and
+ * a directory included. */
+unsigned char *io_read_file(const char *path, size_t max_bytes, const char *limit_name,
+                            size_t *size, tf_error *err);
+
 /* A map of a checked size, value 0.5, weight 1, bits 0, channels 1, z range
  * [0, 1], plus the zero flags (all 0) when want_zero. -1 on failure. */
 int io_decoded_alloc(const char *path, size_t width, size_t height, bool want_zero,
