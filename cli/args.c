@@ -215,6 +215,34 @@ bool cli_parse_count_pair(const char *text, char sep, unsigned long long *first,
            parse_count_prefix(end + 1, second, &end, too_big) && *end == '\0';
 }
 
+/* ---- options several commands share */
+
+int cli_option_origin(const char *command, const char *value, double *x, double *y)
+{
+    if (!cli_parse_double_pair(value, ',', x, y))
+        return cli_usage_error(command, "invalid --origin '%s': expected X,Y, e.g. -256,128.5",
+                               value);
+    return CLI_EXIT_OK;
+}
+
+int cli_option_step(const char *command, const char *value, double *step)
+{
+    if (!cli_parse_double(value, step) || !(*step > 0.0))
+        return cli_usage_error(command, "invalid --step '%s': expected a number > 0", value);
+    return CLI_EXIT_OK;
+}
+
+int cli_option_threads(const char *command, const char *value, unsigned *threads)
+{
+    unsigned long long count;
+    bool too_big;
+    if (!cli_parse_count(value, &count, &too_big) || too_big || count > CLI_MAX_THREADS)
+        return cli_usage_error(command, "invalid --threads '%s': expected 0 to %d", value,
+                               CLI_MAX_THREADS);
+    *threads = (unsigned)count;
+    return CLI_EXIT_OK;
+}
+
 /* ---- inputs */
 
 bool cli_looks_like_spec(const char *path)

@@ -100,6 +100,19 @@ bool cli_parse_double_pair(const char *text, char sep, double *first, double *se
 bool cli_parse_count_pair(const char *text, char sep, unsigned long long *first,
                           unsigned long long *second, bool *too_big);
 
+/* ---- options several commands share: each parses VALUE for COMMAND and
+ * returns CLI_EXIT_OK, or prints the usage error and returns
+ * CLI_EXIT_USAGE (the same message in every command). */
+
+#define CLI_MAX_THREADS 1024
+
+/* --origin X,Y */
+int cli_option_origin(const char *command, const char *value, double *x, double *y);
+/* --step S, S > 0 */
+int cli_option_step(const char *command, const char *value, double *step);
+/* --threads N, 0 (one per core) to CLI_MAX_THREADS */
+int cli_option_threads(const char *command, const char *value, unsigned *threads);
+
 /* ---- inputs */
 
 /* A terrain spec rather than a heightmap: a file named *.json, or whose

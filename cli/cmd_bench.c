@@ -16,7 +16,6 @@
 #define DEFAULT_REPEAT 5
 #define MAX_SIZE 8192
 #define MAX_REPEAT 1000
-#define MAX_THREADS 1024
 
 enum { OPT_HELP, OPT_SIZE, OPT_REPEAT, OPT_THREADS, OPT_JSON, OPT_SUITE, OPT_SIMD };
 
@@ -108,7 +107,7 @@ int cmd_bench(int argc, char **argv)
             opts.repeat = (int)count;
             break;
         case OPT_THREADS:
-            status = parse_bounded(cmd, "threads", v, 0, MAX_THREADS, &count);
+            status = parse_bounded(cmd, "threads", v, 0, CLI_MAX_THREADS, &count);
             opts.threads = (unsigned)count;
             break;
         case OPT_JSON:

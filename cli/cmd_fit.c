@@ -19,7 +19,6 @@
     "auto, simplex, perlin-reference-simplex, perlin, exponential-perlin, polynomial, value, " \
     "cellular-f1, cellular-f2 or cellular-f2-f1"
 #define KIND_NAMES "none, fbm, ridged, billow, swiss or jordan"
-#define MAX_THREADS 1024
 
 enum {
     OPT_HELP,
@@ -253,10 +252,8 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
             req->report_path = v;
             break;
         case OPT_THREADS:
-            if (!cli_parse_count(v, &count, &too_big) || too_big || count > MAX_THREADS)
-                return cli_usage_error(cmd, "invalid --threads '%s': expected 0 to %d", v,
-                                       MAX_THREADS);
-            req->fit.threads = (unsigned)count;
+            if (cli_option_threads(cmd, v, &req->fit.threads) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_QUIET:
             req->quiet = true;

@@ -129,13 +129,12 @@ static int parse_request(int argc, char **argv, mesh_request *req, bool *help_pr
             req->size_text = v;
             break;
         case OPT_ORIGIN:
-            if (!cli_parse_double_pair(v, ',', &req->origin_x, &req->origin_y))
-                return cli_usage_error(cmd, "invalid --origin '%s': expected X,Y, e.g. -256,128.5",
-                                       v);
+            if (cli_option_origin(cmd, v, &req->origin_x, &req->origin_y) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_STEP:
-            if (!cli_parse_double(v, &req->step) || !(req->step > 0.0))
-                return cli_usage_error(cmd, "invalid --step '%s': expected a number > 0", v);
+            if (cli_option_step(cmd, v, &req->step) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_TILE:
             if (!parse_tile(v, &req->tile_x, &req->tile_y))

@@ -17,7 +17,6 @@
 /* Renders smaller than this finish before a bar would be worth reading. */
 #define PROGRESS_MIN_PIXELS ((unsigned long long)1 << 20)
 /* More threads than this only adds start-up cost. */
-#define MAX_THREADS 1024
 #define FORMAT_NAMES "png16, png8, pgm16, r16, f32, pfm or asc"
 /* A tiled world's side may pass TF_MAX_IMAGE_SIDE (only a tile is held in
  * memory); lattice indices must stay exact doubles (below 2^53). */
@@ -177,7 +176,6 @@ static int parse_request(int argc, char **argv, render_request *req, bool *help_
     for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
         const char *v = args.value;
         bool too_big = false;
-        unsigned long long count;
         switch (id) {
         case CLI_ARGS_ERROR:
             return CLI_EXIT_USAGE;
@@ -202,13 +200,12 @@ static int parse_request(int argc, char **argv, render_request *req, bool *help_
             size_text = v;
             break;
         case OPT_ORIGIN:
-            if (!cli_parse_double_pair(v, ',', &req->origin_x, &req->origin_y))
-                return cli_usage_error(cmd, "invalid --origin '%s': expected X,Y, e.g. -256,128.5",
-                                       v);
+            if (cli_option_origin(cmd, v, &req->origin_x, &req->origin_y) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_STEP:
-            if (!cli_parse_double(v, &req->step) || !(req->step > 0.0))
-                return cli_usage_error(cmd, "invalid --step '%s': expected a number > 0", v);
+            if (cli_option_step(cmd, v, &req->step) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_FORMAT:
             if (tf_heightmap_format_from_name(v, &req->format) != 0)
@@ -216,10 +213,8 @@ static int parse_request(int argc, char **argv, render_request *req, bool *help_
             req->format_given = true;
             break;
         case OPT_THREADS:
-            if (!cli_parse_count(v, &count, &too_big) || too_big || count > MAX_THREADS)
-                return cli_usage_error(cmd, "invalid --threads '%s': expected 0 to %d", v,
-                                       MAX_THREADS);
-            req->threads = (unsigned)count;
+            if (cli_option_threads(cmd, v, &req->threads) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_PREVIEW:
             req->preview_path = v;

@@ -17,7 +17,6 @@
 
 /* As `terrafit render --tile`: lattice indices stay exact doubles. */
 #define MAX_WORLD_SIDE ((unsigned long long)1 << 40)
-#define MAX_THREADS 1024
 
 enum {
     OPT_HELP,
@@ -119,7 +118,6 @@ static int parse_request(int argc, char **argv, tiles_request *req, bool *help_p
     for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
         const char *v = args.value;
         bool too_big = false;
-        unsigned long long count;
         switch (id) {
         case CLI_ARGS_ERROR:
             return CLI_EXIT_USAGE;
@@ -160,14 +158,13 @@ static int parse_request(int argc, char **argv, tiles_request *req, bool *help_p
             req->pattern = v;
             break;
         case OPT_ORIGIN:
-            if (!cli_parse_double_pair(v, ',', &req->origin_x, &req->origin_y))
-                return cli_usage_error(cmd, "invalid --origin '%s': expected X,Y, e.g. -256,128.5",
-                                       v);
+            if (cli_option_origin(cmd, v, &req->origin_x, &req->origin_y) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             req->origin_text = v;
             break;
         case OPT_STEP:
-            if (!cli_parse_double(v, &req->step) || !(req->step > 0.0))
-                return cli_usage_error(cmd, "invalid --step '%s': expected a number > 0", v);
+            if (cli_option_step(cmd, v, &req->step) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             req->step_text = v;
             break;
         case OPT_FORMAT:
@@ -191,12 +188,13 @@ static int parse_request(int argc, char **argv, tiles_request *req, bool *help_p
                                        v);
             req->height_scale_text = v;
             break;
-        case OPT_THREADS:
-            if (!cli_parse_count(v, &count, &too_big) || too_big || count > MAX_THREADS)
-                return cli_usage_error(cmd, "invalid --threads '%s': expected 0 to %d", v,
-                                       MAX_THREADS);
+        case OPT_THREADS: {
+            unsigned threads; /* checked here, passed on as text */
+            if (cli_option_threads(cmd, v, &threads) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             req->threads_text = v;
             break;
+        }
         case OPT_PROGRAM:
             if (!*v)
                 return cli_usage_error(cmd, "--terrafit needs a program name");
