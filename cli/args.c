@@ -217,6 +217,14 @@ bool cli_parse_count_pair(const char *text, char sep, unsigned long long *first,
 
 /* ---- options several commands share */
 
+int cli_option_spec(const char *command, const char *value, const char **spec)
+{
+    if (*spec)
+        return cli_usage_error(command, "one SPEC expected, got '%s' and '%s'", *spec, value);
+    *spec = value;
+    return CLI_EXIT_OK;
+}
+
 int cli_option_origin(const char *command, const char *value, double *x, double *y)
 {
     if (!cli_parse_double_pair(value, ',', x, y))

@@ -106,6 +106,8 @@ bool cli_parse_count_pair(const char *text, char sep, unsigned long long *first,
 
 #define CLI_MAX_THREADS 1024
 
+/* The one positional SPEC: the first sets *spec, a second is an error. */
+int cli_option_spec(const char *command, const char *value, const char **spec);
 /* --origin X,Y */
 int cli_option_origin(const char *command, const char *value, double *x, double *y);
 /* --step S, S > 0 */

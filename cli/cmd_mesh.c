@@ -109,10 +109,8 @@ static int parse_request(int argc, char **argv, mesh_request *req, bool *help_pr
         case CLI_ARGS_ERROR:
             return CLI_EXIT_USAGE;
         case CLI_ARGS_POSITIONAL:
-            if (req->spec_path)
-                return cli_usage_error(cmd, "one SPEC expected, got '%s' and '%s'", req->spec_path,
-                                       v);
-            req->spec_path = v;
+            if (cli_option_spec(cmd, v, &req->spec_path) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_HELP:
             print_usage();

@@ -96,10 +96,8 @@ int cmd_sample(int argc, char **argv)
         case CLI_ARGS_ERROR:
             return CLI_EXIT_USAGE;
         case CLI_ARGS_POSITIONAL:
-            if (spec_path)
-                return cli_usage_error("sample", "one SPEC expected, got '%s' and '%s'", spec_path,
-                                       args.value);
-            spec_path = args.value;
+            if (cli_option_spec("sample", args.value, &spec_path) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_HELP:
             print_usage();

@@ -356,10 +356,8 @@ int cmd_info(int argc, char **argv)
         case CLI_ARGS_ERROR:
             return CLI_EXIT_USAGE;
         case CLI_ARGS_POSITIONAL:
-            if (spec_path)
-                return cli_usage_error("info", "one SPEC expected, got '%s' and '%s'", spec_path,
-                                       args.value);
-            spec_path = args.value;
+            if (cli_option_spec("info", args.value, &spec_path) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case INFO_HELP:
             print_info_usage();
