@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "terrafit/runtime.h"
+#include "runtime/noise.h"
 #include "testutil.h"
 
 /* Reads "a b c ..." lines of numbers (hex or decimal), skipping '#'.
@@ -192,6 +193,33 @@ START_TEST(non_finite_and_huge_coordinates)
 }
 END_TEST
 
+/* The analytic gradient (docs/noise.md, "simplex", gradient): the value
+ * has tf_simplex2's bits, the derivatives agree with central differences,
+ * and out-of-range points give NaN everywhere. */
+START_TEST(simplex_gradient_is_analytic)
+{
+    uint64_t state = 5;
+    for (int k = 0; k < 2000; k++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        double x = (double)(state >> 11) * 0x1p-53 * 200.0 - 100.0;
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        double y = (double)(state >> 11) * 0x1p-53 * 200.0 - 100.0;
+        uint32_t seed = (uint32_t)(state >> 32);
+        double dx, dy, n = tf_simplex2_deriv(seed, x, y, &dx, &dy);
+        double plain = tf_simplex2(seed, x, y);
+        ck_assert_msg(memcmp(&n, &plain, sizeof n) == 0, "value differs at (%a, %a)", x, y);
+        const double h = 1e-6;
+        double fx = (tf_simplex2(seed, x + h, y) - tf_simplex2(seed, x - h, y)) / (2 * h);
+        double fy = (tf_simplex2(seed, x, y + h) - tf_simplex2(seed, x, y - h)) / (2 * h);
+        ck_assert_msg(fabs(dx - fx) < 1e-6 * (1 + fabs(fx)) && fabs(dy - fy) < 1e-6 * (1 + fabs(fy)),
+                      "(%g, %g): analytic (%g, %g), differences (%g, %g)", x, y, dx, dy, fx, fy);
+    }
+    double dx = 0, dy = 0;
+    ck_assert(isnan(tf_simplex2_deriv(1, NAN, 0.0, &dx, &dy)) && isnan(dx) && isnan(dy));
+    ck_assert(isnan(tf_simplex2_deriv(1, 0x1p52, 0.0, NULL, NULL)));
+}
+END_TEST
+
 static Suite *noise_suite(void)
 {
     Suite *s = suite_create("noise");
@@ -206,6 +234,7 @@ static Suite *noise_suite(void)
     tcase_add_test(props, simplex_seeds_decorrelate);
     tcase_add_test(props, simplex_lattice_points_are_zero);
     tcase_add_test(props, non_finite_and_huge_coordinates);
+    tcase_add_test(props, simplex_gradient_is_analytic);
     suite_add_tcase(s, props);
     return s;
 }

@@ -13,8 +13,8 @@
 #include "noise.h"
 #include "noise_kinds.h"
 
-/* Central differences for the noises without an analytic gradient
- * (simplex, perlin-reference-simplex): step h = 2^-10 lattice units, so
+/* Central differences for the noise without an analytic gradient here
+ * (perlin-reference-simplex): step h = 2^-10 lattice units, so
  * 1 / (2h) = 512 is an exact scaling. */
 #define BASE_FD_STEP 0x1p-10
 #define BASE_FD_SCALE 512.0
@@ -51,6 +51,8 @@ double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y,
     if (!dx && !dy)
         return plain_noise(type, seed, x, y, z);
     switch (type) {
+    case TF_NOISE_SIMPLEX:
+        return tf_simplex2_deriv(seed, x, y, dx, dy);
     case TF_NOISE_PERLIN:
         return tf_perlin_improved3_deriv(seed, x, y, z, dx, dy);
     case TF_NOISE_EXPONENTIAL_PERLIN:
@@ -68,7 +70,7 @@ double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y,
     default:
         break;
     }
-    /* simplex, perlin-reference-simplex: no analytic form here. */
+    /* perlin-reference-simplex: no analytic form here. */
     double n = plain_noise(type, seed, x, y, z);
     if (dx)
         *dx = (plain_noise(type, seed, x + BASE_FD_STEP, y, z) -

@@ -14,6 +14,9 @@
 
 /* Seeded 2D simplex noise; NaN when |x| or |y| >= 2^52 or not finite. */
 double tf_simplex2(uint32_t seed, double x, double y);
+/* tf_simplex2 (the same bits) and its analytic partial derivatives
+ * (docs/noise.md, "simplex": gradient); either pointer may be NULL. */
+double tf_simplex2_deriv(uint32_t seed, double x, double y, double *dndx, double *dndy);
 
 /* Ken Perlin's reference simplex noise (2001, "Noise Hardware", class
  * Noise3), bit-identical to the Java original. */

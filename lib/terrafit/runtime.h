@@ -314,8 +314,8 @@ double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, doub
 
 /* The same n for every kind, with its partial derivatives dn/dx and dn/dy
  * in noise space (either pointer may be NULL): analytic for the kinds of
- * docs/noise.md that have them, central differences with step 2^-10 for
- * simplex and perlin-reference-simplex (docs/spec.md, "Layer kinds"). NaN
+ * docs/noise.md that have them (simplex included), central differences with
+ * step 2^-10 for perlin-reference-simplex (docs/spec.md, "Layer kinds"). NaN
  * for an unknown type. */
 double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y, double z,
                           double *dx, double *dy);

@@ -162,6 +162,49 @@ def simplex(seed, x, y):
     return SCALE * ((n0 + n1) + n2)
 
 
+def simplex_with_gradient(seed, x, y):
+    """docs/noise.md, "simplex", gradient: (n, dn/dx, dn/dy)."""
+    if not (abs(x) < TWO52 and abs(y) < TWO52):
+        return (math.nan, math.nan, math.nan)
+    s = (x + y) * F2
+    xs = x + s
+    ys = y + s
+    cx = math.floor(xs)
+    cy = math.floor(ys)
+    a = xs - cx
+    b = ys - cy
+    t = (a + b) * G2
+    x0 = a - t
+    y0 = b - t
+    i = int(cx) & MASK32
+    j = int(cy) & MASK32
+    if x0 > y0:
+        i1, j1 = 1, 0
+    else:
+        i1, j1 = 0, 1
+    corners = ((i, j, x0, y0),
+               ((i + i1) & MASK32, (j + j1) & MASK32, (x0 - float(i1)) + G2, (y0 - float(j1)) + G2),
+               ((i + 1) & MASK32, (j + 1) & MASK32, (x0 - 1.0) + G2X2, (y0 - 1.0) + G2X2))
+    n, gxs, gys = [], [], []
+    for (ci, cj, dx, dy) in corners:
+        tc = (0.5 - dx * dx) - dy * dy
+        if tc <= 0:
+            n.append(0.0)
+            gxs.append(0.0)
+            gys.append(0.0)
+            continue
+        gx, gy = GRADIENTS[simplex_index(seed, ci, cj)]
+        t2 = tc * tc
+        t4 = t2 * t2
+        gd = (gx * dx) + (gy * dy)
+        k = (8.0 * (t2 * tc)) * gd
+        n.append(t4 * gd)
+        gxs.append((t4 * gx) - (k * dx))
+        gys.append((t4 * gy) - (k * dy))
+    return (SCALE * ((n[0] + n[1]) + n[2]), SCALE * ((gxs[0] + gxs[1]) + gxs[2]),
+            SCALE * ((gys[0] + gys[1]) + gys[2]))
+
+
 # ---------------------------------------------------------------------------
 # docs/noise.md, "perlin-reference-simplex": a port of Noise3.java with Java
 # int semantics (wrap modulo 2^32, saturating (int) casts, left-to-right
@@ -635,13 +678,11 @@ def noise_kind(kind, seed, x, y, z):
         return value_noise(seed, x, y)
     if kind.startswith("cellular-"):
         return cellular(seed, x, y, kind[len("cellular-"):])
-    # simplex, perlin-reference-simplex: central differences, h = 2^-10
     if kind == "simplex":
-        def f(a, b):
-            return simplex(seed, a, b)
-    else:
-        def f(a, b):
-            return perlin_reference_simplex(a, b, z)
+        return simplex_with_gradient(seed, x, y)
+    # perlin-reference-simplex: central differences, h = 2^-10
+    def f(a, b):
+        return perlin_reference_simplex(a, b, z)
     h = 2.0 ** -10
     return (f(x, y), (f(x + h, y) - f(x - h, y)) * 512.0, (f(x, y + h) - f(x, y - h)) * 512.0)
 
