@@ -71,22 +71,37 @@ static inline unsigned gradient_index(uint32_t seed, uint32_t i, uint32_t j)
     return h >> 27;
 }
 
-/* One corner's contribution: (0.5 - dx^2 - dy^2)^4 * (g . d), or 0. */
-static inline double corner(uint32_t seed, uint32_t i, uint32_t j, double dx, double dy)
+/* One corner's contribution (0.5 - dx^2 - dy^2)^4 * (g . d), or 0, and,
+ * when gx is not NULL, its gradient with respect to the corner offset
+ * (dx, dy), which moves one for one with the sample point (the skew and
+ * unskew cancel: F2 - G2 - 2 F2 G2 = 0): with t2 = t^2, t4 = t2^2 and
+ * gd = g . d, t4 g - (8 t^3 gd) d. */
+static inline double corner(uint32_t seed, uint32_t i, uint32_t j, double dx, double dy,
+                            double *gx, double *gy)
 {
     /* Computed whether or not the corner is in reach, then selected: no
      * hard-to-predict branch, the same bits. */
     double t = 0.5 - dx * dx - dy * dy;
     const double *g = GRADIENTS[gradient_index(seed, i, j)];
-    double t2 = t * t;
-    double value = t2 * t2 * (g[0] * dx + g[1] * dy);
-    return t <= 0.0 ? 0.0 : value;
+    double t2 = t * t, t4 = t2 * t2;
+    double gd = g[0] * dx + g[1] * dy;
+    if (gx) {
+        double k = (8.0 * (t2 * t)) * gd;
+        *gx = t <= 0.0 ? 0.0 : t4 * g[0] - k * dx;
+        *gy = t <= 0.0 ? 0.0 : t4 * g[1] - k * dy;
+    }
+    return t <= 0.0 ? 0.0 : t4 * gd;
 }
 
-double tf_simplex2(uint32_t seed, double x, double y)
+/* tf_simplex2, and its gradient when dndx is not NULL (inlined into both
+ * entry points, so the value-only one carries no derivative arithmetic). */
+static inline double simplex_eval(uint32_t seed, double x, double y, double *dndx, double *dndy)
 {
-    if (!(fabs(x) < SIMPLEX_MAX_COORD && fabs(y) < SIMPLEX_MAX_COORD))
+    if (!(fabs(x) < SIMPLEX_MAX_COORD && fabs(y) < SIMPLEX_MAX_COORD)) {
+        if (dndx)
+            *dndx = *dndy = NAN;
         return NAN;
+    }
 
     /* Skew to find the cell, then work in small local coordinates so the
      * precision does not depend on how far from the origin the point is. */
@@ -104,59 +119,31 @@ double tf_simplex2(uint32_t seed, double x, double y)
     double x1 = x0 - (double)i1 + SIMPLEX_G2, y1 = y0 - (double)j1 + SIMPLEX_G2;
     double x2 = x0 - 1.0 + SIMPLEX_G2_TWICE, y2 = y0 - 1.0 + SIMPLEX_G2_TWICE;
 
-    double n0 = corner(seed, i, j, x0, y0);
-    double n1 = corner(seed, i + i1, j + j1, x1, y1);
-    double n2 = corner(seed, i + 1u, j + 1u, x2, y2);
+    double g[3][2];
+    int slope = dndx != NULL;
+    double n0 = corner(seed, i, j, x0, y0, slope ? &g[0][0] : NULL, &g[0][1]);
+    double n1 = corner(seed, i + i1, j + j1, x1, y1, slope ? &g[1][0] : NULL, &g[1][1]);
+    double n2 = corner(seed, i + 1u, j + 1u, x2, y2, slope ? &g[2][0] : NULL, &g[2][1]);
+    if (slope) {
+        *dndx = SIMPLEX_SCALE * (g[0][0] + g[1][0] + g[2][0]);
+        *dndy = SIMPLEX_SCALE * (g[0][1] + g[1][1] + g[2][1]);
+    }
     return SIMPLEX_SCALE * (n0 + n1 + n2);
 }
 
-/* One corner's contribution and its gradient with respect to the corner
- * offset (dx, dy), which moves one for one with the sample point (the skew
- * and unskew cancel: F2 - G2 - 2 F2 G2 = 0). With t2 = t^2, t4 = t2^2 and
- * gd = g . d: value t4 gd (as corner()), gradient t4 g - (8 t^3 gd) d. */
-static inline double corner_slope(uint32_t seed, uint32_t i, uint32_t j, double dx, double dy,
-                                  double *gx, double *gy)
+double tf_simplex2(uint32_t seed, double x, double y)
 {
-    double t = 0.5 - dx * dx - dy * dy;
-    const double *g = GRADIENTS[gradient_index(seed, i, j)];
-    double t2 = t * t, t4 = t2 * t2;
-    double gd = g[0] * dx + g[1] * dy;
-    double k = (8.0 * (t2 * t)) * gd;
-    if (t <= 0.0) {
-        *gx = *gy = 0.0;
-        return 0.0;
-    }
-    *gx = t4 * g[0] - k * dx;
-    *gy = t4 * g[1] - k * dy;
-    return t4 * gd;
+    return simplex_eval(seed, x, y, NULL, NULL);
 }
 
 double tf_simplex2_deriv(uint32_t seed, double x, double y, double *dndx, double *dndy)
 {
-    double ddx = NAN, ddy = NAN, n = NAN;
-    if (fabs(x) < SIMPLEX_MAX_COORD && fabs(y) < SIMPLEX_MAX_COORD) {
-        /* The same steps as tf_simplex2, so the value has the same bits. */
-        double s = (x + y) * SIMPLEX_F2;
-        double cell_x = floor(x + s), cell_y = floor(y + s);
-        double a = (x + s) - cell_x, b = (y + s) - cell_y;
-        double t = (a + b) * SIMPLEX_G2;
-        double x0 = a - t, y0 = b - t;
-        uint32_t i = (uint32_t)(int64_t)cell_x, j = (uint32_t)(int64_t)cell_y;
-        uint32_t i1 = x0 > y0 ? 1u : 0u, j1 = 1u - i1;
-        double x1 = x0 - (double)i1 + SIMPLEX_G2, y1 = y0 - (double)j1 + SIMPLEX_G2;
-        double x2 = x0 - 1.0 + SIMPLEX_G2_TWICE, y2 = y0 - 1.0 + SIMPLEX_G2_TWICE;
-        double gx0, gy0, gx1, gy1, gx2, gy2;
-        double n0 = corner_slope(seed, i, j, x0, y0, &gx0, &gy0);
-        double n1 = corner_slope(seed, i + i1, j + j1, x1, y1, &gx1, &gy1);
-        double n2 = corner_slope(seed, i + 1u, j + 1u, x2, y2, &gx2, &gy2);
-        n = SIMPLEX_SCALE * (n0 + n1 + n2);
-        ddx = SIMPLEX_SCALE * (gx0 + gx1 + gx2);
-        ddy = SIMPLEX_SCALE * (gy0 + gy1 + gy2);
-    }
+    double gx, gy;
+    double n = simplex_eval(seed, x, y, &gx, &gy);
     if (dndx)
-        *dndx = ddx;
+        *dndx = gx;
     if (dndy)
-        *dndy = ddy;
+        *dndy = gy;
     return n;
 }
 

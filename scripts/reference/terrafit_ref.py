@@ -121,53 +121,18 @@ def simplex_index(seed, i, j):
     return h >> 27
 
 
-def simplex_corner(seed, i, j, dx, dy):
-    """docs/noise.md, corner(seed, i, j, dx, dy): one radial kernel."""
-    t = (0.5 - dx * dx) - dy * dy
-    if t <= 0:
-        return 0.0
-    gx, gy = GRADIENTS[simplex_index(seed, i, j)]
-    t = t * t
-    return (t * t) * ((gx * dx) + (gy * dy))
-
-
 def simplex(seed, x, y):
     """docs/noise.md, simplex(seed, x, y); seed is a uint32."""
-    if not (abs(x) < TWO52 and abs(y) < TWO52):
-        return math.nan
-    s = (x + y) * F2
-    xs = x + s                      # "x + s is rounded once, reused"
-    ys = y + s
-    cx = math.floor(xs)
-    cy = math.floor(ys)
-    a = xs - cx
-    b = ys - cy
-    t = (a + b) * G2
-    x0 = a - t
-    y0 = b - t
-    # cx, cy are integral doubles below 2^53 in magnitude: exact as ints.
-    i = int(cx) & MASK32
-    j = int(cy) & MASK32
-    if x0 > y0:
-        i1, j1 = 1, 0
-    else:
-        i1, j1 = 0, 1
-    x1 = (x0 - float(i1)) + G2
-    y1 = (y0 - float(j1)) + G2
-    x2 = (x0 - 1.0) + G2X2
-    y2 = (y0 - 1.0) + G2X2
-    n0 = simplex_corner(seed, i, j, x0, y0)
-    n1 = simplex_corner(seed, (i + i1) & MASK32, (j + j1) & MASK32, x1, y1)
-    n2 = simplex_corner(seed, (i + 1) & MASK32, (j + 1) & MASK32, x2, y2)
-    return SCALE * ((n0 + n1) + n2)
+    return simplex_with_gradient(seed, x, y)[0]
 
 
 def simplex_with_gradient(seed, x, y):
-    """docs/noise.md, "simplex", gradient: (n, dn/dx, dn/dy)."""
+    """docs/noise.md, "simplex" and its gradient: (n, dn/dx, dn/dy). Each
+    corner is corner(seed, i, j, dx, dy) of the docs: one radial kernel."""
     if not (abs(x) < TWO52 and abs(y) < TWO52):
         return (math.nan, math.nan, math.nan)
     s = (x + y) * F2
-    xs = x + s
+    xs = x + s                      # "x + s is rounded once, reused"
     ys = y + s
     cx = math.floor(xs)
     cy = math.floor(ys)
