@@ -30,6 +30,16 @@ static int fail(reader *r, int code, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(problem, sizeof problem, fmt, ap);
     va_end(ap);
+    /* The JSON path and the problem are what the reader needs; a long file
+     * name gives way first, keeping its end ("...dir/terrain.json"). */
+    size_t room = sizeof r->err->message - 1, used = strlen(path) + strlen(problem) + 4;
+    size_t source_len = strlen(r->source);
+    if (used + source_len > room && room > used + 16) {
+        size_t keep = room - used - 3;
+        tf_error_set(r->err, code, "...%s: %s: %s", r->source + source_len - keep, path,
+                     problem);
+        return -1;
+    }
     tf_error_set(r->err, code, "%s: %s: %s", r->source, path, problem);
     return -1;
 }
