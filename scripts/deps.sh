@@ -3,7 +3,7 @@
 # test. Does nothing when all are present; uses sudo when not root.
 set -eu
 packages="build-essential autoconf automake libtool autoconf-archive pkg-config
-libcjson-dev libstb-dev libfftw3-dev libpng-dev check python3 python3-jsonschema groff-base"
+libcjson-dev libstb-dev libfftw3-dev libpng-dev zlib1g-dev check python3 python3-jsonschema groff-base"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "full/png_bands.h"
 #include "terrafit/terrafit.h"
 #include "testutil.h"
 
@@ -268,6 +269,115 @@ START_TEST(test_integer_round_trip)
             tf_heightmap_free(back);
         }
     }
+}
+END_TEST
+
+/* ---- PNG in parallel bands (lib/full/png_bands.c) */
+
+/* Rows of a wide image: 16-bit big-endian pairs or bytes of a pattern with
+ * runs and noise, so bands compress differently. */
+typedef struct {
+    size_t nx;
+    int bit_depth;
+} band_rows;
+
+static unsigned band_pixel(size_t i, size_t j)
+{
+    uint32_t h = (uint32_t)(i * 2654435761u) ^ (uint32_t)(j * 40503u);
+    return (unsigned)((i / 7 + j * 31) * 97 + (h >> 28)) & 0xFFFF;
+}
+
+static void band_row(void *user, size_t row, unsigned char *out)
+{
+    const band_rows *r = user;
+    for (size_t i = 0; i < r->nx; i++) {
+        unsigned v = band_pixel(i, row);
+        if (r->bit_depth == 8) {
+            out[i] = (unsigned char)v;
+        } else {
+            out[2 * i] = (unsigned char)(v >> 8);
+            out[2 * i + 1] = (unsigned char)v;
+        }
+    }
+}
+
+static char *write_bands(const char *name, size_t nx, size_t ny, int bit_depth,
+                         unsigned threads, size_t *length)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s", scratch_file(name));
+    FILE *f = fopen(file, "wb");
+    ck_assert_ptr_nonnull(f);
+    band_rows rows = {nx, bit_depth};
+    tf_error err;
+    ck_assert_msg(tf_png_write_bands(f, file, nx, ny, bit_depth, band_row, &rows, threads, &err) ==
+                      0,
+                  "%s", err.message);
+    ck_assert_int_eq(fclose(f), 0);
+    char *bytes = tu_read_file(file, length);
+    ck_assert_ptr_nonnull(bytes);
+    /* decodes (libpng, through the reader) to the rows given */
+    tf_heightmap *back = tf_heightmap_read(file, bit_depth == 8 ? TF_HEIGHTMAP_PNG8
+                                                                : TF_HEIGHTMAP_PNG16,
+                                           0, 0, &err);
+    ck_assert_msg(back != NULL, "%s", err.message);
+    ck_assert_uint_eq(back->width, nx);
+    ck_assert_uint_eq(back->height, ny);
+    unsigned mask = bit_depth == 8 ? 0xFFu : 0xFFFFu;
+    size_t wrong = 0, first_wrong = 0;
+    for (size_t k = 0; k < nx * ny; k++) /* one assertion: Check's are slow */
+        if (back->values[k] != (float)(band_pixel(k % nx, k / nx) & mask) && wrong++ == 0)
+            first_wrong = k;
+    ck_assert_msg(wrong == 0, "%s: %zu pixels differ, the first at (%zu, %zu)", name, wrong,
+                  first_wrong % nx, first_wrong / nx);
+    tf_heightmap_free(back);
+    return bytes;
+}
+
+START_TEST(test_png_bands_any_thread_count)
+{
+    /* 20000 16-bit pixels a row: 26 rows a band, so 60 rows are three
+     * bands, the last one short. */
+    const size_t nx = 20000, ny = 60;
+    ck_assert_uint_eq(tf_png_rows_per_band(nx, 16), 26);
+    ck_assert_uint_eq(tf_png_rows_per_band(nx, 8), 52);
+    ck_assert_uint_eq(tf_png_rows_per_band(1 << 20, 16), 1);
+    for (int depth = 8; depth <= 16; depth += 8) {
+        size_t n1, n3, n8;
+        char *one = write_bands("one.png", nx, ny, depth, 1, &n1);
+        char *three = write_bands("three.png", nx, ny, depth, 3, &n3);
+        char *eight = write_bands("eight.png", nx, ny, depth, 8, &n8);
+        /* the same bytes whatever the thread count */
+        ck_assert_uint_eq(n1, n3);
+        ck_assert_uint_eq(n1, n8);
+        ck_assert(memcmp(one, three, n1) == 0);
+        ck_assert(memcmp(one, eight, n1) == 0);
+        /* and compressed: the pattern's runs are worth something */
+        ck_assert_uint_lt(n1, nx * ny * (size_t)(depth / 8));
+        free(one);
+        free(three);
+        free(eight);
+    }
+    /* one row, one band */
+    size_t n;
+    free(write_bands("row.png", 5, 1, 16, 2, &n));
+}
+END_TEST
+
+START_TEST(test_png_bands_write_failure)
+{
+    /* A full device fails mid-stream: every thread stops, the error names
+     * the file and the reason, and nothing leaks (ASan). */
+    FILE *f = fopen("/dev/full", "wb");
+    if (!f)
+        return; /* no /dev/full here: nothing to test */
+    setvbuf(f, NULL, _IONBF, 0);
+    band_rows rows = {20000, 16};
+    tf_error err;
+    ck_assert_int_eq(
+        tf_png_write_bands(f, "full.png", 20000, 200, 16, band_row, &rows, 2, &err), -1);
+    fclose(f);
+    ck_assert_msg(strstr(err.message, "full.png: cannot write file") != NULL, "%s", err.message);
 }
 END_TEST
 
@@ -586,6 +696,8 @@ static Suite *formats_suite(void)
     tcase_add_test(tc, test_format_names);
     tcase_add_loop_test(tc, test_float_round_trip, 0, 3 * FLOAT_CASE_COUNT);
     tcase_add_test(tc, test_integer_round_trip);
+    tcase_add_test(tc, test_png_bands_any_thread_count);
+    tcase_add_test(tc, test_png_bands_write_failure);
     tcase_add_test(tc, test_pfm_layout);
     tcase_add_test(tc, test_asc_layout);
     tcase_add_test(tc, test_refusals);

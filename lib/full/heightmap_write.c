@@ -1,8 +1,9 @@
 /*
  * Heightmap files: heights quantized over [lo, hi] to 16-bit (or 8-bit)
- * grey and written as PNG (libpng), binary PGM or raw little-endian R16, or
- * stored as floats in raw f32 (+ JSON sidecar), PFM or an ESRI ASCII grid.
- * Every format streams row by row into an atomic file: no whole-image copy.
+ * grey and written as PNG (compressed in parallel bands, png_bands.c),
+ * binary PGM or raw little-endian R16, or stored as floats in raw f32
+ * (+ JSON sidecar), PFM or an ESRI ASCII grid. Every format streams row by
+ * row (PNG: band by band) into an atomic file: no whole-image copy.
  */
 #define _POSIX_C_SOURCE 200809L /* strcasecmp, unlink */
 
@@ -12,20 +13,14 @@
 #include <math.h>
 #include <stdint.h>
 #include <unistd.h>
-#include <png.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "png_bands.h"
 #include "runtime/internal.h" /* tf_error_set */
 #include "terrafit/terrafit.h"
-
-/* zlib level for PNGs. After PNG's row filters, the low byte of a smooth
- * 16-bit height is close to noise that no level compresses: on a 4096^2
- * render, level 2 came within 2% of level 6's size (zlib's default) in
- * half the time, and writing is a large part of a large render's time. */
-#define PNG_ZLIB_LEVEL 2
 
 static const char *const FORMAT_NAMES[TF_HEIGHTMAP_FORMAT_COUNT] = {
     [TF_HEIGHTMAP_PNG16] = "png16",
@@ -163,86 +158,28 @@ static void encode_row(const float *heights, size_t nx, double lo, double hi, in
     }
 }
 
-/* ---- PNG through libpng */
+/* ---- PNG: rows quantized by encode_row, compressed in parallel bands
+ * (png_bands.c) */
 
-/* Where libpng's output goes, and what went wrong if it failed. */
 typedef struct {
-    FILE *stream;
-    int write_errno;         /* errno of a failed fwrite; 0 if none */
-    char libpng_message[96]; /* libpng's reason for its last error */
-} png_sink;
+    const float *heights;
+    size_t nx;
+    double lo, hi;
+    int bit_depth;
+} png_rows;
 
-static void png_sink_write(png_structp png, png_bytep data, size_t length)
+static void png_row(void *user, size_t row, unsigned char *out)
 {
-    png_sink *sink = png_get_io_ptr(png);
-    errno = 0;
-    if (fwrite(data, 1, length, sink->stream) != length) {
-        sink->write_errno = errno ? errno : EIO;
-        png_error(png, "write failed");
-    }
-}
-
-static void png_sink_flush(png_structp png)
-{
-    (void)png; /* tf_atomic_commit flushes and syncs once, at the end */
-}
-
-/* libpng reports errors by calling this, which must not return: keep the
- * reason and jump back to write_png's setjmp. */
-static void on_png_error(png_structp png, png_const_charp message)
-{
-    png_sink *sink = png_get_error_ptr(png);
-    snprintf(sink->libpng_message, sizeof sink->libpng_message, "%s", message);
-    png_longjmp(png, 1);
-}
-
-/* A library does not print: libpng's warnings concern nothing we write. */
-static void on_png_warning(png_structp png, png_const_charp message)
-{
-    (void)png;
-    (void)message;
+    const png_rows *r = user;
+    encode_row(r->heights + row * r->nx, r->nx, r->lo, r->hi, r->bit_depth, 1, out);
 }
 
 static int write_png(FILE *stream, const char *path, const float *heights, size_t nx, size_t ny,
                      double lo, double hi, int bit_depth, tf_error *err)
 {
-    png_sink sink = {.stream = stream};
-    unsigned char *row = malloc(nx * (size_t)(bit_depth / 8));
-    png_structp png =
-        row ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)
-            : NULL;
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        free(row);
-        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for the PNG encoder", path);
-        return -1;
-    }
-    /* Only `sink` changes after setjmp, and it is not a local the jump can
-     * roll back (libpng writes it through a pointer). */
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(row);
-        if (sink.write_errno)
-            tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
-                      strerror(sink.write_errno));
-        else
-            tf_error_set(err, TF_ERR_IO, "%s: cannot encode PNG: %s", path, sink.libpng_message);
-        return -1;
-    }
-    png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
-    png_set_compression_level(png, PNG_ZLIB_LEVEL);
-    png_set_IHDR(png, info, (png_uint_32)nx, (png_uint_32)ny, bit_depth, PNG_COLOR_TYPE_GRAY,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (size_t j = 0; j < ny; j++) {
-        encode_row(heights + j * nx, nx, lo, hi, bit_depth, 1, row);
-        png_write_row(png, row);
-    }
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    free(row);
-    return 0;
+    png_rows rows = {heights, nx, lo, hi, bit_depth};
+    return tf_png_write_bands(stream, path, nx, ny, bit_depth, png_row, &rows, tf_cpu_count(),
+                              err);
 }
 
 /* ---- PGM (P5) and raw R16 */
