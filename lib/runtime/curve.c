@@ -258,14 +258,6 @@ void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
-/* A compare mask of four doubles as four 32-bit lanes (-1 or 0). */
-__attribute__((target("avx2"))) static inline __m128i curve_mask32(__m256d mask)
-{
-    __m256i packed = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask),
-                                                 _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
-    return _mm256_castsi256_si128(packed);
-}
-
 /* Load lane k's segment (x0, x1, inv_width, c0 | c1, c2, c3, -) for four
  * lanes and transpose: four rows of 8 doubles become 7 vectors. */
 typedef struct {
@@ -292,72 +284,58 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
     v->c3 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
 }
 
-/* Four lanes of tf_curve_table_eval: the same segment (the bucket hint
- * and at most one step, checked against the segment's knots; any lane
- * that needs more, or is NaN, takes tf_curve_table_segment) and the same
- * IEEE operations in the same order, so the scalar bits in every lane. */
+/* Four lanes of tf_curve_table_eval at a time. Two passes over the row:
+ * first every sample's segment (tf_curve_table_segment_inline: the bucket
+ * hint, one branch-free step, a check that nearly always holds), then the
+ * interpolants four at a time with the same IEEE operations in the same
+ * order, so the scalar bits in every lane. Splitting the passes keeps the
+ * dependent loads of the search out of the vector loop, so many samples'
+ * lookups are in flight at once. */
+#define CURVE_ROW_BLOCK 64
+
 __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
                                                                   const double *u, size_t n,
                                                                   double *out)
 {
     const double *x = table->x;
     const tf_curve_segment *seg = table->segments;
-    const int *first = (const int *)table->bucket_first;
-    const __m256d x_first = _mm256_set1_pd(x[0]);
-    const __m256d x_last = _mm256_set1_pd(x[table->count - 1]);
+    const double x_lo = x[0], x_hi = x[table->count - 1];
+    const __m256d x_first = _mm256_set1_pd(x_lo);
+    const __m256d x_last = _mm256_set1_pd(x_hi);
     const __m256d y_first = _mm256_set1_pd(table->y_first);
     const __m256d y_last = _mm256_set1_pd(table->y_last);
-    const __m256d scale = _mm256_set1_pd(table->bucket_scale);
-    const __m256d top_bucket = _mm256_set1_pd((double)(table->bucket_count - 1));
     const int cosine = table->interp == TF_INTERP_COSINE;
+    int segment[CURVE_ROW_BLOCK];
     size_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        __m256d v = _mm256_loadu_pd(u + k);
-        __m256d below = _mm256_cmp_pd(v, x_first, _CMP_LE_OQ);
-        __m256d above = _mm256_cmp_pd(v, x_last, _CMP_GE_OQ);
-        __m256d outside = _mm256_or_pd(below, above); /* the result is an end value */
-        __m256d active = _mm256_and_pd(_mm256_cmp_pd(v, x_first, _CMP_GT_OQ),
-                                       _mm256_cmp_pd(v, x_last, _CMP_LT_OQ));
-        /* bucket hint (max/min give 0 for NaN), then one step forward if
-         * u >= x_(k+1) */
-        __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), scale);
-        f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), top_bucket);
-        __m128i seg_k = _mm_i32gather_epi32(first, _mm256_cvttpd_epi32(f), 4);
-        __m256d next = _mm256_i32gather_pd(x + 1, seg_k, 8);
-        seg_k = _mm_sub_epi32(seg_k, curve_mask32(_mm256_and_pd(
-                                         active, _mm256_cmp_pd(v, next, _CMP_GE_OQ))));
-        int lane_k[4];
-        _mm_storeu_si128((__m128i *)(void *)lane_k, seg_k);
-        curve_lanes c;
-        curve_load_lanes(seg, lane_k, &c);
-        /* found: x_k <= u < x_(k+1), or an end value (not NaN) */
-        __m256d found = _mm256_or_pd(outside, _mm256_and_pd(_mm256_cmp_pd(v, c.x0, _CMP_GE_OQ),
-                                                            _mm256_cmp_pd(v, c.x1, _CMP_LT_OQ)));
-        int missing = ~_mm256_movemask_pd(found) & 0xF;
-        if (missing) { /* rare: a crowded bucket, or NaN */
-            for (int m = 0; m < 4; m++)
-                if (missing >> m & 1)
-                    lane_k[m] = (int)tf_curve_table_segment(table, u[k + (size_t)m]);
-            curve_load_lanes(seg, lane_k, &c);
+    while (k + 4 <= n) {
+        size_t block = n - k < CURVE_ROW_BLOCK ? (n - k) & ~(size_t)3 : CURVE_ROW_BLOCK;
+        for (size_t m = 0; m < block; m++)
+            segment[m] = (int)tf_curve_table_segment_inline(table, u[k + m]);
+        for (size_t m = 0; m < block; m += 4, k += 4) {
+            __m256d v = _mm256_loadu_pd(u + k);
+            __m256d below = _mm256_cmp_pd(v, x_first, _CMP_LE_OQ);
+            __m256d above = _mm256_cmp_pd(v, x_last, _CMP_GE_OQ);
+            curve_lanes c;
+            curve_load_lanes(seg, segment + m, &c);
+            __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
+            __m256d y;
+            if (cosine) {
+                __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
+                __m256d s2 = _mm256_mul_pd(s, s);
+                __m256d p = _mm256_set1_pd(SINPI_COEFFS[10]);
+                for (int i = 9; i >= 0; i--)
+                    p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(SINPI_COEFFS[i]));
+                __m256d sine = _mm256_mul_pd(s, p);
+                y = _mm256_add_pd(c.c0, _mm256_mul_pd(c.c1, _mm256_mul_pd(sine, sine)));
+            } else {
+                __m256d inner = _mm256_add_pd(c.c2, _mm256_mul_pd(t, c.c3));
+                inner = _mm256_add_pd(c.c1, _mm256_mul_pd(t, inner));
+                y = _mm256_add_pd(c.c0, _mm256_mul_pd(t, inner));
+            }
+            y = _mm256_blendv_pd(y, y_last, above);
+            y = _mm256_blendv_pd(y, y_first, below);
+            _mm256_storeu_pd(out + k, y);
         }
-        __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
-        __m256d y;
-        if (cosine) {
-            __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
-            __m256d s2 = _mm256_mul_pd(s, s);
-            __m256d p = _mm256_set1_pd(SINPI_COEFFS[10]);
-            for (int i = 9; i >= 0; i--)
-                p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(SINPI_COEFFS[i]));
-            __m256d sine = _mm256_mul_pd(s, p);
-            y = _mm256_add_pd(c.c0, _mm256_mul_pd(c.c1, _mm256_mul_pd(sine, sine)));
-        } else {
-            __m256d inner = _mm256_add_pd(c.c2, _mm256_mul_pd(t, c.c3));
-            inner = _mm256_add_pd(c.c1, _mm256_mul_pd(t, inner));
-            y = _mm256_add_pd(c.c0, _mm256_mul_pd(t, inner));
-        }
-        y = _mm256_blendv_pd(y, y_last, above);
-        y = _mm256_blendv_pd(y, y_first, below);
-        _mm256_storeu_pd(out + k, y);
     }
     for (; k < n; k++)
         out[k] = tf_curve_table_eval(table, u[k]);

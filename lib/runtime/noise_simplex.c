@@ -20,6 +20,17 @@
 /* Beyond 2^52 a double has no fractional part left. */
 #define SIMPLEX_MAX_COORD 4503599627370496.0
 
+/* floor(v) for |v| < 2^53, without a libm call (baseline x86-64 has no
+ * rounding instruction, so floor is a call through the PLT): truncate,
+ * step down when that rounded up, and keep v's own zero so that
+ * floor(-0.0) is -0.0 as IEEE floor gives. The same double as floor. */
+static inline double floor_small(double v)
+{
+    double r = (double)(int64_t)v;
+    r = r > v ? r - 1.0 : r;
+    return r == 0.0 ? v * 0.0 : r;
+}
+
 /* Unit gradients at angles 2*pi*(k + 0.5)/32, k = 0..31 (cos, sin), as the
  * shortest decimal strings that read back as the same doubles. */
 static const double GRADIENTS[32][2] = {
@@ -106,7 +117,7 @@ static inline double simplex_eval(uint32_t seed, double x, double y, double *dnd
     /* Skew to find the cell, then work in small local coordinates so the
      * precision does not depend on how far from the origin the point is. */
     double s = (x + y) * SIMPLEX_F2;
-    double cell_x = floor(x + s), cell_y = floor(y + s);
+    double cell_x = floor_small(x + s), cell_y = floor_small(y + s);
     double a = (x + s) - cell_x, b = (y + s) - cell_y; /* skewed, in [0, 1] */
     double t = (a + b) * SIMPLEX_G2;
     double x0 = a - t, y0 = b - t; /* unskewed offset from corner 0 */
