@@ -1,7 +1,8 @@
 /*
  * Base noises: golden vectors (Perlin's Java for perlin-reference-simplex,
- * the independent Python port for simplex), range, seeds, and behaviour far
- * from the origin (docs/noise.md).
+ * the independent Python port for simplex), range, seeds, behaviour far
+ * from the origin, and the analytic gradients against finite differences
+ * (docs/noise.md).
  */
 #include <check.h>
 #include <math.h>
@@ -61,6 +62,28 @@ START_TEST(perlin_reference_matches_java)
     int n = for_each_vector(tu_path("%s/tests/data/noise/perlin_reference_simplex.txt",
                                     tu_srcdir()),
                             4, check_perlin_vector);
+    ck_assert_int_ge(n, 1000);
+}
+END_TEST
+
+/* The _deriv variant keeps the value's bits on every Java vector (lattice
+ * points, negative and huge coordinates, saturating casts included). */
+static void check_perlin_deriv_vector(const double *v, int count, int line)
+{
+    (void)count;
+    double dx, dy, got = tf_perlin_reference_simplex3_deriv(v[0], v[1], v[2], &dx, &dy);
+    ck_assert_msg(memcmp(&got, &v[3], sizeof got) == 0 || (isnan(got) && isnan(v[3])),
+                  "line %d: _deriv(%a, %a, %a) = %a, Java gives %a", line, v[0], v[1], v[2], got,
+                  v[3]);
+    ck_assert_msg(isfinite(dx) == isfinite(got) && isfinite(dy) == isfinite(got),
+                  "line %d: gradient (%g, %g) for n = %g", line, dx, dy, got);
+}
+
+START_TEST(perlin_reference_deriv_keeps_java_bits)
+{
+    int n = for_each_vector(tu_path("%s/tests/data/noise/perlin_reference_simplex.txt",
+                                    tu_srcdir()),
+                            4, check_perlin_deriv_vector);
     ck_assert_int_ge(n, 1000);
 }
 END_TEST
@@ -220,11 +243,81 @@ START_TEST(simplex_gradient_is_analytic)
 }
 END_TEST
 
+/* Distance (in skewed units) from (x, y, z) to the nearest face of the
+ * simplex holding it: a cell face (x + s integer, s = (x + y + z) / 3, and
+ * likewise y, z) or one of the planes u = v, v = w, u = w that split the
+ * cell. Perlin's kernel radius (t = 0.6 - |d|^2, radius sqrt(0.6)) reaches
+ * past the four corners' simplex, so the noise jumps slightly on these
+ * faces; a finite difference must not straddle one. */
+static double simplex_face_distance(double x, double y, double z)
+{
+    double s = (x + y + z) / 3;
+    double f[3] = {x + s, y + s, z + s}, d = 1.0;
+    for (int a = 0; a < 3; a++) {
+        f[a] -= floor(f[a]);
+        d = fmin(d, fmin(f[a], 1.0 - f[a]));
+    }
+    d = fmin(d, fmin(fabs(f[0] - f[1]), fmin(fabs(f[1] - f[2]), fabs(f[0] - f[2]))));
+    return d;
+}
+
+/* The analytic gradient of perlin-reference-simplex (docs/noise.md) against
+ * central differences of the value, away from the simplex faces: near the
+ * origin with h = 1e-6, and at |x| ~ 1e5 .. 1e6 (where the offsets carry
+ * ~1e-10 of rounding) with h = 1e-4 and a looser bound. */
+START_TEST(perlin_reference_gradient_is_analytic)
+{
+    uint64_t state = 17;
+    int checked = 0, skipped = 0;
+    for (int k = 0; k < 6000; k++) {
+        double c[3];
+        for (int a = 0; a < 3; a++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            c[a] = (double)(state >> 11) * 0x1p-53 * 200.0 - 100.0;
+        }
+        double far = k % 3 == 2 ? (k % 2 ? 1e6 : -2.5e5) : 0.0;
+        double x = c[0] + far, y = c[1] - far, z = k % 5 == 0 ? floor(c[2]) : c[2];
+        if (k % 7 == 0 && far == 0.0) /* just beside a lattice point */
+            x = floor(x) + 3e-4, y = floor(y) - 1e-4, z = floor(z) + 5e-4;
+        double h = far != 0.0 ? 1e-4 : 1e-6, tol = far != 0.0 ? 1e-5 : 1e-6;
+        if (simplex_face_distance(x, y, z) < 4 * h) {
+            skipped++;
+            continue;
+        }
+        double dx, dy, n = tf_perlin_reference_simplex3_deriv(x, y, z, &dx, &dy);
+        double plain = tf_perlin_reference_simplex3(x, y, z);
+        ck_assert_msg(memcmp(&n, &plain, sizeof n) == 0, "value differs at (%a, %a, %a)", x, y,
+                      z);
+        double fx = (tf_perlin_reference_simplex3(x + h, y, z) -
+                     tf_perlin_reference_simplex3(x - h, y, z)) /
+                    ((x + h) - (x - h));
+        double fy = (tf_perlin_reference_simplex3(x, y + h, z) -
+                     tf_perlin_reference_simplex3(x, y - h, z)) /
+                    ((y + h) - (y - h));
+        double scale = fmax(1.0, fmax(fabs(dx), fabs(dy)));
+        ck_assert_msg(fabs(dx - fx) <= tol * scale && fabs(dy - fy) <= tol * scale,
+                      "(%a, %a, %a): analytic (%.17g, %.17g), differences (%.17g, %.17g)", x, y,
+                      z, dx, dy, fx, fy);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 5800);
+    /* Either pointer may be NULL; NaN in, NaN out; far out, 0 and 0. */
+    double dx = 0, dy = 0;
+    double n = tf_perlin_reference_simplex3_deriv(0.3, 0.2, 0.1, NULL, &dy);
+    ck_assert(n == tf_perlin_reference_simplex3(0.3, 0.2, 0.1) && dy != 0);
+    ck_assert(isnan(tf_perlin_reference_simplex3_deriv(NAN, 0.5, 0.5, &dx, &dy)) && isnan(dx) &&
+              isnan(dy));
+    ck_assert(tf_perlin_reference_simplex3_deriv(1e300, -1e300, 0.5, &dx, &dy) == 0.0 &&
+              dx == 0.0 && dy == 0.0);
+}
+END_TEST
+
 static Suite *noise_suite(void)
 {
     Suite *s = suite_create("noise");
     TCase *golden = tcase_create("golden");
     tcase_add_test(golden, perlin_reference_matches_java);
+    tcase_add_test(golden, perlin_reference_deriv_keeps_java_bits);
     tcase_add_test(golden, simplex_matches_reference_port);
     suite_add_tcase(s, golden);
     TCase *props = tcase_create("properties");
@@ -235,6 +328,7 @@ static Suite *noise_suite(void)
     tcase_add_test(props, simplex_lattice_points_are_zero);
     tcase_add_test(props, non_finite_and_huge_coordinates);
     tcase_add_test(props, simplex_gradient_is_analytic);
+    tcase_add_test(props, perlin_reference_gradient_is_analytic);
     suite_add_tcase(s, props);
     return s;
 }

@@ -13,11 +13,9 @@
 #include "noise.h"
 #include "noise_kinds.h"
 
-/* Central differences for the noise without an analytic gradient here
- * (perlin-reference-simplex): step h = 2^-10 lattice units, so
- * 1 / (2h) = 512 is an exact scaling. */
-#define BASE_FD_STEP 0x1p-10
-#define BASE_FD_SCALE 512.0
+/* swiss and jordan gradients: central differences with a step of 2^-10
+ * cells of the finest octave (docs/spec.md, "Layer kinds"). */
+#define TURBULENCE_FD_STEP 0x1p-10
 
 static double plain_noise(tf_noise_type type, uint32_t seed, double x, double y, double z)
 {
@@ -53,6 +51,8 @@ double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y,
     switch (type) {
     case TF_NOISE_SIMPLEX:
         return tf_simplex2_deriv(seed, x, y, dx, dy);
+    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+        return tf_perlin_reference_simplex3_deriv(x, y, z, dx, dy);
     case TF_NOISE_PERLIN:
         return tf_perlin_improved3_deriv(seed, x, y, z, dx, dy);
     case TF_NOISE_EXPONENTIAL_PERLIN:
@@ -68,19 +68,12 @@ double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y,
     case TF_NOISE_CELLULAR_F2_F1:
         return tf_cellular_f2_f1_deriv(seed, x, y, dx, dy);
     default:
-        break;
+        if (dx)
+            *dx = NAN;
+        if (dy)
+            *dy = NAN;
+        return NAN;
     }
-    /* perlin-reference-simplex: no analytic form here. */
-    double n = plain_noise(type, seed, x, y, z);
-    if (dx)
-        *dx = (plain_noise(type, seed, x + BASE_FD_STEP, y, z) -
-               plain_noise(type, seed, x - BASE_FD_STEP, y, z)) *
-              BASE_FD_SCALE;
-    if (dy)
-        *dy = (plain_noise(type, seed, x, y + BASE_FD_STEP, z) -
-               plain_noise(type, seed, x, y - BASE_FD_STEP, z)) *
-              BASE_FD_SCALE;
-    return n;
 }
 
 /* ---- the plan */
@@ -139,7 +132,7 @@ void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer)
         }
     }
     plan->amp_sum = A;
-    plan->fd_step = BASE_FD_STEP / plan->freq[octaves - 1];
+    plan->fd_step = TURBULENCE_FD_STEP / plan->freq[octaves - 1];
 }
 
 /* fbm, ridged, billow: analytic whenever the base noise's gradient is. */

@@ -21,6 +21,11 @@ double tf_simplex2_deriv(uint32_t seed, double x, double y, double *dndx, double
 /* Ken Perlin's reference simplex noise (2001, "Noise Hardware", class
  * Noise3), bit-identical to the Java original. */
 double tf_perlin_reference_simplex3(double x, double y, double z);
+/* tf_perlin_reference_simplex3 (the same bits) and its analytic partial
+ * derivatives (docs/noise.md, "perlin-reference-simplex": gradient); either
+ * pointer may be NULL. */
+double tf_perlin_reference_simplex3_deriv(double x, double y, double z, double *dndx,
+                                          double *dndy);
 
 /* tf_simplex2 at (x[k], y), k < n. */
 void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double *out);

@@ -6,7 +6,8 @@
  * left to right, so each K() call (which mutates A[]) is sequenced
  * explicitly; int arithmetic wraps as in Java; (int) casts saturate as in Java.
  * The Java class keeps its state in statics; here it lives on the stack, so
- * the function is thread-safe.
+ * the function is thread-safe. tf_perlin_reference_simplex3_deriv adds the
+ * analytic gradient (docs/noise.md) without touching the value's arithmetic.
  */
 #include <math.h>
 #include <stdint.h>
@@ -57,7 +58,15 @@ static int32_t shuffle(int32_t i, int32_t j, int32_t k)
            b4(k, i, j, 5) + b4(i, j, k, 6) + b4(j, k, i, 7);
 }
 
-static double K(noise3_state *st, int a)
+/* One corner: Noise3.K(a), which returns 8 t^4 L (t = .6 - |d|^2, L the
+ * hash's signed sum of some of the offset's components) and advances A[a];
+ * when gx is not NULL also the contribution's gradient. The corner offset
+ * d = (u - A0 + s, ...) moves one for one with the sample point (u = x - i
+ * + (i+j+k)/6 with i, j, k fixed inside a cell), so with c = dL/dd (each
+ * component -1, 0 or +1), t1 = t, t2 = t1*t1, w = (8*t2)*t2 (the value's
+ * factor) and k = (64*(t2*t1))*L: grad = w*c - k*d (d/dd of 8 t^4 L, with
+ * dt/dd = -2d). */
+static inline double K(noise3_state *st, int a, double *gx, double *gy)
 {
     double s = (double)(st->A[0] + st->A[1] + st->A[2]) / 6.;
     double x = st->u - st->A[0] + s, y = st->v - st->A[1] + s, z = st->w - st->A[2] + s;
@@ -65,8 +74,11 @@ static double K(noise3_state *st, int a)
     int32_t h = shuffle(java_add(st->i, st->A[0]), java_add(st->j, st->A[1]),
                         java_add(st->k, st->A[2]));
     st->A[a]++;
-    if (t < 0)
+    if (t < 0) {
+        if (gx)
+            *gx = *gy = 0.0;
         return 0;
+    }
     int32_t b5 = h >> 5 & 1, b4_ = h >> 4 & 1, b3 = h >> 3 & 1, b2 = h >> 2 & 1, b = h & 3;
     double p = b == 1 ? x : b == 2 ? y : z;
     double q = b == 1 ? y : b == 2 ? z : x;
@@ -74,11 +86,32 @@ static double K(noise3_state *st, int a)
     p = (b5 == b3 ? -p : p);
     q = (b5 == b4_ ? -q : q);
     r = (b5 != (b4_ ^ b3) ? -r : r);
-    t *= t;
-    return 8 * t * t * (p + (b == 0 ? q + r : b2 == 0 ? q : r));
+    double L = p + (b == 0 ? q + r : b2 == 0 ? q : r);
+    double t1 = t;
+    t *= t; /* t2 from here on */
+    if (gx) {
+        /* c: the signs above, on the axes p, q, r were taken from; q and r
+         * count only where the value adds them. */
+        double c[3] = {0.0, 0.0, 0.0};
+        int ap = b == 1 ? 0 : b == 2 ? 1 : 2;
+        int aq = b == 1 ? 1 : b == 2 ? 2 : 0;
+        int ar = b == 1 ? 2 : b == 2 ? 0 : 1;
+        c[ap] = b5 == b3 ? -1.0 : 1.0;
+        if (b == 0 || b2 == 0)
+            c[aq] = b5 == b4_ ? -1.0 : 1.0;
+        if (b == 0 || b2 != 0)
+            c[ar] = b5 != (b4_ ^ b3) ? -1.0 : 1.0;
+        double w = 8 * t * t, k = (64 * (t * t1)) * L;
+        *gx = w * c[0] - k * x;
+        *gy = w * c[1] - k * y;
+    }
+    return 8 * t * t * L;
 }
 
-double tf_perlin_reference_simplex3(double x, double y, double z)
+/* tf_perlin_reference_simplex3, and its gradient when dndx is not NULL
+ * (inlined into both entry points, so the value-only one carries no
+ * derivative arithmetic). */
+static inline double noise3_eval(double x, double y, double z, double *dndx, double *dndy)
 {
     noise3_state st;
     double s = (x + y + z) / 3;
@@ -92,10 +125,34 @@ double tf_perlin_reference_simplex3(double x, double y, double z)
     st.A[0] = st.A[1] = st.A[2] = 0;
     int hi = st.u >= st.w ? st.u >= st.v ? 0 : 1 : st.v >= st.w ? 1 : 2;
     int lo = st.u < st.w ? st.u < st.v ? 0 : 1 : st.v < st.w ? 1 : 2;
-    /* Java: K(hi) + K(3-hi-lo) + K(lo) + K(0), operands left to right. */
-    double sum = K(&st, hi);
-    sum += K(&st, 3 - hi - lo);
-    sum += K(&st, lo);
-    sum += K(&st, 0);
+    /* Java: K(hi) + K(3-hi-lo) + K(lo) + K(0), operands left to right; the
+     * gradients are summed in the same order. */
+    double g[4][2];
+    int slope = dndx != NULL;
+    double sum = K(&st, hi, slope ? &g[0][0] : NULL, &g[0][1]);
+    sum += K(&st, 3 - hi - lo, slope ? &g[1][0] : NULL, &g[1][1]);
+    sum += K(&st, lo, slope ? &g[2][0] : NULL, &g[2][1]);
+    sum += K(&st, 0, slope ? &g[3][0] : NULL, &g[3][1]);
+    if (slope) {
+        *dndx = ((g[0][0] + g[1][0]) + g[2][0]) + g[3][0];
+        *dndy = ((g[0][1] + g[1][1]) + g[2][1]) + g[3][1];
+    }
     return sum;
+}
+
+double tf_perlin_reference_simplex3(double x, double y, double z)
+{
+    return noise3_eval(x, y, z, NULL, NULL);
+}
+
+double tf_perlin_reference_simplex3_deriv(double x, double y, double z, double *dndx,
+                                          double *dndy)
+{
+    double gx, gy;
+    double n = noise3_eval(x, y, z, &gx, &gy);
+    if (dndx)
+        *dndx = gx;
+    if (dndy)
+        *dndy = gy;
+    return n;
 }

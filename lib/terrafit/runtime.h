@@ -313,10 +313,9 @@ void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
 double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, double z);
 
 /* The same n for every kind, with its partial derivatives dn/dx and dn/dy
- * in noise space (either pointer may be NULL): analytic for the kinds of
- * docs/noise.md that have them (simplex included), central differences with
- * step 2^-10 for perlin-reference-simplex (docs/spec.md, "Layer kinds"). NaN
- * for an unknown type. */
+ * in noise space (either pointer may be NULL): analytic for every base
+ * noise of docs/noise.md (perlin-reference-simplex included), the value
+ * with the bits tf_noise_eval gives. NaN for an unknown type. */
 double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y, double z,
                           double *dx, double *dy);
 

@@ -214,6 +214,16 @@ def _shuffle(i, j, k):
 
 def perlin_reference_simplex(x, y, z):
     """Noise3.noise(x, y, z), with the statics held in locals (docs/noise.md)."""
+    return _perlin_reference_simplex(x, y, z, False)[0]
+
+
+def perlin_reference_simplex_with_gradient(x, y, z):
+    """docs/noise.md, "perlin-reference-simplex" and its gradient:
+    (n, dn/dx, dn/dy), n with the bits of perlin_reference_simplex."""
+    return _perlin_reference_simplex(x, y, z, True)
+
+
+def _perlin_reference_simplex(x, y, z, grad):
     s = ((x + y) + z) / 3.0
     i = _java_floor_to_int(x + s)
     j = _java_floor_to_int(y + s)
@@ -225,6 +235,8 @@ def perlin_reference_simplex(x, y, z):
     A = [0, 0, 0]
 
     def K(a):
+        """(value, d/dx, d/dy) of one corner; the gradient is (0.0, 0.0)
+        when not asked for."""
         s2 = float(_jint(_jint(A[0] + A[1]) + A[2])) / 6.0
         px = (u - float(A[0])) + s2
         py = (v - float(A[1])) + s2
@@ -233,26 +245,48 @@ def perlin_reference_simplex(x, y, z):
         h = _shuffle(_jint(i + A[0]), _jint(j + A[1]), _jint(k + A[2]))
         A[a] += 1
         if t < 0:
-            return 0.0
+            return 0.0, 0.0, 0.0
         b5 = h >> 5 & 1
         b4 = h >> 4 & 1
         b3 = h >> 3 & 1
         b2 = h >> 2 & 1
         b = h & 3
-        p = px if b == 1 else (py if b == 2 else pz)
-        q = py if b == 1 else (pz if b == 2 else px)
-        r = pz if b == 1 else (px if b == 2 else py)
+        # which offset component p, q and r are (0 = x, 1 = y, 2 = z)
+        if b == 1:
+            ap, aq, ar = 0, 1, 2
+        elif b == 2:
+            ap, aq, ar = 1, 2, 0
+        else:
+            ap, aq, ar = 2, 0, 1
+        d = (px, py, pz)
+        p, q, r = d[ap], d[aq], d[ar]
+        sp = -1.0 if b5 == b3 else 1.0
+        sq = -1.0 if b5 == b4 else 1.0
+        sr = -1.0 if b5 != (b4 ^ b3) else 1.0
         p = -p if b5 == b3 else p
         q = -q if b5 == b4 else q
         r = -r if b5 != (b4 ^ b3) else r
-        t *= t
+        c = [0.0, 0.0, 0.0]     # dL/d(px, py, pz)
+        c[ap] = sp
         if b == 0:
             tail = q + r
+            c[aq] = sq
+            c[ar] = sr
         elif b2 == 0:
             tail = q
+            c[aq] = sq
         else:
             tail = r
-        return ((8.0 * t) * t) * (p + tail)
+            c[ar] = sr
+        L = p + tail
+        t1 = t
+        t = t * t                 # t2
+        wt = (8.0 * t) * t
+        n = wt * L
+        if not grad:
+            return n, 0.0, 0.0
+        kk = (64.0 * (t * t1)) * L
+        return n, (wt * c[0]) - (kk * px), (wt * c[1]) - (kk * py)
 
     if u >= w:
         hi = 0 if u >= v else 1
@@ -262,12 +296,13 @@ def perlin_reference_simplex(x, y, z):
         lo = 0 if u < v else 1
     else:
         lo = 1 if v < w else 2
-    # Four calls in this order, summed left to right.
+    # Four calls in this order, summed left to right (the gradients too).
     r0 = K(hi)
     r1 = K(3 - hi - lo)
     r2 = K(lo)
     r3 = K(0)
-    return ((r0 + r1) + r2) + r3
+    return (((r0[0] + r1[0]) + r2[0]) + r3[0], ((r0[1] + r1[1]) + r2[1]) + r3[1],
+            ((r0[2] + r1[2]) + r2[2]) + r3[2])
 
 
 # ---------------------------------------------------------------------------
@@ -645,11 +680,9 @@ def noise_kind(kind, seed, x, y, z):
         return cellular(seed, x, y, kind[len("cellular-"):])
     if kind == "simplex":
         return simplex_with_gradient(seed, x, y)
-    # perlin-reference-simplex: central differences, h = 2^-10
-    def f(a, b):
-        return perlin_reference_simplex(a, b, z)
-    h = 2.0 ** -10
-    return (f(x, y), (f(x + h, y) - f(x - h, y)) * 512.0, (f(x, y + h) - f(x, y - h)) * 512.0)
+    if kind == "perlin-reference-simplex":
+        return perlin_reference_simplex_with_gradient(x, y, z)
+    return NAN3
 
 
 # ---------------------------------------------------------------------------
