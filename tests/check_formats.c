@@ -692,6 +692,8 @@ static Suite *formats_suite(void)
 {
     Suite *s = suite_create("formats");
     TCase *tc = tcase_create("formats");
+    /* Megapixel PNGs under the sanitizers on a busy machine: not a timing */
+    tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_format_names);
     tcase_add_loop_test(tc, test_float_round_trip, 0, 3 * FLOAT_CASE_COUNT);
