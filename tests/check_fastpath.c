@@ -205,9 +205,17 @@ START_TEST(noise_rows_match_the_scalar_noise)
 {
     uint64_t state = 0xA0153u + (uint64_t)_i;
     enum { N = 67 };
-    double x[N], y[N], out[N];
+    double x[N], y[N];
     uint32_t seeds[N];
     for (int round = 0; round < 20; round++) {
+        /* Every length from 1 to N over the loop (the vector code works in
+         * blocks of 4 and 8 with masked tails), in buffers of exactly that
+         * length, so the sanitizer build catches a read past the end. */
+        size_t len = 1 + (size_t)(round * 10 + _i) % N;
+        double *row_x = malloc(len * sizeof *row_x);
+        double *row_y_lanes = malloc(len * sizeof *row_y_lanes), *out = malloc(len * sizeof *out);
+        uint32_t *row_seeds = malloc(len * sizeof *row_seeds);
+        ck_assert(row_x && row_y_lanes && out && row_seeds);
         double row_y = rng_coordinate(&state);
         uint32_t seed = (uint32_t)rng_next(&state);
         double scale = ldexp(1.0, (int)(rng_next(&state) % 60) - 8);
@@ -218,24 +226,32 @@ START_TEST(noise_rows_match_the_scalar_noise)
                                               : rng_range(&state, -1.0, 1.0) * scale;
             seeds[k] = (uint32_t)rng_next(&state);
         }
+        memcpy(row_x, x, len * sizeof *row_x);
+        memcpy(row_y_lanes, y, len * sizeof *row_y_lanes);
+        memcpy(row_seeds, seeds, len * sizeof *row_seeds);
         for (int p = 0; p < path_count(); p++)
             for (int kind = 0; kind < TF_NOISE_KIND_COUNT; kind++) {
-                tf_noise_row(path_level(p), (tf_noise_type)kind, seed, x, row_y, 0.25, N, out);
-                for (size_t k = 0; k < N; k++) {
+                tf_noise_row(path_level(p), (tf_noise_type)kind, seed, row_x, row_y, 0.25, len,
+                             out);
+                for (size_t k = 0; k < len; k++) {
                     double want = tf_noise_eval((tf_noise_type)kind, seed, x[k], row_y, 0.25);
                     ck_assert_msg(double_bits(out[k]) == double_bits(want),
-                                  "path %d kind %d at (%a, %a): row %a, scalar %a", p, kind, x[k],
-                                  row_y, out[k], want);
+                                  "path %d kind %d, row of %zu, at (%a, %a): row %a, scalar %a",
+                                  p, kind, len, x[k], row_y, out[k], want);
                 }
             }
 #if TF_HAVE_AVX2_PATH
         if (tf_simd_avx2_available()) {
-            tf_simplex2_lanes_avx2(seeds, x, y, N, out);
-            for (size_t k = 0; k < N; k++)
+            tf_simplex2_lanes_avx2(row_seeds, row_x, row_y_lanes, len, out);
+            for (size_t k = 0; k < len; k++)
                 ck_assert_msg(double_bits(out[k]) == double_bits(tf_simplex2(seeds[k], x[k], y[k])),
-                              "lanes at (%a, %a)", x[k], y[k]);
+                              "%zu lanes, at (%a, %a)", len, x[k], y[k]);
         }
 #endif
+        free(row_x);
+        free(row_y_lanes);
+        free(out);
+        free(row_seeds);
     }
 }
 END_TEST
@@ -292,11 +308,13 @@ START_TEST(curve_rows_match_the_scalar_lookup)
     for (size_t k = 0; k < N; k++)
         ck_assert(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])));
 #if TF_HAVE_AVX2_PATH
-    if (tf_simd_avx2_available()) {
-        tf_curve_table_eval_row_avx2(&table, u, N, out);
-        for (size_t k = 0; k < N; k++)
+    /* whole rows and every kind of tail (blocks of 64, groups of 4) */
+    static const size_t lengths[] = {N, 1, 3, 4, 5, 63, 64, 65, 130};
+    for (size_t c = 0; tf_simd_avx2_available() && c < sizeof lengths / sizeof lengths[0]; c++) {
+        tf_curve_table_eval_row_avx2(&table, u, lengths[c], out);
+        for (size_t k = 0; k < lengths[c]; k++)
             ck_assert_msg(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])),
-                          "u = %a: avx2 %a, scalar %a", u[k], out[k],
+                          "row of %zu, u = %a: avx2 %a, scalar %a", lengths[c], u[k], out[k],
                           tf_curve_table_eval(&table, u[k]));
     }
 #endif

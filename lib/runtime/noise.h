@@ -30,9 +30,10 @@ double tf_perlin_reference_simplex3_deriv(double x, double y, double z, double *
 /* tf_simplex2 at (x[k], y), k < n. */
 void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double *out);
 #if TF_HAVE_AVX2_PATH
-/* The same bits, four lanes at a time; only on a CPU with AVX2. */
+/* The same bits, eight points a block (two vectors of four doubles); only
+ * on a CPU with AVX2. */
 void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
-/* tf_simplex2(seed[k], x[k], y[k]), k < n, four lanes at a time. */
+/* tf_simplex2(seed[k], x[k], y[k]), k < n, eight lanes a block. */
 void tf_simplex2_lanes_avx2(const uint32_t *seed, const double *x, const double *y, size_t n,
                             double *out);
 #endif

@@ -3,9 +3,10 @@
  * runs over a chunk of samples at once (coordinates, base noise, the rd
  * lookup, the mask, the sum), then the output curve, instead of all layers
  * per sample. The inner loops are branch-light and, on the AVX2 path, the
- * noise and curve lookups run four lanes at a time. Every step does the
- * IEEE operations of terrain.c's evaluate() in the same order, so a sample
- * has the same bits whichever way it is computed.
+ * noise runs eight points a block and the curve lookups four lanes at a
+ * time. Every step does the IEEE operations of terrain.c's evaluate() in
+ * the same order, so a sample has the same bits whichever way it is
+ * computed.
  */
 #include "internal.h"
 #include "noise.h"
