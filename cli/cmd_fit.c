@@ -73,9 +73,9 @@ static void print_usage(void)
            "                         layer I (for a DEM, band I, 0 = coarsest),\n"
            "                         comma-separated (e.g. perlin,2=value); NOISE is\n"
            "                         %s\n"
-           "                         (default simplex); auto (one layer per reference\n"
-           "                         only) tries several per layer and keeps the best\n"
-           "                         by slope and spectrum\n"
+           "                         (default simplex); auto tries several per layer\n"
+           "                         (per band for a DEM) and keeps the best by slope\n"
+           "                         and spectrum\n"
            "      --layer-kind LIST  layer kind, the same way: KIND or I=KIND, KIND one\n"
            "                         of %s (default none)\n"
            "      --seed S           root seed of the layers' noises, 0 to 4294967295\n"
@@ -311,7 +311,19 @@ static void on_fit_progress(void *user, size_t done, size_t total)
     cli_progress_update(user, done, total);
 }
 
-/* One line per band of an auto-layered fit. */
+/* A layer's --noise auto candidates, one line each, the chosen marked. */
+static void print_noise_candidates(const tf_fit_layer_report *l, const char *indent)
+{
+    for (size_t k = 0; k < l->noise_candidate_count; k++) {
+        const tf_fit_noise_candidate *c = &l->noise_candidates[k];
+        fprintf(stderr, "%scandidate %-18s slope chi2 %.4g + spectrum rms %.4g = %.4g%s\n", indent,
+                tf_noise_type_name(c->noise), c->slope_chi2, c->spectrum_log_rms, c->score,
+                c->noise == l->noise && isfinite(c->score) ? "  (chosen)" : "");
+    }
+}
+
+/* One line per band of an auto-layered fit (and its --noise auto
+ * candidates). */
 static void print_auto_summary(const fit_request *req, const tf_fit_report *rep)
 {
     for (size_t i = 0; i < rep->layer_count; i++) {
@@ -333,7 +345,12 @@ static void print_auto_summary(const fit_request *req, const tf_fit_report *rep)
         if (l->gentle_blend < 1.0)
             fprintf(stderr, ", heavy-tailed (kurtosis %.2g, blend %.2f)", l->kurtosis,
                     l->gentle_blend);
+        if (l->noise != TF_NOISE_SIMPLEX || l->fractal != TF_FRACTAL_NONE ||
+            l->noise_candidate_count)
+            fprintf(stderr, ", noise %s, kind %s", tf_noise_type_name(l->noise),
+                    tf_fractal_kind_name(l->fractal));
         fprintf(stderr, ", chi-square %.3g\n", l->chi2);
+        print_noise_candidates(l, "    ");
     }
     fprintf(stderr, "  output curve: %zu points, chi-square of the layer sum %.3g -> %.3g; "
             "spectral calibration rms %.3g\n",
@@ -363,12 +380,7 @@ static void print_summary(const fit_request *req, const tf_fit_report *rep, doub
             l->noise_candidate_count)
             fprintf(stderr, "    noise %s, kind %s\n", tf_noise_type_name(l->noise),
                     tf_fractal_kind_name(l->fractal));
-        for (size_t k = 0; k < l->noise_candidate_count; k++) {
-            const tf_fit_noise_candidate *c = &l->noise_candidates[k];
-            fprintf(stderr, "    candidate %-18s slope chi2 %.4g + spectrum rms %.4g = %.4g%s\n",
-                    tf_noise_type_name(c->noise), c->slope_chi2, c->spectrum_log_rms, c->score,
-                    c->noise == l->noise ? "  (chosen)" : "");
-        }
+        print_noise_candidates(l, "    ");
         if (l->frequency_estimated)
             fprintf(stderr,
                     "    frequency %.6g (wavelength %.4g px) by %s; peaks %.6g, spectrum %.6g\n",

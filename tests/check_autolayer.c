@@ -2,11 +2,12 @@
  * Check suite for auto-layering (issue 4): the band decomposition (sums
  * back, masked cells), frequency matching on known noise, mask curves
  * learned on a synthetic "rough where high" reference, the output curve,
- * --layers rules and determinism, and noises and layer kinds on the bands
- * (issue 6).
+ * --layers rules and determinism, and noises and layer kinds on the bands,
+ * --noise auto included (issue 6).
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,8 +405,8 @@ START_TEST(layer_kinds_on_bands)
     tf_spec_free(a), tf_spec_free(b);
     tf_fit_report_free(&r1), tf_fit_report_free(&r2);
 
-    /* A kind named for a band beyond the split, and --noise auto, are
-     * refused with a clear message. */
+    /* A kind or --noise auto named for a band beyond the split is refused
+     * with a clear message. */
     tf_spec *spec = NULL;
     tf_fit_options_init(&opt);
     opt.layers = 3;
@@ -416,11 +417,13 @@ START_TEST(layer_kinds_on_bands)
     ck_assert_ptr_nonnull(strstr(err.message, "beyond the 3 bands"));
     ck_assert_ptr_null(spec);
     tf_fit_options_init(&opt);
-    opt.noise_auto = 1;
+    opt.layers = 3;
+    opt.layer_noise[3] = TF_FIT_LAYER_NOISE_AUTO;
     ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
                             &err),
                      -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "--noise auto"));
+    ck_assert_ptr_nonnull(strstr(err.message, "beyond the 3 bands"));
+    ck_assert_ptr_null(spec);
     /* With one layer, a kind for layer 1 is still refused. */
     tf_fit_options_init(&opt);
     opt.layers = 1;
@@ -429,6 +432,205 @@ START_TEST(layer_kinds_on_bands)
                             &err),
                      -1);
     ck_assert_ptr_nonnull(strstr(err.message, "layer 1"));
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+/* --noise auto on the bands (issue 6): each band that asks tries every
+ * candidate, scored by the whole fitted terrain, and keeps the lowest
+ * finite score; the written spec is the fit with those noises given. */
+
+/* Occurrences of "KEY": true in a JSON text, whatever the spacing. */
+static int count_true(const char *text, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\":", key);
+    int n = 0;
+    for (const char *p = strstr(text, quoted); p; p = strstr(p + 1, quoted)) {
+        const char *v = p + strlen(quoted);
+        while (*v == ' ' || *v == '\t' || *v == '\n')
+            v++;
+        n += strncmp(v, "true", 4) == 0;
+    }
+    return n;
+}
+
+static int count_text(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The index of the lowest finite score (ties: the earlier), or -1. */
+static int argmin_score(const tf_fit_layer_report *l)
+{
+    int best = -1;
+    for (size_t c = 0; c < l->noise_candidate_count; c++)
+        if (isfinite(l->noise_candidates[c].score) &&
+            (best < 0 || l->noise_candidates[c].score < l->noise_candidates[best].score))
+            best = (int)c;
+    return best;
+}
+
+typedef struct {
+    size_t calls, last_done, last_total;
+    int backwards;
+} progress_log;
+
+static void log_progress(void *user, size_t done, size_t total)
+{
+    progress_log *p = user;
+    if (p->calls && (done < p->last_done || total != p->last_total))
+        p->backwards = 1;
+    p->calls++;
+    p->last_done = done;
+    p->last_total = total;
+}
+
+START_TEST(noise_auto_on_bands)
+{
+    const size_t n = 96;
+    tf_layer_map *ref = rough_where_high(n);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.noise_auto = 1;
+    opt.threads = 2;
+    tf_fit_report rep;
+    tf_spec *spec = NULL;
+    tf_error err;
+    progress_log pl = {0, 0, 0, 0};
+    ck_assert_msg(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, &rep, log_progress,
+                         &pl, &err) == 0,
+                  "fit: %s", err.message);
+    ck_assert(rep.auto_layered);
+    ck_assert(rep.noise_auto);
+    size_t count = rep.layer_count;
+    ck_assert_uint_ge(count, 3);
+    /* Progress advances through every trial and ends at its total. */
+    ck_assert(!pl.backwards);
+    ck_assert_uint_ge(pl.calls, count * TF_FIT_AUTO_CANDIDATES);
+    ck_assert_uint_eq(pl.last_done, pl.last_total);
+    ck_assert_uint_eq(pl.last_total, 1 + count * TF_FIT_AUTO_CANDIDATES + count + 2);
+
+    for (size_t k = 0; k < count; k++) {
+        const tf_fit_layer_report *l = &rep.layers[k];
+        ck_assert_uint_eq(l->noise_candidate_count, TF_FIT_AUTO_CANDIDATES);
+        for (size_t c = 0; c < l->noise_candidate_count; c++)
+            ck_assert_int_eq(l->noise_candidates[c].noise, tf_fit_auto_candidates[c]);
+        int best = argmin_score(l);
+        ck_assert_int_ge(best, 0);
+        ck_assert_msg(l->noise == l->noise_candidates[best].noise, "band %zu: chose %s, argmin %s",
+                      k, tf_noise_type_name(l->noise),
+                      tf_noise_type_name(l->noise_candidates[best].noise));
+        ck_assert_int_eq(spec->layers[k].noise_type, l->noise);
+        ck_assert_double_eq(l->noise_candidates[best].frequency, spec->layers[k].frequency);
+        /* Coordinate descent, the finest band first: the next coarser
+         * band's trial of its current noise is the terrain this band
+         * chose, so it scores the same. */
+        if (k > 0) {
+            const tf_fit_layer_report *lc = &rep.layers[k - 1];
+            size_t current = 0;
+            while (tf_fit_auto_candidates[current] != TF_NOISE_SIMPLEX)
+                current++;
+            ck_assert_double_eq(lc->noise_candidates[current].score,
+                                l->noise_candidates[best].score);
+        }
+    }
+
+    /* The score is compare's: the written spec rendered at the synthesis
+     * origin against the reference, both over the reference's range (the
+     * runtime's evaluation may differ from the fit's in the last bits). */
+    tf_terrain *t = tf_terrain_compile(spec, &err);
+    ck_assert_msg(t != NULL, "compile: %s", err.message);
+    tf_layer_map *syn = tf_layer_map_new(n, n, &err);
+    tf_terrain_sample_grid(t, TF_FIT_SYNTHESIS_OFFSET, TF_FIT_SYNTHESIS_OFFSET, 1.0, n, n,
+                           syn->value);
+    for (size_t c = 0; c < n * n; c++)
+        syn->value[c] = (float)tf_terrain_normalize(t, syn->value[c]);
+    tf_terrain_free(t);
+    tf_metrics_report mr;
+    ck_assert_int_eq(tf_metrics_compute(ref, syn, NULL, &mr, &err), 0);
+    const tf_fit_layer_report *l0 = &rep.layers[0];
+    const tf_fit_noise_candidate *won = &l0->noise_candidates[argmin_score(l0)];
+    ck_assert_double_eq_tol(won->slope_chi2, mr.slope_chi2, 1e-3);
+    ck_assert_double_eq_tol(won->spectrum_log_rms, mr.spectrum_log_rms, 1e-3);
+    ck_assert_double_eq_tol(won->pit_peak_ratio, mr.b.pit_peak_ratio, 0.05);
+    ck_assert_double_eq_tol(won->depression_share, mr.b.depression_share, 0.02);
+    tf_layer_map_free(syn);
+
+    /* The report lists every band's candidates, one chosen each. */
+    char *text = tf_fit_report_to_json(&rep, 0, &err);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(count_text(text, "\"noiseCandidates\""), (int)count);
+    ck_assert_int_eq(count_text(text, "\"spectrumLogRms\""),
+                     (int)(count * TF_FIT_AUTO_CANDIDATES));
+    ck_assert_int_eq(count_true(text, "chosen"), (int)count);
+
+    /* The spec is valid, and it is the fit with the chosen noises given. */
+    char *json = tf_spec_to_json(spec, &err);
+    ck_assert_ptr_nonnull(json);
+    tf_spec *back = tf_spec_parse(json, strlen(json), "fitted", &err);
+    ck_assert_msg(back != NULL, "reparse: %s", err.message);
+    tf_spec_free(back);
+    tf_fit_options fixed;
+    tf_fit_options_init(&fixed);
+    for (size_t k = 0; k < count; k++)
+        fixed.layer_noise[k] = (unsigned char)(rep.layers[k].noise + 1);
+    tf_fit_report rep_fixed;
+    tf_spec *spec_fixed = fit_kinds(ref, &fixed, 2, &rep_fixed);
+    char *json_fixed = tf_spec_to_json(spec_fixed, &err);
+    ck_assert_str_eq(json, json_fixed);
+    ck_assert_uint_eq(rep_fixed.layers[0].noise_candidate_count, 0);
+
+    /* Deterministic across thread counts. */
+    tf_fit_report rep1;
+    tf_spec *spec1 = fit_kinds(ref, &opt, 1, &rep1);
+    char *json1 = tf_spec_to_json(spec1, &err), *text1 = tf_fit_report_to_json(&rep1, 0, &err);
+    ck_assert_str_eq(json, json1);
+    ck_assert_str_eq(text, text1);
+
+    free(text), free(text1), free(json), free(json1), free(json_fixed);
+    tf_spec_free(spec), tf_spec_free(spec1), tf_spec_free(spec_fixed);
+    tf_fit_report_free(&rep), tf_fit_report_free(&rep1), tf_fit_report_free(&rep_fixed);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+/* --noise 1=auto: only band 1 tries, the others keep the options' noise. */
+START_TEST(noise_auto_on_one_band)
+{
+    tf_layer_map *ref = rough_where_high(96);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.noise = TF_NOISE_PERLIN;
+    opt.layer_noise[1] = TF_FIT_LAYER_NOISE_AUTO;
+    tf_fit_report rep;
+    tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
+    ck_assert(!rep.noise_auto);
+    ck_assert_uint_ge(rep.layer_count, 3);
+    for (size_t k = 0; k < rep.layer_count; k++) {
+        const tf_fit_layer_report *l = &rep.layers[k];
+        if (k != 1) {
+            ck_assert_uint_eq(l->noise_candidate_count, 0);
+            ck_assert_int_eq(l->noise, TF_NOISE_PERLIN);
+            ck_assert_int_eq(spec->layers[k].noise_type, TF_NOISE_PERLIN);
+            continue;
+        }
+        ck_assert_uint_eq(l->noise_candidate_count, TF_FIT_AUTO_CANDIDATES);
+        int best = argmin_score(l);
+        ck_assert_int_ge(best, 0);
+        ck_assert_int_eq(l->noise, l->noise_candidates[best].noise);
+        ck_assert_int_eq(spec->layers[1].noise_type, l->noise);
+    }
+    tf_error err;
+    char *text = tf_fit_report_to_json(&rep, 0, &err);
+    ck_assert_int_eq(count_text(text, "\"noiseCandidates\""), 1);
+    ck_assert_int_eq(count_true(text, "chosen"), 1);
+    free(text);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
     tf_layer_map_free(ref);
 }
 END_TEST
@@ -447,6 +649,8 @@ int main(void)
     tcase_add_test(tc, heavy_tailed_band_gets_a_gentler_curve);
     tcase_add_test(tc, layers_option_rules);
     tcase_add_test(tc, layer_kinds_on_bands);
+    tcase_add_test(tc, noise_auto_on_bands);
+    tcase_add_test(tc, noise_auto_on_one_band);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

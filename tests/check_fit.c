@@ -854,14 +854,15 @@ START_TEST(bad_inputs_are_rejected)
     opt.fractal = (tf_fractal_kind)42;
     expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "unknown fractal kind 42");
     opt.fractal = TF_FRACTAL_NONE;
-    /* auto-layering a DEM takes every noise and kind, but not --noise auto
-     * (tests/check_autolayer.c covers the kinds on bands) */
+    /* auto-layering a DEM takes every noise and kind, --noise auto too, but
+     * not for a band beyond the split (tests/check_autolayer.c covers the
+     * kinds and --noise auto on bands) */
     tf_fit_options bands = opt;
     bands.layers = 2;
-    bands.noise_auto = 1;
+    bands.layer_noise[2] = TF_FIT_LAYER_NOISE_AUTO;
     for (size_t k = 0; k < 32 * 32; k++)
         layers[0]->weight[k] = 1.0f;
-    expect_fit_error(layers, 1, &bands, TF_ERR_ARGUMENT, "--noise auto needs one layer");
+    expect_fit_error(layers, 1, &bands, TF_ERR_ARGUMENT, "beyond the 2 bands");
     layers[0]->value[5] = NAN;
     expect_fit_error(layers, 1, &opt, TF_ERR_INVALID, "pixel (5, 0)");
     tf_layer_map_free(layers[0]);

@@ -198,8 +198,27 @@ expect_message "a --noise index that is not a number exits 2" 2 "'x' is not a la
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --noise x=value
 expect_message "an empty --layer-kind list exits 2" 2 "an empty list" \
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/x.json" --layer-kind ""
-expect_message "--noise auto for an auto-layered DEM exits 1" 1 "--noise auto needs one layer" \
-    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/x.json" --noise auto
+# --noise auto on an auto-layered DEM: every band tries the candidates.
+expect "--noise auto for an auto-layered DEM exits 0" 0 \
+    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/auto-bands.json" --noise auto \
+    -r "$out/auto-bands-report.json"
+check "... the report lists 7 candidates for each of the 2 bands" \
+    [ "$(grep -c '"spectrumLogRms"' "$out/auto-bands-report.json")" -eq 14 ]
+check "... one chosen per band" \
+    [ "$(grep -c '"chosen":[[:space:]]*true' "$out/auto-bands-report.json")" -eq 2 ]
+check "... the summary lists the candidates and the choices" \
+    [ "$(grep -c '(chosen)' "$scratch/stderr")" -eq 2 ]
+check "... the spec holds the chosen noises, band by band" \
+    [ "$(awk '/"noiseCandidates"/ { on = 1 } on && /"noise":/ { n = $2 } on && /"chosen":[[:space:]]*true/ { gsub(/[",]/, "", n); printf "%s ", n; on = 0 }' "$out/auto-bands-report.json")" = \
+      "$(sed -n 's/.*"type": "\([a-z0-9-]*\)".*/\1/p' "$out/auto-bands.json" | tr '\n' ' ')" ]
+expect "... and it validates" 0 "$TERRAFIT" validate "$out/auto-bands.json"
+expect "--noise 1=auto (band 1 only) exits 0" 0 \
+    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/auto-band1.json" --noise 1=auto \
+    -r "$out/auto-band1-report.json" -q
+check "... only band 1 lists candidates" \
+    [ "$(grep -c '"noiseCandidates"' "$out/auto-band1-report.json")" -eq 1 ]
+expect_message "--noise auto for a band beyond the split exits 1" 1 "beyond the 2 bands" \
+    "$TERRAFIT" fit "$ref" --layers 2 -o "$out/x.json" --noise 2=auto
 check "... and writes nothing" [ ! -e "$out/x.json" ]
 
 # ---- a flat layer is legal: a constant curve

@@ -663,19 +663,6 @@ void fit_layer_kind_of(const tf_fit_options *opt, size_t i, tf_layer_spec *kind,
     tf_fractal_set_defaults(kind, lf ? (tf_fractal_kind)(lf - 1) : opt->fractal);
 }
 
-/* Auto-layering takes every noise and layer kind, for all bands or per
- * band, but not yet the --noise auto trials (their scores need a layer
- * fitted alone against its own reference, which a band is not). */
-static int needs_noise_auto(const tf_fit_options *opt)
-{
-    if (opt->noise_auto)
-        return 1;
-    for (size_t i = 0; i < TF_MAX_LAYERS; i++)
-        if (opt->layer_noise[i] == TF_FIT_LAYER_NOISE_AUTO)
-            return 1;
-    return 0;
-}
-
 /* The --layers rules (docs/fitting.md, "Auto-layering a single DEM"): a
  * single fully present reference is split into bands unless one layer is
  * asked for. 1: fitted here (success); -1: failed (err filled); 0: go on
@@ -714,14 +701,6 @@ static int fit_by_bands(const tf_layer_map *const *layers, size_t count,
     if (!full || bands < 2 || map->width < 8 || map->height < 8)
         /* too small for two bands: the thesis's one layer */
         return fit_check_layer_kinds(opt, 1, err) != 0 ? -1 : 0;
-    if (needs_noise_auto(opt)) {
-        tf_error_set(err, TF_ERR_ARGUMENT,
-                     "%s: --noise auto needs one layer per reference; a single DEM split into "
-                     "bands takes a noise per band instead (--noise TYPE or --noise K=TYPE), "
-                     "or use --layers 1",
-                     name);
-        return -1;
-    }
     tf_fit_report report;
     if (fit_autolayer(map, opt->layers, opt, name, spec_out, &report, progress, user, err) != 0) {
         tf_fit_report_free(&report);
@@ -1028,28 +1007,28 @@ static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int auto_la
      * band). */
     bad |= add_string(o, "noise", tf_noise_type_name(r->noise)) |
            add_string(o, "fractal", tf_fractal_kind_name(r->fractal));
-    if (!auto_layered) {
-        if (r->noise_candidate_count) {
-            cJSON *nc = cJSON_AddArrayToObject(o, "noiseCandidates");
-            if (!nc)
+    /* --noise auto: every candidate, a band's too. Only a finite score
+     * can be the chosen one. */
+    if (r->noise_candidate_count) {
+        cJSON *nc = cJSON_AddArrayToObject(o, "noiseCandidates");
+        if (!nc)
+            goto fail;
+        for (size_t k = 0; k < r->noise_candidate_count; k++) {
+            const tf_fit_noise_candidate *c = &r->noise_candidates[k];
+            cJSON *item = cJSON_CreateObject();
+            if (!item || !cJSON_AddItemToArray(nc, item)) {
+                cJSON_Delete(item);
                 goto fail;
-            for (size_t k = 0; k < r->noise_candidate_count; k++) {
-                const tf_fit_noise_candidate *c = &r->noise_candidates[k];
-                cJSON *item = cJSON_CreateObject();
-                if (!item || !cJSON_AddItemToArray(nc, item)) {
-                    cJSON_Delete(item);
-                    goto fail;
-                }
-                bad |= add_string(item, "noise", tf_noise_type_name(c->noise)) |
-                       add_number(item, "frequency", c->frequency) |
-                       add_number(item, "chi2", c->chi2) |
-                       add_number(item, "slopeChi2", c->slope_chi2) |
-                       add_number(item, "spectrumLogRms", c->spectrum_log_rms) |
-                       add_number(item, "score", c->score) |
-                       add_number(item, "depressionShare", c->depression_share) |
-                       add_number(item, "pitsPerPeak", c->pit_peak_ratio) |
-                       add_bool(item, "chosen", c->noise == r->noise);
             }
+            bad |= add_string(item, "noise", tf_noise_type_name(c->noise)) |
+                   add_number(item, "frequency", c->frequency) |
+                   add_number(item, "chi2", c->chi2) |
+                   add_number(item, "slopeChi2", c->slope_chi2) |
+                   add_number(item, "spectrumLogRms", c->spectrum_log_rms) |
+                   add_number(item, "score", c->score) |
+                   add_number(item, "depressionShare", c->depression_share) |
+                   add_number(item, "pitsPerPeak", c->pit_peak_ratio) |
+                   add_bool(item, "chosen", c->noise == r->noise && isfinite(c->score));
         }
     }
     bad |= add_number(o, "chi2", r->chi2) | add_number(o, "chi2Bins", TF_FIT_CHI2_BINS) |
@@ -1118,6 +1097,7 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
             goto nomem;
         if (report->auto_layered &&
             (add_number(secs, "bands", report->seconds_bands) ||
+             add_number(secs, "noiseAuto", report->seconds_noise_auto) ||
              add_number(secs, "calibration", report->seconds_calibration) ||
              add_number(secs, "outputCurve", report->seconds_output_curve)))
             goto nomem;

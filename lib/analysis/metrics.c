@@ -84,7 +84,7 @@ static double spectral_slope(const tf_radial_spectrum *s, size_t longer_side)
 /* RMS of log10 Pa' - log10 Pb' over the bins both spectra have (b >= 1:
  * not the mean), each spectrum normalized to unit total power over those
  * bins, so overall amplitude drops out and only the shape is compared. */
-static double spectrum_log_rms(const tf_radial_spectrum *a, const tf_radial_spectrum *b)
+double metrics_spectrum_log_rms(const tf_radial_spectrum *a, const tf_radial_spectrum *b)
 {
     size_t bins = a->bin_count < b->bin_count ? a->bin_count : b->bin_count;
     double total_a = 0.0, total_b = 0.0;
@@ -108,9 +108,7 @@ static double spectrum_log_rms(const tf_radial_spectrum *a, const tf_radial_spec
     return sqrt(sum / (double)n);
 }
 
-/* Gradient magnitude by central differences, times height_scale, where the
- * cell and its four neighbours count; slope_weight marks those cells. */
-static void slope_map(const metrics_grid *g, double height_scale, float *slope,
+void metrics_slope_map(const metrics_grid *g, double height_scale, float *slope,
                       float *slope_weight)
 {
     size_t w = g->w, h = g->h;
@@ -225,7 +223,7 @@ static int measure_map(const metrics_grid *g, work *wk, int m, const tf_metrics_
     wk->have_spectrum[m] = true;
     out->spectral_slope = spectral_slope(&wk->spectrum[m], g->w > g->h ? g->w : g->h);
 
-    slope_map(g, o->height_scale, wk->slope[m], wk->slope_weight);
+    metrics_slope_map(g, o->height_scale, wk->slope[m], wk->slope_weight);
     if (slope_summary(wk->slope[m], wk->slope_weight, n, &out->slope_mean, slope_range_quantile,
                       err) != 0)
         return -1;
@@ -310,7 +308,7 @@ int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
             return -1;
         }
     }
-    r.spectrum_log_rms = spectrum_log_rms(&wk.spectrum[0], &wk.spectrum[1]);
+    r.spectrum_log_rms = metrics_spectrum_log_rms(&wk.spectrum[0], &wk.spectrum[1]);
 
     /* Slope histograms over a range both maps share; all-flat maps put
      * every slope in the first bin. */

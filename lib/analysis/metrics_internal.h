@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "terrafit/metrics.h"
+#include "terrafit/stats.h"
 
 /* One map restricted to the counted cells. Cells that do not count hold a
  * finite placeholder value and weight 0. */
@@ -18,6 +19,18 @@ typedef struct {
     const float *weight;        /* 1 where the cell counts, else 0 */
     const unsigned char *ok;    /* the same as bytes */
 } metrics_grid;
+
+/* compare's spectrum distance (docs/metrics.md): RMS of the difference of
+ * log10 powers over the bins both spectra have, each normalized to unit
+ * total power there; NaN when they share no bin. Also scores the --noise
+ * auto trials of auto-layering (autolayer.c). */
+double metrics_spectrum_log_rms(const tf_radial_spectrum *a, const tf_radial_spectrum *b);
+
+/* Gradient magnitude by central differences, times height_scale, where the
+ * cell and its four neighbours count; slope_weight marks those cells (1,
+ * else 0 with slope 0). Also the --noise auto trials' slopes. */
+void metrics_slope_map(const metrics_grid *g, double height_scale, float *slope,
+                       float *slope_weight);
 
 /* Box-counting dimension of the median contour; NaN when undefined. */
 int metrics_box_dimension(const metrics_grid *g, double *out, tf_error *err);

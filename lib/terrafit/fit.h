@@ -87,9 +87,9 @@ typedef struct {
      * layer_noise[i] 0 keeps the above, k + 1 is noise type k,
      * TF_FIT_LAYER_NOISE_AUTO tries the candidates; layer_fractal[i] 0 keeps
      * `fractal`, k + 1 is kind k. Zeroed arrays (tf_fit_options_init)
-     * change nothing. Layer kinds need one layer per reference: a single
-     * DEM split into bands (auto-layering) accepts only simplex or
-     * perlin-reference-simplex without a fractal for now. */
+     * change nothing. A single DEM split into bands (auto-layering) takes
+     * all of these per band (layer i is band i, 0 the coarsest); there a
+     * band's --noise auto scores each candidate by the whole terrain. */
     tf_fractal_kind fractal;
     int noise_auto;
     unsigned char layer_noise[TF_MAX_LAYERS];
@@ -100,7 +100,12 @@ typedef struct {
  * noise (its kind kept), synthesized on the window of `chi2`, and compared
  * with the reference by tf_metrics_compute (both normalized by the
  * reference's range). score = slope_chi2 + spectrum_log_rms; the lowest
- * wins. NaN scores (a failed candidate) never win. */
+ * wins. NaN scores (a failed candidate) never win. For a band of an
+ * auto-layered DEM, the whole terrain with that noise on the band (every
+ * other band at its current noise) is synthesized on the reference's
+ * window and scored the same way; frequency and chi2 are the band's, the
+ * other figures the terrain's (docs/fitting.md, "--noise auto on the
+ * bands"). */
 typedef struct {
     tf_noise_type noise;
     double frequency;        /* the estimate it got */
@@ -194,6 +199,7 @@ typedef struct {
     double output_chi2_after;        /* the same through the output curve */
     double calibration_rms;          /* RMS of ln P_model - ln P_ref over the fitted bins */
     double seconds_bands, seconds_calibration, seconds_output_curve;
+    double seconds_noise_auto; /* the bands' --noise auto trials (0 without) */
 } tf_fit_report;
 
 /* Fit one spec to `count` reference layers (bottom to top, all the same
