@@ -285,12 +285,14 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
 }
 
 /* Four lanes of tf_curve_table_eval at a time. Two passes over the row:
- * first every sample's segment (tf_curve_table_segment_inline: the bucket
- * hint, one branch-free step, a check that nearly always holds), then the
- * interpolants four at a time with the same IEEE operations in the same
- * order, so the scalar bits in every lane. Splitting the passes keeps the
- * dependent loads of the search out of the vector loop, so many samples'
- * lookups are in flight at once. */
+ * first every sample's segment hint, branch-free (the bucket's segment and
+ * one step, as tf_curve_table_segment_inline starts), then the
+ * interpolants four at a time, after checking each lane's segment against
+ * its knots (x_k <= u < x_(k+1)); a lane that fails (a crowded bucket, or
+ * NaN: rare) takes the full search. The same segment and the same IEEE
+ * operations in the same order as the scalar lookup, so the scalar bits in
+ * every lane. Splitting the passes keeps the dependent loads of the search
+ * out of the vector loop, so many samples' lookups are in flight at once. */
 #define CURVE_ROW_BLOCK 64
 
 __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
@@ -305,18 +307,39 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
     const __m256d y_first = _mm256_set1_pd(table->y_first);
     const __m256d y_last = _mm256_set1_pd(table->y_last);
     const int cosine = table->interp == TF_INTERP_COSINE;
+    const uint32_t *first = table->bucket_first;
+    const double scale = table->bucket_scale, top_bucket = (double)(table->bucket_count - 1);
     int segment[CURVE_ROW_BLOCK];
     size_t k = 0;
     while (k + 4 <= n) {
         size_t block = n - k < CURVE_ROW_BLOCK ? (n - k) & ~(size_t)3 : CURVE_ROW_BLOCK;
-        for (size_t m = 0; m < block; m++)
-            segment[m] = (int)tf_curve_table_segment_inline(table, u[k + m]);
+        for (size_t m = 0; m < block; m++) {
+            /* the bucket (NaN and u below x_0: bucket 0; beyond: the last) */
+            double v = u[k + m], f = (v - x_lo) * scale;
+            f = f > 0.0 ? f : 0.0;
+            f = f < top_bucket ? f : top_bucket;
+            uint32_t hint = first[(size_t)f];
+            /* one step when u >= x_(k+1); never past the last segment,
+             * since u < x_last then */
+            segment[m] = (int)(hint + (uint32_t)((v >= x[hint + 1]) & (v < x_hi)));
+        }
         for (size_t m = 0; m < block; m += 4, k += 4) {
             __m256d v = _mm256_loadu_pd(u + k);
             __m256d below = _mm256_cmp_pd(v, x_first, _CMP_LE_OQ);
             __m256d above = _mm256_cmp_pd(v, x_last, _CMP_GE_OQ);
             curve_lanes c;
             curve_load_lanes(seg, segment + m, &c);
+            /* found: x_k <= u < x_(k+1), or an end value (not NaN) */
+            __m256d inside = _mm256_and_pd(_mm256_cmp_pd(v, c.x0, _CMP_GE_OQ),
+                                           _mm256_cmp_pd(v, c.x1, _CMP_LT_OQ));
+            __m256d found = _mm256_or_pd(_mm256_or_pd(below, above), inside);
+            int missing = ~_mm256_movemask_pd(found) & 0xF;
+            if (missing) {
+                for (size_t l = 0; l < 4; l++)
+                    if (missing >> l & 1)
+                        segment[m + l] = (int)tf_curve_table_segment(table, u[k + l]);
+                curve_load_lanes(seg, segment + m, &c);
+            }
             __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
             __m256d y;
             if (cosine) {

@@ -59,6 +59,128 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         out[k] = tf_noise_eval(type, seed, x[k], y, z);
 }
 
+/* ---- the chunk's element-wise steps. Each has a plain loop and, on the
+ * AVX2 path, four lanes at a time doing the same IEEE operations in the
+ * same order (a separate multiply and add: no FMA); the plain loops stay
+ * scalar in the default -O2 build, and these steps were a sixth of a
+ * chunk's time. */
+
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+/* out[k] = x[k] * a + b */
+__attribute__((target("avx2"))) static void affine_avx2(const double *x, double a, double b,
+                                                        size_t n, double *out)
+{
+    const __m256d va = _mm256_set1_pd(a), vb = _mm256_set1_pd(b);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        _mm256_storeu_pd(out + k, _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(x + k), va), vb));
+    for (; k < n; k++)
+        out[k] = x[k] * a + b;
+}
+
+/* v[k] = (v[k] + 1.0) * 0.5 */
+__attribute__((target("avx2"))) static void unit_avx2(double *v, size_t n)
+{
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        _mm256_storeu_pd(v + k, _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(v + k), one), half));
+    for (; k < n; k++)
+        v[k] = (v[k] + 1.0) * 0.5;
+}
+
+/* h[k] += ((r[k] + shift) * scale) * w[k], or without the weight (w NULL) */
+__attribute__((target("avx2"))) static void accumulate_avx2(double *h, const double *r,
+                                                            double shift, double scale,
+                                                            const double *w, size_t n)
+{
+    const __m256d vs = _mm256_set1_pd(shift), vc = _mm256_set1_pd(scale);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d c = _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(r + k), vs), vc);
+        if (w)
+            c = _mm256_mul_pd(c, _mm256_loadu_pd(w + k));
+        _mm256_storeu_pd(h + k, _mm256_add_pd(_mm256_loadu_pd(h + k), c));
+    }
+    for (; k < n; k++)
+        h[k] += w ? (r[k] + shift) * scale * w[k] : (r[k] + shift) * scale;
+}
+
+/* out[k] = (float)h[k] (round to nearest, as the C conversion) */
+__attribute__((target("avx2"))) static void to_float_avx2(const double *h, size_t n, float *out)
+{
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        _mm_storeu_ps(out + k, _mm256_cvtpd_ps(_mm256_loadu_pd(h + k)));
+    for (; k < n; k++)
+        out[k] = (float)h[k];
+}
+#endif
+
+static inline void affine_row(tf_simd_level simd, const double *x, double a, double b, size_t n,
+                              double *out)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        affine_avx2(x, a, b, n, out);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (size_t k = 0; k < n; k++)
+        out[k] = x[k] * a + b;
+}
+
+static inline void unit_row(tf_simd_level simd, double *v, size_t n)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        unit_avx2(v, n);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (size_t k = 0; k < n; k++)
+        v[k] = (v[k] + 1.0) * 0.5;
+}
+
+static inline void accumulate_row(tf_simd_level simd, double *h, const double *r, double shift,
+                                  double scale, const double *w, size_t n)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        accumulate_avx2(h, r, shift, scale, w, n);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    if (w)
+        for (size_t k = 0; k < n; k++)
+            h[k] += (r[k] + shift) * scale * w[k];
+    else
+        for (size_t k = 0; k < n; k++)
+            h[k] += (r[k] + shift) * scale;
+}
+
+static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, float *out)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        to_float_avx2(h, n, out);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (size_t k = 0; k < n; k++)
+        out[k] = (float)h[k];
+}
+
 /* n <= ROW_CHUNK samples at x[k], y: steps 1-6 of docs/spec.md, layer by
  * layer. */
 static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n, float *out)
@@ -71,9 +193,7 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         /* 1. base noise in noise space */
-        double frequency = L->frequency, offset_x = L->offset_x;
-        for (size_t k = 0; k < n; k++)
-            nx[k] = x[k] * frequency + offset_x;
+        affine_row(simd, x, L->frequency, L->offset_x, n, nx);
         double ny = y * L->frequency + L->offset_y;
         if (L->noise_type == TF_NOISE_SIMPLEX && !L->plan) {
             fast_simplex_row(simd, L->seed, nx, ny, n, value);
@@ -81,31 +201,27 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
             for (size_t k = 0; k < n; k++)
                 value[k] = tf_layer_base_noise(L, nx[k], ny);
         }
-        /* 2. redistribution of u = (n + 1) / 2 */
-        for (size_t k = 0; k < n; k++)
-            value[k] = (value[k] + 1.0) * 0.5;
+        /* 2. redistribution of u = (n + 1) / 2: (n + 1) * 0.5 */
+        unit_row(simd, value, n);
         double *ri = L->is_mask_source ? saved[i] : r;
         fast_curve_row(simd, &L->rd, value, n, ri);
         /* 3.-5. shift, scale, mask, sum */
-        double shift = L->pre_amp_shift, scale = L->amp_scale;
-        if (L->mask == TF_MASK_NONE) {
-            for (size_t k = 0; k < n; k++)
-                h[k] += (ri[k] + shift) * scale;
-        } else if (L->mask == TF_MASK_RANGE) {
+        const double *weight = NULL;
+        if (L->mask == TF_MASK_RANGE) {
             const double *rm = saved[L->mask_layer_index];
             for (size_t k = 0; k < n; k++)
-                h[k] += (ri[k] + shift) * scale * tf_mask_weight(L, rm[k]);
-        } else {
+                value[k] = tf_mask_weight(L, rm[k]);
+            weight = value;
+        } else if (L->mask == TF_MASK_CURVE) {
             fast_curve_row(simd, &L->mask_curve, saved[L->mask_layer_index], n, value);
-            for (size_t k = 0; k < n; k++)
-                h[k] += (ri[k] + shift) * scale * value[k];
+            weight = value;
         }
+        accumulate_row(simd, h, ri, L->pre_amp_shift, L->amp_scale, weight, n);
     }
     /* 6. output curve */
     if (t->has_output_curve)
         fast_curve_row(simd, &t->output_curve, h, n, h);
-    for (size_t k = 0; k < n; k++)
-        out[k] = (float)h[k];
+    to_float_row(simd, h, n, out);
 }
 
 void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
