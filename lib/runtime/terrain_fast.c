@@ -108,6 +108,34 @@ __attribute__((target("avx2"))) static void accumulate_avx2(double *h, const dou
         h[k] += w ? (r[k] + shift) * scale * w[k] : (r[k] + shift) * scale;
 }
 
+/* w[k] = tf_mask_weight(L, rm[k]): 1 inside [min, max] (and for NaN),
+ * else the smoothstep of s = 1 - d / falloff while d < falloff, else 0 */
+__attribute__((target("avx2"))) static void mask_weight_avx2(const tf_compiled_layer *L,
+                                                             const double *rm, size_t n,
+                                                             double *w)
+{
+    const __m256d lo = _mm256_set1_pd(L->mask_min), hi = _mm256_set1_pd(L->mask_max);
+    const __m256d falloff = _mm256_set1_pd(L->mask_falloff);
+    const __m256d inv = _mm256_set1_pd(L->mask_inv_falloff);
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+    const __m256d three = _mm256_set1_pd(3.0);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d r = _mm256_loadu_pd(rm + k);
+        __m256d below = _mm256_cmp_pd(r, lo, _CMP_LT_OQ);
+        __m256d above = _mm256_andnot_pd(below, _mm256_cmp_pd(r, hi, _CMP_GT_OQ));
+        __m256d beyond = _mm256_blendv_pd(_mm256_sub_pd(r, hi), _mm256_sub_pd(lo, r), below);
+        __m256d s = _mm256_sub_pd(one, _mm256_mul_pd(beyond, inv));
+        __m256d smooth =
+            _mm256_mul_pd(_mm256_mul_pd(s, s), _mm256_sub_pd(three, _mm256_mul_pd(two, s)));
+        /* !(beyond < falloff): 0 (an and with the ordered compare) */
+        smooth = _mm256_and_pd(smooth, _mm256_cmp_pd(beyond, falloff, _CMP_LT_OQ));
+        _mm256_storeu_pd(w + k, _mm256_blendv_pd(one, smooth, _mm256_or_pd(below, above)));
+    }
+    for (; k < n; k++)
+        w[k] = tf_mask_weight(L, rm[k]);
+}
+
 /* out[k] = (float)h[k] (round to nearest, as the C conversion) */
 __attribute__((target("avx2"))) static void to_float_avx2(const double *h, size_t n, float *out)
 {
@@ -132,6 +160,21 @@ static inline void affine_row(tf_simd_level simd, const double *x, double a, dou
 #endif
     for (size_t k = 0; k < n; k++)
         out[k] = x[k] * a + b;
+}
+
+static inline void mask_weight_row(tf_simd_level simd, const tf_compiled_layer *L,
+                                   const double *rm, size_t n, double *w)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2) {
+        mask_weight_avx2(L, rm, n, w);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (size_t k = 0; k < n; k++)
+        w[k] = tf_mask_weight(L, rm[k]);
 }
 
 static inline void unit_row(tf_simd_level simd, double *v, size_t n)
@@ -208,9 +251,7 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
         /* 3.-5. shift, scale, mask, sum */
         const double *weight = NULL;
         if (L->mask == TF_MASK_RANGE) {
-            const double *rm = saved[L->mask_layer_index];
-            for (size_t k = 0; k < n; k++)
-                value[k] = tf_mask_weight(L, rm[k]);
+            mask_weight_row(simd, L, saved[L->mask_layer_index], n, value);
             weight = value;
         } else if (L->mask == TF_MASK_CURVE) {
             fast_curve_row(simd, &L->mask_curve, saved[L->mask_layer_index], n, value);
