@@ -88,7 +88,7 @@ static size_t curve_bucket_count(const tf_point *p, size_t count)
 size_t tf_curve_table_bytes(const tf_point *points, size_t count)
 {
     size_t bytes = count * sizeof(double) + (count - 1) * sizeof(tf_curve_segment) +
-                   curve_bucket_count(points, count) * sizeof(uint32_t);
+                   curve_bucket_count(points, count) * (sizeof(double) + sizeof(uint32_t));
     return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
@@ -160,7 +160,8 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
     /* Bucket b starts at x_0 + b / scale: its first segment is the last
      * knot at or before that point (only a hint, see tf_curve_table). */
     size_t buckets = curve_bucket_count(points, count);
-    uint32_t *first = (uint32_t *)(seg + (count - 1));
+    double *next = (double *)(seg + (count - 1));
+    uint32_t *first = (uint32_t *)(next + buckets);
     double scale = (double)buckets / (x[count - 1] - x[0]);
     size_t k = 0;
     for (size_t b = 0; b < buckets; b++) {
@@ -168,6 +169,7 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
         while (k + 2 < count && x[k + 1] <= start)
             k++;
         first[b] = (uint32_t)k;
+        next[b] = x[k + 1];
     }
     table->count = count;
     table->interp = interp;
@@ -177,7 +179,9 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
     table->y_last = points[count - 1].y;
     table->bucket_count = (uint32_t)buckets;
     table->bucket_scale = isfinite(scale) ? scale : 0.0;
+    table->bucket_top = (double)(buckets - 1);
     table->bucket_first = first;
+    table->bucket_next = next;
 }
 
 size_t tf_curve_table_segment(const tf_curve_table *table, double u)
@@ -308,20 +312,28 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
     const __m256d y_last = _mm256_set1_pd(table->y_last);
     const int cosine = table->interp == TF_INTERP_COSINE;
     const uint32_t *first = table->bucket_first;
-    const double scale = table->bucket_scale, top_bucket = (double)(table->bucket_count - 1);
+    const double *next = table->bucket_next;
+    const __m256d vscale = _mm256_set1_pd(table->bucket_scale);
+    const __m256d vtop = _mm256_set1_pd(table->bucket_top);
     int segment[CURVE_ROW_BLOCK];
     size_t k = 0;
     while (k + 4 <= n) {
         size_t block = n - k < CURVE_ROW_BLOCK ? (n - k) & ~(size_t)3 : CURVE_ROW_BLOCK;
-        for (size_t m = 0; m < block; m++) {
-            /* the bucket (NaN and u below x_0: bucket 0; beyond: the last) */
-            double v = u[k + m], f = (v - x_lo) * scale;
-            f = f > 0.0 ? f : 0.0;
-            f = f < top_bucket ? f : top_bucket;
-            uint32_t hint = first[(size_t)f];
-            /* one step when u >= x_(k+1); never past the last segment,
-             * since u < x_last then */
-            segment[m] = (int)(hint + (uint32_t)((v >= x[hint + 1]) & (v < x_hi)));
+        for (size_t m = 0; m < block; m += 4) {
+            /* the buckets (NaN and u below x_0: bucket 0; beyond: the
+             * last), four at a time */
+            __m256d v = _mm256_loadu_pd(u + k + m);
+            __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), vscale);
+            f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), vtop);
+            int bucket[4];
+            _mm_storeu_si128((__m128i *)(void *)bucket, _mm256_cvttpd_epi32(f));
+            /* one step when u >= x_(k+1) (bucket_next); never past the
+             * last segment, since u < x_last then */
+            for (size_t l = 0; l < 4; l++) {
+                double ul = u[k + m + l];
+                segment[m + l] = (int)(first[bucket[l]] + (uint32_t)((ul >= next[bucket[l]]) &
+                                                                     (ul < x_hi)));
+            }
         }
         for (size_t m = 0; m < block; m += 4, k += 4) {
             __m256d v = _mm256_loadu_pd(u + k);

@@ -58,7 +58,11 @@ typedef struct {
      * the buckets, only the time does). */
     uint32_t bucket_count;
     double bucket_scale; /* bucket_count / (x_last - x_0) */
+    double bucket_top;   /* bucket_count - 1 */
     const uint32_t *bucket_first;
+    /* x_(k+1) for k = bucket_first[b]: the knot of the one step, read next
+     * to bucket_first[b] instead of after it (a shorter chain of loads). */
+    const double *bucket_next;
 } tf_curve_table;
 
 /* Bytes needed for a table of these `count` valid points (knots, segments,
@@ -99,13 +103,13 @@ static inline size_t tf_curve_table_segment_inline(const tf_curve_table *table, 
      * the bucket's hint, then walk (u > x_0 and u < x_last bound both
      * walks). */
     double f = (u - x[0]) * table->bucket_scale;
-    size_t b = f >= 0.0 && f < (double)table->bucket_count ? (size_t)f
-               : f >= 0.0                                  ? table->bucket_count - 1
-                                                           : 0;
+    f = f > 0.0 ? f : 0.0; /* (NaN was handled above) */
+    size_t b = (size_t)(f < table->bucket_top ? f : table->bucket_top);
     size_t k = table->bucket_first[b];
     /* Buckets hold at most one knot for most curves: one step without a
-     * branch, then a check that is nearly always true. */
-    k += (size_t)(k < last) & (size_t)(u >= x[k + 1]);
+     * branch (x_(k+1) is bucket_next[b]), then a check that is nearly
+     * always true. */
+    k += (size_t)(k < last) & (size_t)(u >= table->bucket_next[b]);
     if (u >= x[k] && (k == last || u < x[k + 1]))
         return k;
     while (k > 0 && u < x[k])
