@@ -174,6 +174,8 @@ struct tf_terrain {
      * lanes (layers) at a time on the AVX2 path. */
     size_t simplex_count;
     uint32_t simplex_seed[TF_MAX_LAYERS];
+    double simplex_frequency[TF_MAX_LAYERS]; /* and offsets: the lanes' inputs */
+    double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
     void *tables;       /* one block holding every curve table */
     tf_fractal_plan *plans; /* one per layer, used by the layers whose plan is set */

@@ -46,13 +46,10 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
      * fewer, one vector's latency costs more than the scalar calls) */
 #if TF_HAVE_AVX2_PATH
     if (t->simd == TF_SIMD_AVX2 && t->simplex_count >= 3) {
-        double lane_x[TF_MAX_LAYERS], lane_y[TF_MAX_LAYERS], lane_n[TF_MAX_LAYERS];
-        for (size_t k = 0; k < t->simplex_count; k++) {
-            const tf_compiled_layer *L = &t->layers[t->simplex_layer[k]];
-            lane_x[k] = x * L->frequency + L->offset_x;
-            lane_y[k] = y * L->frequency + L->offset_y;
-        }
-        tf_simplex2_lanes_avx2(t->simplex_seed, lane_x, lane_y, t->simplex_count, lane_n);
+        double lane_n[TF_MAX_LAYERS];
+        tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
+                                  t->simplex_offset_x, t->simplex_offset_y, t->simplex_count,
+                                  lane_n);
         for (size_t k = 0; k < t->simplex_count; k++)
             noise[t->simplex_layer[k]] = lane_n[k];
         if (t->simplex_count < t->layer_count)
@@ -313,6 +310,9 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
     for (size_t i = 0; i < spec->layer_count; i++)
         if (t->layers[i].noise_type == TF_NOISE_SIMPLEX && !t->layers[i].plan) {
             t->simplex_seed[t->simplex_count] = t->layers[i].seed;
+            t->simplex_frequency[t->simplex_count] = t->layers[i].frequency;
+            t->simplex_offset_x[t->simplex_count] = t->layers[i].offset_x;
+            t->simplex_offset_y[t->simplex_count] = t->layers[i].offset_y;
             t->simplex_layer[t->simplex_count++] = (unsigned char)i;
         }
     for (size_t i = 0; i < spec->layer_count; i++)
