@@ -15,6 +15,20 @@
  * mask layers, up to TF_MAX_LAYERS of them) stay in L1. */
 #define ROW_CHUNK 64
 
+/* Run `call` and return when the terrain is on the AVX2 path; else go on
+ * to the portable loop that follows. */
+#if TF_HAVE_AVX2_PATH
+#define ON_AVX2(simd, call)                                                                  \
+    do {                                                                                     \
+        if ((simd) == TF_SIMD_AVX2) {                                                        \
+            call;                                                                            \
+            return;                                                                          \
+        }                                                                                    \
+    } while (0)
+#else
+#define ON_AVX2(simd, call) (void)(simd)
+#endif
+
 const char *tf_terrain_simd_name(const tf_terrain *t)
 {
     return t && t->simd == TF_SIMD_AVX2 ? "avx2" : "none";
@@ -23,28 +37,14 @@ const char *tf_terrain_simd_name(const tf_terrain *t)
 static inline void fast_simplex_row(tf_simd_level simd, uint32_t seed, const double *x, double y,
                                     size_t n, double *out)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        tf_simplex2_row_avx2(seed, x, y, n, out);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, tf_simplex2_row_avx2(seed, x, y, n, out));
     tf_simplex2_row(seed, x, y, n, out);
 }
 
 static inline void fast_curve_row(tf_simd_level simd, const tf_curve_table *table,
                                   const double *u, size_t n, double *out)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        tf_curve_table_eval_row_avx2(table, u, n, out);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, tf_curve_table_eval_row_avx2(table, u, n, out));
     tf_curve_table_eval_row(table, u, n, out);
 }
 
@@ -150,14 +150,7 @@ __attribute__((target("avx2"))) static void to_float_avx2(const double *h, size_
 static inline void affine_row(tf_simd_level simd, const double *x, double a, double b, size_t n,
                               double *out)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        affine_avx2(x, a, b, n, out);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, affine_avx2(x, a, b, n, out));
     for (size_t k = 0; k < n; k++)
         out[k] = x[k] * a + b;
 }
@@ -165,28 +158,14 @@ static inline void affine_row(tf_simd_level simd, const double *x, double a, dou
 static inline void mask_weight_row(tf_simd_level simd, const tf_compiled_layer *L,
                                    const double *rm, size_t n, double *w)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        mask_weight_avx2(L, rm, n, w);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, mask_weight_avx2(L, rm, n, w));
     for (size_t k = 0; k < n; k++)
         w[k] = tf_mask_weight(L, rm[k]);
 }
 
 static inline void unit_row(tf_simd_level simd, double *v, size_t n)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        unit_avx2(v, n);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, unit_avx2(v, n));
     for (size_t k = 0; k < n; k++)
         v[k] = (v[k] + 1.0) * 0.5;
 }
@@ -194,14 +173,7 @@ static inline void unit_row(tf_simd_level simd, double *v, size_t n)
 static inline void accumulate_row(tf_simd_level simd, double *h, const double *r, double shift,
                                   double scale, const double *w, size_t n)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        accumulate_avx2(h, r, shift, scale, w, n);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, accumulate_avx2(h, r, shift, scale, w, n));
     if (w)
         for (size_t k = 0; k < n; k++)
             h[k] += (r[k] + shift) * scale * w[k];
@@ -212,14 +184,7 @@ static inline void accumulate_row(tf_simd_level simd, double *h, const double *r
 
 static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, float *out)
 {
-#if TF_HAVE_AVX2_PATH
-    if (simd == TF_SIMD_AVX2) {
-        to_float_avx2(h, n, out);
-        return;
-    }
-#else
-    (void)simd;
-#endif
+    ON_AVX2(simd, to_float_avx2(h, n, out));
     for (size_t k = 0; k < n; k++)
         out[k] = (float)h[k];
 }
