@@ -378,6 +378,18 @@ START_TEST(test_png_bands_write_failure)
         tf_png_write_bands(f, "full.png", 20000, 200, 16, band_row, &rows, 2, &err), -1);
     fclose(f);
     ck_assert_msg(strstr(err.message, "full.png: cannot write file") != NULL, "%s", err.message);
+    /* no rows, no columns, or a depth PNG grey has not here: refused */
+    FILE *null_file = fopen("/dev/null", "wb");
+    ck_assert_ptr_nonnull(null_file);
+    ck_assert_int_eq(tf_png_write_bands(null_file, "e.png", 0, 5, 16, band_row, &rows, 1, &err),
+                     -1);
+    ck_assert_int_eq(tf_png_write_bands(null_file, "e.png", 5, 0, 16, band_row, &rows, 1, &err),
+                     -1);
+    ck_assert_int_eq(tf_png_write_bands(null_file, "e.png", 5, 5, 4, band_row, &rows, 1, &err),
+                     -1);
+    ck_assert_msg(strstr(err.message, "e.png: cannot write a 5x5 PNG of 4 bits") != NULL, "%s",
+                  err.message);
+    fclose(null_file);
 }
 END_TEST
 

@@ -261,6 +261,12 @@ size_t tf_png_rows_per_band(size_t nx, int bit_depth)
 int tf_png_write_bands(FILE *stream, const char *path, size_t nx, size_t ny, int bit_depth,
                        tf_png_row_fn row_fn, void *user, unsigned threads, tf_error *err)
 {
+    if (nx == 0 || ny == 0 || nx > PNG_UINT_31_MAX || ny > PNG_UINT_31_MAX ||
+        (bit_depth != 8 && bit_depth != 16)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "%s: cannot write a %zux%zu PNG of %d bits", path, nx,
+                     ny, bit_depth);
+        return -1;
+    }
     band_writer *w = calloc(1, sizeof *w);
     if (!w) {
         tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for the PNG encoder", path);
