@@ -305,9 +305,8 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
 {
     const double *x = table->x;
     const tf_curve_segment *seg = table->segments;
-    const double x_lo = x[0], x_hi = x[table->count - 1];
-    const __m256d x_first = _mm256_set1_pd(x_lo);
-    const __m256d x_last = _mm256_set1_pd(x_hi);
+    const __m256d x_first = _mm256_set1_pd(x[0]);
+    const __m256d x_last = _mm256_set1_pd(x[table->count - 1]);
     const __m256d y_first = _mm256_set1_pd(table->y_first);
     const __m256d y_last = _mm256_set1_pd(table->y_last);
     const int cosine = table->interp == TF_INTERP_COSINE;
@@ -325,15 +324,18 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
             __m256d v = _mm256_loadu_pd(u + k + m);
             __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), vscale);
             f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), vtop);
-            int bucket[4];
-            _mm_storeu_si128((__m128i *)(void *)bucket, _mm256_cvttpd_epi32(f));
-            /* one step when u >= x_(k+1) (bucket_next); never past the
-             * last segment, since u < x_last then */
-            for (size_t l = 0; l < 4; l++) {
-                double ul = u[k + m + l];
-                segment[m + l] = (int)(first[bucket[l]] + (uint32_t)((ul >= next[bucket[l]]) &
-                                                                     (ul < x_hi)));
-            }
+            /* the bucket's segment and its step knot: two gathers that do
+             * not wait on each other */
+            __m128i bucket = _mm256_cvttpd_epi32(f);
+            __m128i hint = _mm_i32gather_epi32((const int *)first, bucket, 4);
+            __m256d knot = _mm256_i32gather_pd(next, bucket, 8);
+            /* one step when u >= x_(k+1); never past the last segment,
+             * since u < x_last then (-1 per stepping lane, subtracted) */
+            __m256d step = _mm256_and_pd(_mm256_cmp_pd(v, knot, _CMP_GE_OQ),
+                                         _mm256_cmp_pd(v, x_last, _CMP_LT_OQ));
+            __m128i step32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                _mm256_castpd_si256(step), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+            _mm_storeu_si128((__m128i *)(void *)(segment + m), _mm_sub_epi32(hint, step32));
         }
         for (size_t m = 0; m < block; m += 4, k += 4) {
             __m256d v = _mm256_loadu_pd(u + k);
