@@ -197,10 +197,17 @@ void bench_print_table(FILE *out, const bench_result *results, size_t count)
     for (size_t k = 0; k < count; k++) {
         const bench_result *r = &results[k];
         const char *noise = short_noise_name(r->noise);
+        /* a long path keeps its end, so the columns stay aligned */
+        size_t len = strlen(r->name);
+        char name[29];
+        if (len > 28)
+            snprintf(name, sizeof name, "...%s", r->name + len - 25);
+        else
+            snprintf(name, sizeof name, "%s", r->name);
         fprintf(out,
                 "%-28s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f | %7.2f %6.2f | %7.2f %5.2f | "
                 "%6.2f %7.2f %5.2f\n",
-                r->name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
+                name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
                 r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->grid1_ns,
                 per_layer(r->grid1_ns, r->layers), r->grid_all_ns, r->grid1_ns / r->grid_all_ns,
                 r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns);
