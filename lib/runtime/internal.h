@@ -93,7 +93,7 @@ double tf_cosine_blend(double t);
 
 /* tf_curve_table_segment and tf_curve_table_eval, inlined into the
  * evaluation loops. */
-static inline size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
+static inline __attribute__((always_inline)) size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
 {
     const double *x = table->x;
     size_t last = table->count - 2;
@@ -119,7 +119,7 @@ static inline size_t tf_curve_table_segment_inline(const tf_curve_table *table, 
     return k;
 }
 
-static inline double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
+static inline __attribute__((always_inline)) double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
 {
     const double *x = table->x;
     if (u <= x[0])
