@@ -19,6 +19,14 @@
 #define TF_PRINTF(fmt, args)
 #endif
 
+/* Lookups every sample makes: inlined whole where the compiler allows
+ * asking (GCC, clang), so their loads overlap the caller's work. */
+#if defined(__GNUC__)
+#define TF_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define TF_ALWAYS_INLINE static inline
+#endif
+
 /* Fill `err` (may be NULL) with a code and a printf-style message. */
 void tf_error_set(tf_error *err, int code, const char *fmt, ...) TF_PRINTF(3, 4);
 void tf_error_clear(tf_error *err);
@@ -93,7 +101,7 @@ double tf_cosine_blend(double t);
 
 /* tf_curve_table_segment and tf_curve_table_eval, inlined into the
  * evaluation loops. */
-static inline __attribute__((always_inline)) size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
+TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
 {
     const double *x = table->x;
     size_t last = table->count - 2;
@@ -119,7 +127,7 @@ static inline __attribute__((always_inline)) size_t tf_curve_table_segment_inlin
     return k;
 }
 
-static inline __attribute__((always_inline)) double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
+TF_ALWAYS_INLINE double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
 {
     const double *x = table->x;
     if (u <= x[0])
