@@ -244,6 +244,10 @@ START_TEST(noise_rows_match_the_scalar_noise)
             }
 #if TF_HAVE_AVX2_PATH
         if (tf_simd_avx2_available()) {
+            for (size_t k = 0; k < len; k++) /* the single-point entry */
+                ck_assert_msg(double_bits(tf_simplex2_avx2(seeds[k], x[k], y[k])) ==
+                                  double_bits(tf_simplex2(seeds[k], x[k], y[k])),
+                              "single point at (%a, %a)", x[k], y[k]);
             tf_simplex2_lanes_avx2(row_seeds, row_x, row_y_lanes, len, out);
             for (size_t k = 0; k < len; k++)
                 ck_assert_msg(double_bits(out[k]) == double_bits(tf_simplex2(seeds[k], x[k], y[k])),

@@ -33,6 +33,8 @@ void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double 
 /* The same bits, eight points a block (two vectors of four doubles); only
  * on a CPU with AVX2. */
 void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_simplex2 of one point, for the single-sample path. */
+double tf_simplex2_avx2(uint32_t seed, double x, double y);
 /* tf_simplex2(seed[k], x[k], y[k]), k < n, eight lanes a block. */
 void tf_simplex2_lanes_avx2(const uint32_t *seed, const double *x, const double *y, size_t n,
                             double *out);

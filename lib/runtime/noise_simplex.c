@@ -106,7 +106,11 @@ static inline double corner(uint32_t seed, uint32_t i, uint32_t j, double dx, do
 
 /* tf_simplex2, and its gradient when dndx is not NULL (inlined into both
  * entry points, so the value-only one carries no derivative arithmetic). */
-static inline double simplex_eval(uint32_t seed, double x, double y, double *dndx, double *dndy)
+/* libm_floor: floor() itself, for code compiled where it is one
+ * instruction (the AVX2 single-point entry); else floor_small. Both give
+ * the same double. */
+static inline __attribute__((always_inline)) double
+simplex_eval_floor(uint32_t seed, double x, double y, double *dndx, double *dndy, int libm_floor)
 {
     if (!(fabs(x) < SIMPLEX_MAX_COORD && fabs(y) < SIMPLEX_MAX_COORD)) {
         if (dndx)
@@ -117,7 +121,8 @@ static inline double simplex_eval(uint32_t seed, double x, double y, double *dnd
     /* Skew to find the cell, then work in small local coordinates so the
      * precision does not depend on how far from the origin the point is. */
     double s = (x + y) * SIMPLEX_F2;
-    double cell_x = floor_small(x + s), cell_y = floor_small(y + s);
+    double cell_x = libm_floor ? floor(x + s) : floor_small(x + s);
+    double cell_y = libm_floor ? floor(y + s) : floor_small(y + s);
     double a = (x + s) - cell_x, b = (y + s) - cell_y; /* skewed, in [0, 1] */
     double t = (a + b) * SIMPLEX_G2;
     double x0 = a - t, y0 = b - t; /* unskewed offset from corner 0 */
@@ -140,6 +145,11 @@ static inline double simplex_eval(uint32_t seed, double x, double y, double *dnd
         *dndy = SIMPLEX_SCALE * (g[0][1] + g[1][1] + g[2][1]);
     }
     return SIMPLEX_SCALE * (n0 + n1 + n2);
+}
+
+static inline double simplex_eval(uint32_t seed, double x, double y, double *dndx, double *dndy)
+{
+    return simplex_eval_floor(seed, x, y, dndx, dndy, 0);
 }
 
 double tf_simplex2(uint32_t seed, double x, double y)
@@ -168,6 +178,13 @@ void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double 
 
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
+
+/* tf_simplex2 for one point on an AVX2 machine: the same code, with floor
+ * as one rounding instruction (exact, as floor_small is). */
+__attribute__((target("avx2"))) double tf_simplex2_avx2(uint32_t seed, double x, double y)
+{
+    return simplex_eval_floor(seed, x, y, NULL, NULL, 1);
+}
 
 /*
  * AVX2: eight points at a time, each lane running the scalar code's IEEE

@@ -42,8 +42,10 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
     double redistributed[TF_MAX_LAYERS], noise[TF_MAX_LAYERS];
     double h = 0.0;
     /* 1. base noise in noise space, for every layer first: on the AVX2
-     * path three or more simplex layers run as the lanes of vectors (for
-     * fewer, one vector's latency costs more than the scalar calls) */
+     * path three or more simplex layers run as the lanes of vectors; for
+     * fewer, one vector's latency costs more than the scalar calls, which
+     * there take the AVX2 build of the scalar code (floor in one
+     * instruction; the same bits) */
 #if TF_HAVE_AVX2_PATH
     if (t->simd == TF_SIMD_AVX2 && t->simplex_count >= 3) {
         double lane_n[TF_MAX_LAYERS];
@@ -59,6 +61,14 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
                     noise[i] = base_noise(L, x * L->frequency + L->offset_x,
                                           y * L->frequency + L->offset_y);
             }
+    } else if (t->simd == TF_SIMD_AVX2) {
+        for (size_t i = 0; i < t->layer_count; i++) {
+            const tf_compiled_layer *L = &t->layers[i];
+            double nx = x * L->frequency + L->offset_x, ny = y * L->frequency + L->offset_y;
+            noise[i] = L->noise_type == TF_NOISE_SIMPLEX && !L->plan
+                           ? tf_simplex2_avx2(L->seed, nx, ny)
+                           : base_noise(L, nx, ny);
+        }
     } else
 #endif
     {
