@@ -213,33 +213,47 @@ __attribute__((target("avx2"))) double tf_simplex2_avx2(uint32_t seed, double x,
  * registers (a call boundary would spill the vectors). */
 #define SIMPLEX_AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
 
-/* The constants as vectors. There are more of them than the 16 vector
- * registers hold next to the working values, so most are read from memory
- * as instruction operands. The entry points fill one of these per call and
- * hide its contents from the optimizer (an empty asm that might change
- * it); otherwise GCC rebuilds the integer ones inside the loop, three
- * instructions each, and spills them anyway. */
+/* The constants as vectors, in read-only memory, built once at compile
+ * time (not per call: the single-sample path makes a call per sample).
+ * There are more of them than the 16 vector registers hold next to the
+ * working values, so most are read as instruction operands. The entry
+ * points reach them through a pointer hidden from the optimizer (an empty
+ * asm that might change it); otherwise GCC rebuilds the integer ones
+ * inside the loop, three instructions each, and spills them anyway. */
 typedef struct {
-    __m256d f2, g2, g2_twice, magic, half, one, scale, abs_mask, limit;
-    __m256i hash_i, hash_j, mix1, mix2;
+    __m256d f2, g2, g2_twice, magic, half, one, scale, limit;
+    __m256i abs_mask, hash_i, hash_j, mix1, mix2;
 } simplex_avx2_consts;
 
-SIMPLEX_AVX2_INLINE void simplex_consts_init(simplex_avx2_consts *c)
+#define SIMPLEX_SPLAT_PD(v) {(v), (v), (v), (v)}
+/* Four 64-bit lanes, each two copies of the 32-bit v. */
+#define SIMPLEX_SPLAT_EPI32(v)                                                                     \
+    {(long long)(((unsigned long long)(v) << 32) | (v)),                                           \
+     (long long)(((unsigned long long)(v) << 32) | (v)),                                           \
+     (long long)(((unsigned long long)(v) << 32) | (v)),                                           \
+     (long long)(((unsigned long long)(v) << 32) | (v))}
+
+static const simplex_avx2_consts SIMPLEX_AVX2_CONSTS = {
+    .f2 = SIMPLEX_SPLAT_PD(SIMPLEX_F2),
+    .g2 = SIMPLEX_SPLAT_PD(SIMPLEX_G2),
+    .g2_twice = SIMPLEX_SPLAT_PD(SIMPLEX_G2_TWICE),
+    .magic = SIMPLEX_SPLAT_PD(SIMPLEX_INT_MAGIC),
+    .half = SIMPLEX_SPLAT_PD(0.5),
+    .one = SIMPLEX_SPLAT_PD(1.0),
+    .scale = SIMPLEX_SPLAT_PD(SIMPLEX_SCALE),
+    .limit = SIMPLEX_SPLAT_PD(SIMPLEX_AVX2_LIMIT),
+    .abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+    .hash_i = SIMPLEX_SPLAT_EPI32(0x1DDE90C9u),
+    .hash_j = SIMPLEX_SPLAT_EPI32(0x43C42E4Du),
+    .mix1 = SIMPLEX_SPLAT_EPI32(0x7FEB352Du),
+    .mix2 = SIMPLEX_SPLAT_EPI32(0x846CA68Bu),
+};
+
+SIMPLEX_AVX2_INLINE const simplex_avx2_consts *simplex_consts(void)
 {
-    c->f2 = _mm256_set1_pd(SIMPLEX_F2);
-    c->g2 = _mm256_set1_pd(SIMPLEX_G2);
-    c->g2_twice = _mm256_set1_pd(SIMPLEX_G2_TWICE);
-    c->magic = _mm256_set1_pd(SIMPLEX_INT_MAGIC);
-    c->half = _mm256_set1_pd(0.5);
-    c->one = _mm256_set1_pd(1.0);
-    c->scale = _mm256_set1_pd(SIMPLEX_SCALE);
-    c->abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
-    c->limit = _mm256_set1_pd(SIMPLEX_AVX2_LIMIT);
-    c->hash_i = _mm256_set1_epi32(0x1DDE90C9);
-    c->hash_j = _mm256_set1_epi32(0x43C42E4D);
-    c->mix1 = _mm256_set1_epi32(0x7FEB352D);
-    c->mix2 = _mm256_set1_epi32((int)0x846CA68Bu);
-    __asm__("" : "+m"(*c));
+    const simplex_avx2_consts *c = &SIMPLEX_AVX2_CONSTS;
+    __asm__("" : "+r"(c));
+    return c;
 }
 
 /* The low 32 bits of each 64-bit lane of a, then of b, in the order above. */
@@ -382,7 +396,8 @@ SIMPLEX_AVX2_INLINE __m256d simplex8_finish(const simplex_avx2_consts *c, const 
 /* Lanes whose |v| < 2^49 (false for NaN), as all-ones lanes. */
 SIMPLEX_AVX2_INLINE __m256d simplex_in_range(const simplex_avx2_consts *c, __m256d v)
 {
-    return _mm256_cmp_pd(_mm256_and_pd(v, c->abs_mask), c->limit, _CMP_LT_OQ);
+    __m256d magnitude = _mm256_and_pd(v, _mm256_castsi256_pd(c->abs_mask));
+    return _mm256_cmp_pd(magnitude, c->limit, _CMP_LT_OQ);
 }
 
 /* The scalar code for a block with a lane out of the vector range (rare);
@@ -465,8 +480,7 @@ __attribute__((target("avx2"))) void tf_simplex2_row_avx2(uint32_t seed, const d
         simplex_row_scalar(seed, x, y, n, out);
         return;
     }
-    simplex_avx2_consts c;
-    simplex_consts_init(&c);
+    const simplex_avx2_consts *c = simplex_consts();
     /* row constants: the seed in every lane, and y */
     const __m256i seeds = _mm256_set1_epi32((int)seed);
     const __m256d vy = _mm256_set1_pd(y);
@@ -478,8 +492,8 @@ __attribute__((target("avx2"))) void tf_simplex2_row_avx2(uint32_t seed, const d
         for (size_t b = 0; b < blocks; b++) {
             __m256d xa = _mm256_loadu_pd(x + m + 8 * b), xb = _mm256_loadu_pd(x + m + 8 * b + 4);
             if (_mm256_movemask_pd(
-                    _mm256_and_pd(simplex_in_range(&c, xa), simplex_in_range(&c, xb))) == 0xF)
-                simplex8_prepare(&c, seeds, xa, vy, xb, vy, &st[b], 1);
+                    _mm256_and_pd(simplex_in_range(c, xa), simplex_in_range(c, xb))) == 0xF)
+                simplex8_prepare(c, seeds, xa, vy, xb, vy, &st[b], 1);
             else
                 scalar |= 1u << b;
         }
@@ -488,16 +502,14 @@ __attribute__((target("avx2"))) void tf_simplex2_row_avx2(uint32_t seed, const d
                 simplex_row_scalar(seed, x + m, y, 8, out + m);
                 continue;
             }
-            _mm256_storeu_pd(out + m, simplex8_finish(&c, &st[b], 0));
-            _mm256_storeu_pd(out + m + 4, simplex8_finish(&c, &st[b], 1));
+            _mm256_storeu_pd(out + m, simplex8_finish(c, &st[b], 0));
+            _mm256_storeu_pd(out + m + 4, simplex8_finish(c, &st[b], 1));
         }
     }
     if (m < n) /* the last 1-7 points */
-        simplex_row_block(&c, seed, seeds, x + m, y, vy, n - m, out + m);
+        simplex_row_block(c, seed, seeds, x + m, y, vy, n - m, out + m);
 }
 
-/* n (1-8) lanes (seed[m], x[m], y[m]) in one block; with n <= 4 only
- * half A is computed. */
 /* n (1-8) lanes with their own seeds at points (xa|xb, ya|yb), every
  * lane in range. */
 SIMPLEX_AVX2_INLINE void simplex_lanes_finish(const simplex_avx2_consts *c, const uint32_t *seed,
@@ -525,6 +537,8 @@ SIMPLEX_AVX2_INLINE void simplex_lanes_finish(const simplex_avx2_consts *c, cons
     simplex_store8(out, n, na, nb);
 }
 
+/* n (1-8) lanes (seed[m], x[m], y[m]) in one block; with n <= 4 only
+ * half A is computed. */
 SIMPLEX_AVX2_INLINE void simplex_lanes_block(const simplex_avx2_consts *c, const uint32_t *seed,
                                              const double *x, const double *y, size_t n,
                                              double *out)
@@ -544,13 +558,12 @@ SIMPLEX_AVX2_INLINE void simplex_lanes_block(const simplex_avx2_consts *c, const
 __attribute__((target("avx2"))) void tf_simplex2_lanes_avx2(const uint32_t *seed, const double *x,
                                                             const double *y, size_t n, double *out)
 {
-    simplex_avx2_consts c;
-    simplex_consts_init(&c);
+    const simplex_avx2_consts *c = simplex_consts();
     size_t m = 0;
     for (; m + 8 <= n; m += 8)
-        simplex_lanes_block(&c, seed + m, x + m, y + m, 8, out + m);
+        simplex_lanes_block(c, seed + m, x + m, y + m, 8, out + m);
     if (m < n) /* the last 1-7 lanes */
-        simplex_lanes_block(&c, seed + m, x + m, y + m, n - m, out + m);
+        simplex_lanes_block(c, seed + m, x + m, y + m, n - m, out + m);
 }
 
 /* The scalar code for lanes at (x * f + ox, y * f + oy). */
@@ -573,8 +586,7 @@ __attribute__((target("avx2"))) void tf_simplex2_lanes_at_avx2(const uint32_t *s
                                                                const double *ox, const double *oy,
                                                                size_t n, double *out)
 {
-    simplex_avx2_consts c;
-    simplex_consts_init(&c);
+    const simplex_avx2_consts *c = simplex_consts();
     const __m256d vx = _mm256_set1_pd(x), vy = _mm256_set1_pd(y);
     for (size_t m = 0; m < n; m += 8) {
         size_t count = n - m < 8 ? n - m : 8;
@@ -588,12 +600,12 @@ __attribute__((target("avx2"))) void tf_simplex2_lanes_at_avx2(const uint32_t *s
         __m256d yb = _mm256_add_pd(_mm256_mul_pd(vy, fb), oyb);
         /* lanes past the n-th hold 0 * x + 0: in range unless x or y is
          * not finite, and then the whole block takes the scalar code */
-        __m256d ok_a = _mm256_and_pd(simplex_in_range(&c, xa), simplex_in_range(&c, ya));
-        __m256d ok_b = _mm256_and_pd(simplex_in_range(&c, xb), simplex_in_range(&c, yb));
+        __m256d ok_a = _mm256_and_pd(simplex_in_range(c, xa), simplex_in_range(c, ya));
+        __m256d ok_b = _mm256_and_pd(simplex_in_range(c, xb), simplex_in_range(c, yb));
         if (_mm256_movemask_pd(_mm256_and_pd(ok_a, ok_b)) != 0xF)
             simplex_lanes_at_scalar(seed + m, x, y, f + m, ox + m, oy + m, count, out + m);
         else
-            simplex_lanes_finish(&c, seed + m, count, xa, xb, ya, yb, out + m);
+            simplex_lanes_finish(c, seed + m, count, xa, xb, ya, yb, out + m);
     }
 }
 #endif
