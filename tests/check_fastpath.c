@@ -217,7 +217,8 @@ START_TEST(noise_rows_match_the_scalar_noise)
         double *row_x = malloc(len * sizeof *row_x);
         double *row_y_lanes = malloc(len * sizeof *row_y_lanes), *out = malloc(len * sizeof *out);
         uint32_t *row_seeds = malloc(len * sizeof *row_seeds);
-        ck_assert(row_x && row_y_lanes && out && row_seeds);
+        double *row_f = malloc(len * sizeof *row_f);
+        ck_assert(row_x && row_y_lanes && out && row_seeds && row_f);
         double row_y = rng_coordinate(&state);
         uint32_t seed = (uint32_t)rng_next(&state);
         double scale = ldexp(1.0, (int)(rng_next(&state) % 60) - 8);
@@ -248,16 +249,25 @@ START_TEST(noise_rows_match_the_scalar_noise)
                 ck_assert_msg(double_bits(tf_simplex2_avx2(seeds[k], x[k], y[k])) ==
                                   double_bits(tf_simplex2(seeds[k], x[k], y[k])),
                               "single point at (%a, %a)", x[k], y[k]);
-            tf_simplex2_lanes_avx2(row_seeds, row_x, row_y_lanes, len, out);
+            /* the single-sample path's lanes: layer k at (px * f[k] + x[k],
+             * py * f[k] + y[k]), huge and non-finite offsets included */
+            double px = rng_coordinate(&state), py = rng_range(&state, -100.0, 100.0);
             for (size_t k = 0; k < len; k++)
-                ck_assert_msg(double_bits(out[k]) == double_bits(tf_simplex2(seeds[k], x[k], y[k])),
-                              "%zu lanes, at (%a, %a)", len, x[k], y[k]);
+                row_f[k] = rng_range(&state, 0.001, 4.0);
+            tf_simplex2_lanes_at_avx2(row_seeds, px, py, row_f, row_x, row_y_lanes, len, out);
+            for (size_t k = 0; k < len; k++) {
+                double want = tf_simplex2(seeds[k], px * row_f[k] + x[k], py * row_f[k] + y[k]);
+                ck_assert_msg(double_bits(out[k]) == double_bits(want),
+                              "%zu lanes, at (%a, %a), f %a, offset (%a, %a)", len, px, py,
+                              row_f[k], x[k], y[k]);
+            }
         }
 #endif
         free(row_x);
         free(row_y_lanes);
         free(out);
         free(row_seeds);
+        free(row_f);
     }
 }
 END_TEST

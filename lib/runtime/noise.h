@@ -35,9 +35,6 @@ void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double 
 void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 /* tf_simplex2 of one point, for the single-sample path. */
 double tf_simplex2_avx2(uint32_t seed, double x, double y);
-/* tf_simplex2(seed[k], x[k], y[k]), k < n, eight lanes a block. */
-void tf_simplex2_lanes_avx2(const uint32_t *seed, const double *x, const double *y, size_t n,
-                            double *out);
 /* tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]), k < n, the
  * same way (the single-sample path's simplex layers). */
 void tf_simplex2_lanes_at_avx2(const uint32_t *seed, double x, double y, const double *f,

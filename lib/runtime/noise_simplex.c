@@ -409,13 +409,6 @@ __attribute__((noinline, cold)) static void simplex_row_scalar(uint32_t seed, co
         out[k] = tf_simplex2(seed, x[k], y);
 }
 
-__attribute__((noinline, cold)) static void
-simplex_lanes_scalar(const uint32_t *seed, const double *x, const double *y, size_t n, double *out)
-{
-    for (size_t k = 0; k < n; k++)
-        out[k] = tf_simplex2(seed[k], x[k], y[k]);
-}
-
 /* p[0 .. 3] and p[4 .. 7] of n (1-8) values, 0.0 past the n-th. The
  * partial vectors are masked loads: they read nothing past p[n - 1] and,
  * unlike a tail copied into a padded array, do not stall on forwarding
@@ -537,35 +530,6 @@ SIMPLEX_AVX2_INLINE void simplex_lanes_finish(const simplex_avx2_consts *c, cons
     simplex_store8(out, n, na, nb);
 }
 
-/* n (1-8) lanes (seed[m], x[m], y[m]) in one block; with n <= 4 only
- * half A is computed. */
-SIMPLEX_AVX2_INLINE void simplex_lanes_block(const simplex_avx2_consts *c, const uint32_t *seed,
-                                             const double *x, const double *y, size_t n,
-                                             double *out)
-{
-    __m256d xa, xb, ya, yb;
-    simplex_load8(x, n, &xa, &xb);
-    simplex_load8(y, n, &ya, &yb);
-    __m256d ok = _mm256_and_pd(_mm256_and_pd(simplex_in_range(c, xa), simplex_in_range(c, ya)),
-                               _mm256_and_pd(simplex_in_range(c, xb), simplex_in_range(c, yb)));
-    if (_mm256_movemask_pd(ok) != 0xF) {
-        simplex_lanes_scalar(seed, x, y, n, out);
-        return;
-    }
-    simplex_lanes_finish(c, seed, n, xa, xb, ya, yb, out);
-}
-
-__attribute__((target("avx2"))) void tf_simplex2_lanes_avx2(const uint32_t *seed, const double *x,
-                                                            const double *y, size_t n, double *out)
-{
-    const simplex_avx2_consts *c = simplex_consts();
-    size_t m = 0;
-    for (; m + 8 <= n; m += 8)
-        simplex_lanes_block(c, seed + m, x + m, y + m, 8, out + m);
-    if (m < n) /* the last 1-7 lanes */
-        simplex_lanes_block(c, seed + m, x + m, y + m, n - m, out + m);
-}
-
 /* The scalar code for lanes at (x * f + ox, y * f + oy). */
 __attribute__((noinline, cold)) static void
 simplex_lanes_at_scalar(const uint32_t *seed, double x, double y, const double *f, const double *ox,
@@ -575,9 +539,10 @@ simplex_lanes_at_scalar(const uint32_t *seed, double x, double y, const double *
         out[k] = tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]);
 }
 
-/* tf_simplex2_lanes_avx2 at lane points computed here, x * f[k] + ox[k]
- * (a multiply, then an add: the scalar expression's operations): the
- * single-sample path's layers. Their frequencies and offsets were written
+/* tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]) for k < n,
+ * eight lanes a block; the lane points computed here, a multiply then an
+ * add (the scalar expression's operations): the single-sample path's
+ * layers. Their frequencies and offsets were written
  * when the terrain was compiled, so loading them as vectors does not wait
  * on the small stores of a freshly filled array (that wait made two
  * layers in lanes slower than two scalar calls). */
