@@ -14,8 +14,12 @@ outdir=${2:-$top/docs/man}
 mkdir -p "$outdir"
 
 version=$("$terrafit" --version | awk '{ print $2 }')
+[ -n "$version" ] || { echo "make-man.sh: '$terrafit --version' printed no version" >&2; exit 1; }
+# The tool's help, read once: a run that fails stops here, loudly, instead
+# of leaving a summary empty in a page.
+main_help=$("$terrafit" --help) || { echo "make-man.sh: '$terrafit --help' failed" >&2; exit 1; }
 # The commands and their one-line summaries, from the tool's own table.
-commands=$("$terrafit" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }')
+commands=$(printf '%s\n' "$main_help" | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }')
 [ -n "$commands" ] || { echo "make-man.sh: no commands in 'terrafit --help'" >&2; exit 1; }
 
 # to_man NAME SECTION-TITLE SUMMARY SEE-ALSO < help text: the page on stdout.
@@ -99,7 +103,7 @@ to_man() {
 }
 
 summary_of() {
-    "$terrafit" --help | awk -v c="$1" '/^Commands:/ { on = 1; next } on && $1 == c {
+    printf '%s\n' "$main_help" | awk -v c="$1" '/^Commands:/ { on = 1; next } on && $1 == c {
         $1 = ""; sub(/^ +/, ""); print; exit }'
 }
 
@@ -111,7 +115,7 @@ done
 
 tmp="$outdir/.make-man.$$"
 trap 'rm -f "$tmp"' EXIT
-"$terrafit" --help | sed '/^Commands:$/,/^$/d' | to_man terrafit "fit, render and evaluate procedural terrain specs" \
+printf '%s\n' "$main_help" | sed '/^Commands:$/,/^$/d' | to_man terrafit "fit, render and evaluate procedural terrain specs" \
     "$see_main
 .PP
 The documents under docs/ in the source: spec.md, fitting.md, metrics.md, erosion.md." >"$tmp"

@@ -26,9 +26,22 @@ ldflags=$(make_var LDFLAGS)
 prefix=$(make_var prefix)
 make_cmd=${MAKE:-make}
 
+# The install below relinks the libraries in the build tree, so this test
+# must run after every other one (Makefile.am's rule for its log).
+nested_make() { # a nested make of its own: not the calling make's jobs or flags
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$make_cmd" -s -C "$builddir" "$@"
+}
+tests=$(printf 'tf-print-tests:\n\t@echo $(TESTS)\n' | nested_make -f Makefile -f - tf-print-tests)
+after=$(nested_make -pnq tests/pkgconfig.sh.log 2>/dev/null | sed -n 's|^tests/pkgconfig\.sh\.log: ||p')
+missing=""
+for t in $tests; do
+    [ "$t" = tests/pkgconfig.sh ] && continue
+    case " $after " in *" $t.log "*) ;; *) missing="$missing $t" ;; esac
+done
+check "runs after every other test (${missing:-none missing})" [ -n "$tests" -a -z "$missing" ]
+
 root="$scratch/root"
-# A nested make of its own: not the calling make's jobs or flags.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$make_cmd" -s -C "$builddir" install DESTDIR="$root" \
+nested_make install DESTDIR="$root" \
     >"$scratch/stdout" 2>"$scratch/stderr"
 status=$?
 check "make install DESTDIR=... succeeds" [ "$status" -eq 0 ]
