@@ -342,6 +342,87 @@ END_TEST
 
 /* TERRAFIT_SIMD=none forces the portable path; otherwise AVX2 where the
  * CPU has it. */
+/* The bucketed search against a binary search where a mistake in the
+ * buckets would show: at each bucket's start and the doubles around it,
+ * at each knot and its neighbours, and past both ends; on curves with
+ * even gaps, crowded clusters (tiny gaps, so many knots share a bucket)
+ * and only two or three points. The AVX2 rows there too. */
+START_TEST(bucket_edges_find_the_binary_search_segment)
+{
+    uint64_t state = 0x5eed0000u + (uint64_t)_i;
+    size_t count = _i % 5 == 0 ? 2 + (size_t)_i % 2 : 2 + rng_next(&state) % 200;
+    tf_point *pts = malloc(count * sizeof *pts);
+    ck_assert_ptr_nonnull(pts);
+    double x = rng_range(&state, -3.0, 3.0), start = x, gap = rng_range(&state, 0.01, 0.2);
+    for (size_t k = 0; k < count; k++) {
+        switch (_i % 3) {
+        case 0: /* even gaps, so knots sit on bucket edges, each moved by
+                 * up to two doubles either way */
+            x = start + (double)k * gap;
+            for (uint64_t move = rng_next(&state) % 5; move > 0 && k > 0; move--)
+                x = nextafter(x, move > 2 ? -INFINITY : INFINITY);
+            break;
+        case 1: x += rng_next(&state) % 3 ? 1e-9 : 1.0; break; /* crowded clusters */
+        default: x += rng_range(&state, 1e-6, 1.0);
+        }
+        pts[k].x = x;
+        pts[k].y = rng_range(&state, -1.0, 1.0);
+    }
+    double *storage = malloc(tf_curve_table_bytes(pts, count));
+    double *scratch = malloc(2 * count * sizeof *scratch);
+    ck_assert(storage && scratch);
+    tf_curve_table table;
+    tf_curve_table_build(&table, storage, pts, count, (tf_interp)(_i % TF_INTERP_KIND_COUNT),
+                         scratch);
+    size_t n = 0, cap = 7 * (table.bucket_count + count) + 8;
+    double *u = malloc(cap * sizeof *u), *out = malloc(cap * sizeof *out);
+    ck_assert(u && out);
+    for (uint32_t b = 0; b < table.bucket_count; b++) {
+        double edge = pts[0].x + (double)b / table.bucket_scale;
+        double below = nextafter(edge, -INFINITY), above = nextafter(edge, INFINITY);
+        double edges[] = {edge, below, nextafter(below, -INFINITY), above,
+                          nextafter(above, INFINITY)};
+        for (size_t e = 0; e < 5; e++)
+            u[n++] = edges[e];
+    }
+    for (size_t k = 0; k < count; k++) {
+        u[n++] = pts[k].x;
+        u[n++] = nextafter(pts[k].x, -INFINITY);
+        u[n++] = nextafter(pts[k].x, INFINITY);
+    }
+    u[n++] = -INFINITY;
+    u[n++] = INFINITY;
+    u[n++] = pts[count - 1].x + 1.0;
+    ck_assert_uint_le(n, cap);
+    for (size_t k = 0; k < n; k++) {
+        size_t lo = 0, hi = count - 1; /* largest k <= count - 2 with x_k <= u */
+        while (hi - lo > 1) {
+            size_t mid = lo + ((hi - lo) >> 1);
+            if (u[k] < pts[mid].x)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        ck_assert_msg(tf_curve_table_segment(&table, u[k]) == lo, "%zu points, u = %a: %zu, not %zu",
+                      count, u[k], tf_curve_table_segment(&table, u[k]), lo);
+    }
+#if TF_HAVE_AVX2_PATH
+    if (tf_simd_avx2_available()) {
+        tf_curve_table_eval_row_avx2(&table, u, n, out);
+        for (size_t k = 0; k < n; k++)
+            ck_assert_msg(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])),
+                          "u = %a: avx2 %a, scalar %a", u[k], out[k],
+                          tf_curve_table_eval(&table, u[k]));
+    }
+#endif
+    free(u);
+    free(out);
+    free(pts);
+    free(storage);
+    free(scratch);
+}
+END_TEST
+
 START_TEST(environment_selects_the_path)
 {
     const char *saved = getenv("TERRAFIT_SIMD");
@@ -414,6 +495,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
+    tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_test(c, environment_selects_the_path);
     tcase_add_test(c, golden_vectors_on_every_path);
     suite_add_tcase(s, c);

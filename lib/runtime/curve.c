@@ -88,7 +88,7 @@ static size_t curve_bucket_count(const tf_point *p, size_t count)
 size_t tf_curve_table_bytes(const tf_point *points, size_t count)
 {
     size_t bytes = count * sizeof(double) + (count - 1) * sizeof(tf_curve_segment) +
-                   curve_bucket_count(points, count) * (sizeof(double) + sizeof(uint32_t));
+                   curve_bucket_count(points, count) * sizeof(tf_curve_bucket);
     return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
@@ -135,8 +135,7 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
     for (size_t k = 0; k + 1 < count; k++) {
         double width = points[k + 1].x - points[k].x;
         seg[k].x0 = points[k].x;
-        seg[k].x1 = points[k + 1].x;
-        seg[k].unused = 0.0;
+        seg[k].unused[0] = seg[k].unused[1] = 0.0;
         seg[k].inv_width = 1.0 / width;
         seg[k].c0 = points[k].y;
         seg[k].c1 = points[k + 1].y - points[k].y;
@@ -157,31 +156,31 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
             seg[k].c3 = a + b - 2.0 * d;
         }
     }
-    /* Bucket b starts at x_0 + b / scale: its first segment is the last
-     * knot at or before that point (only a hint, see tf_curve_table). */
-    size_t buckets = curve_bucket_count(points, count);
-    double *next = (double *)(seg + (count - 1));
-    uint32_t *first = (uint32_t *)(next + buckets);
-    double scale = (double)buckets / (x[count - 1] - x[0]);
-    size_t k = 0;
-    for (size_t b = 0; b < buckets; b++) {
-        double start = x[0] + (double)b / scale;
-        while (k + 2 < count && x[k + 1] <= start)
-            k++;
-        first[b] = (uint32_t)k;
-        next[b] = x[k + 1];
-    }
     table->count = count;
     table->interp = interp;
     table->x = x;
     table->segments = seg;
     table->y_first = points[0].y;
     table->y_last = points[count - 1].y;
+    /* The buckets (see tf_curve_table): each inner knot x_1 .. x_(K-2) is
+     * put in its bucket by the lookup's own tf_curve_bucket_of. Knots
+     * ascend and the buckets never decrease with them, so one pass counts
+     * the inner knots before each bucket (its segment) and in it. */
+    size_t buckets = curve_bucket_count(points, count);
+    tf_curve_bucket *bucket = (tf_curve_bucket *)(seg + (count - 1));
+    double scale = (double)buckets / (x[count - 1] - x[0]);
     table->bucket_count = (uint32_t)buckets;
     table->bucket_scale = isfinite(scale) ? scale : 0.0;
     table->bucket_top = (double)(buckets - 1);
-    table->bucket_first = first;
-    table->bucket_next = next;
+    table->buckets = bucket;
+    size_t inner = 1; /* the next inner knot not yet in a bucket before b */
+    for (size_t b = 0; b < buckets; b++) {
+        size_t before = inner - 1; /* inner knots in buckets 0 .. b - 1 */
+        while (inner + 1 < count && tf_curve_bucket_of(table, x[inner]) == b)
+            inner++;
+        bucket[b].next = x[before + 1];
+        bucket[b].first = (uint64_t)before | (inner - 1 - before > 1 ? TF_CURVE_BUCKET_CROWDED : 0);
+    }
 }
 
 size_t tf_curve_table_segment(const tf_curve_table *table, double u)
@@ -262,41 +261,43 @@ void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
-/* Load lane k's segment (x0, x1, inv_width, c0 | c1, c2, c3, -) for four
- * lanes and transpose: four rows of 8 doubles become 7 vectors. */
+/* Lane k's segment (x0, inv_width, c0, c1 | c2, c3) for four lanes, as
+ * six vectors: the first four members are a 32-byte load per lane and a
+ * 4x4 transpose, c2 and c3 a 16-byte load per lane, lanes 0 and 2 (1 and
+ * 3) in one register, and an unpack. */
 typedef struct {
-    __m256d x0, x1, inv_width, c0, c1, c2, c3;
+    __m256d x0, inv_width, c0, c1, c2, c3;
 } curve_lanes;
 
 __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_curve_segment *seg,
                                                                     const int *k, curve_lanes *v)
 {
-    __m256d a0 = _mm256_loadu_pd(&seg[k[0]].x0), a1 = _mm256_loadu_pd(&seg[k[1]].x0);
-    __m256d a2 = _mm256_loadu_pd(&seg[k[2]].x0), a3 = _mm256_loadu_pd(&seg[k[3]].x0);
-    __m256d b0 = _mm256_loadu_pd(&seg[k[0]].c1), b1 = _mm256_loadu_pd(&seg[k[1]].c1);
-    __m256d b2 = _mm256_loadu_pd(&seg[k[2]].c1), b3 = _mm256_loadu_pd(&seg[k[3]].c1);
+    const tf_curve_segment *s0 = &seg[k[0]], *s1 = &seg[k[1]], *s2 = &seg[k[2]],
+                           *s3 = &seg[k[3]];
+    __m256d a0 = _mm256_loadu_pd(&s0->x0), a1 = _mm256_loadu_pd(&s1->x0);
+    __m256d a2 = _mm256_loadu_pd(&s2->x0), a3 = _mm256_loadu_pd(&s3->x0);
     __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
     __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
     v->x0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
-    v->x1 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
-    v->inv_width = _mm256_permute2f128_pd(lo01, lo23, 0x31);
-    v->c0 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
-    lo01 = _mm256_unpacklo_pd(b0, b1), hi01 = _mm256_unpackhi_pd(b0, b1);
-    lo23 = _mm256_unpacklo_pd(b2, b3), hi23 = _mm256_unpackhi_pd(b2, b3);
-    v->c1 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
-    v->c2 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
-    v->c3 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+    v->inv_width = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+    v->c0 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+    v->c1 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    __m256d b02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s0->c2)),
+                                       _mm_loadu_pd(&s2->c2), 1);
+    __m256d b13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s1->c2)),
+                                       _mm_loadu_pd(&s3->c2), 1);
+    v->c2 = _mm256_unpacklo_pd(b02, b13);
+    v->c3 = _mm256_unpackhi_pd(b02, b13);
 }
 
 /* Four lanes of tf_curve_table_eval at a time. Two passes over the row:
- * first every sample's segment hint, branch-free (the bucket's segment and
- * one step, as tf_curve_table_segment_inline starts), then the
- * interpolants four at a time, after checking each lane's segment against
- * its knots (x_k <= u < x_(k+1)); a lane that fails (a crowded bucket, or
- * NaN: rare) takes the full search. The same segment and the same IEEE
- * operations in the same order as the scalar lookup, so the scalar bits in
- * every lane. Splitting the passes keeps the dependent loads of the search
- * out of the vector loop, so many samples' lookups are in flight at once. */
+ * first every sample's segment, branch-free (tf_curve_table_segment_inline's
+ * bucket and one step, four lanes at a time; a lane in a crowded bucket,
+ * rare, takes the scalar search), then the interpolants four at a time.
+ * The same segment and the same IEEE operations in the same order as the
+ * scalar lookup, so the scalar bits in every lane. Splitting the passes
+ * keeps the dependent loads of the search out of the vector loop, so many
+ * samples' lookups are in flight at once. */
 #define CURVE_ROW_BLOCK 64
 
 __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
@@ -310,32 +311,48 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
     const __m256d y_first = _mm256_set1_pd(table->y_first);
     const __m256d y_last = _mm256_set1_pd(table->y_last);
     const int cosine = table->interp == TF_INTERP_COSINE;
-    const uint32_t *first = table->bucket_first;
-    const double *next = table->bucket_next;
+    const tf_curve_bucket *buckets = table->buckets;
     const __m256d vscale = _mm256_set1_pd(table->bucket_scale);
     const __m256d vtop = _mm256_set1_pd(table->bucket_top);
     int segment[CURVE_ROW_BLOCK];
+    _Alignas(16) int32_t bucket[4];
     size_t k = 0;
     while (k + 4 <= n) {
         size_t block = n - k < CURVE_ROW_BLOCK ? (n - k) & ~(size_t)3 : CURVE_ROW_BLOCK;
         for (size_t m = 0; m < block; m += 4) {
-            /* the buckets (NaN and u below x_0: bucket 0; beyond: the
-             * last), four at a time */
+            /* tf_curve_bucket_of (NaN: bucket 0, its segment is in range
+             * and the result NaN) */
             __m256d v = _mm256_loadu_pd(u + k + m);
             __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), vscale);
             f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), vtop);
-            /* the bucket's segment and its step knot: two gathers that do
-             * not wait on each other */
-            __m128i bucket = _mm256_cvttpd_epi32(f);
-            __m128i hint = _mm_i32gather_epi32((const int *)first, bucket, 4);
-            __m256d knot = _mm256_i32gather_pd(next, bucket, 8);
-            /* one step when u >= x_(k+1); never past the last segment,
-             * since u < x_last then (-1 per stepping lane, subtracted) */
+            /* the four buckets, each one 16-byte load (next | first), read
+             * through indices stored and reloaded (cheaper than gathers or
+             * extractions here): lanes 0 and 2 in one register, 1 and 3 in
+             * the other, and two unpacks make the next and first vectors */
+            _mm_store_si128((__m128i *)(void *)bucket, _mm256_cvttpd_epi32(f));
+            __asm__("" : "+m"(bucket));
+#define CURVE_BUCKET(lane) _mm_loadu_pd(&buckets[bucket[lane]].next)
+            __m256d b02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(CURVE_BUCKET(0)),
+                                               CURVE_BUCKET(2), 1);
+            __m256d b13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(CURVE_BUCKET(1)),
+                                               CURVE_BUCKET(3), 1);
+#undef CURVE_BUCKET
+            __m256d knot = _mm256_unpacklo_pd(b02, b13);
+            __m256d first = _mm256_unpackhi_pd(b02, b13);
+            /* one step when u >= the knot, and u < x_last (a segment in
+             * range; beyond x_last the value is y_last anyway): -1 per
+             * stepping lane, subtracted */
             __m256d step = _mm256_and_pd(_mm256_cmp_pd(v, knot, _CMP_GE_OQ),
                                          _mm256_cmp_pd(v, x_last, _CMP_LT_OQ));
-            __m128i step32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
-                _mm256_castpd_si256(step), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-            _mm_storeu_si128((__m128i *)(void *)(segment + m), _mm_sub_epi32(hint, step32));
+            __m256i k64 = _mm256_sub_epi64(_mm256_castpd_si256(first), _mm256_castpd_si256(step));
+            __m128i k32 = _mm256_castsi256_si128(
+                _mm256_permutevar8x32_epi32(k64, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+            _mm_storeu_si128((__m128i *)(void *)(segment + m), k32);
+            int crowded = _mm256_movemask_pd(first);
+            if (crowded)
+                for (size_t l = 0; l < 4; l++)
+                    if (crowded >> l & 1)
+                        segment[m + l] = (int)tf_curve_table_segment(table, u[k + m + l]);
         }
         for (size_t m = 0; m < block; m += 4, k += 4) {
             __m256d v = _mm256_loadu_pd(u + k);
@@ -343,17 +360,6 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
             __m256d above = _mm256_cmp_pd(v, x_last, _CMP_GE_OQ);
             curve_lanes c;
             curve_load_lanes(seg, segment + m, &c);
-            /* found: x_k <= u < x_(k+1), or an end value (not NaN) */
-            __m256d inside = _mm256_and_pd(_mm256_cmp_pd(v, c.x0, _CMP_GE_OQ),
-                                           _mm256_cmp_pd(v, c.x1, _CMP_LT_OQ));
-            __m256d found = _mm256_or_pd(_mm256_or_pd(below, above), inside);
-            int missing = ~_mm256_movemask_pd(found) & 0xF;
-            if (missing) {
-                for (size_t l = 0; l < 4; l++)
-                    if (missing >> l & 1)
-                        segment[m + l] = (int)tf_curve_table_segment(table, u[k + l]);
-                curve_load_lanes(seg, segment + m, &c);
-            }
             __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
             __m256d y;
             if (cosine) {

@@ -44,14 +44,26 @@ void tf_error_clear(tf_error *err);
 
 /* One segment [x_k, x_(k+1)): y = c0 + t*(c1 + t*(c2 + t*c3)) with
  * t = (u - x_k) * inv_width for linear and monotone cubic, and
- * y = c0 + c1 * cosine_blend(t) for cosine. The knots are repeated here
- * (64 bytes, two vector loads per lookup on the AVX2 path). */
+ * y = c0 + c1 * cosine_blend(t) for cosine. 64 bytes: on the AVX2 path a
+ * lookup reads the first four members as one vector load and c2, c3 as
+ * one 16-byte load. */
 typedef struct {
-    double x0, x1; /* x_k, x_(k+1) */
+    double x0; /* x_k */
     double inv_width;
     double c0, c1, c2, c3;
-    double unused; /* pads to 8 doubles */
+    double unused[2]; /* pads to 8 doubles */
 } tf_curve_segment;
+
+/* A bucket of the segment search (see tf_curve_table): its segment and
+ * the one knot it may hold, together in 16 bytes (one load). */
+typedef struct {
+    double next;    /* x_(k+1), k = first without the flag */
+    uint64_t first; /* k, the inner knots in earlier buckets; the flag below */
+} tf_curve_bucket;
+
+/* tf_curve_bucket.first's top bit: two or more inner knots fall in the
+ * bucket, so a lookup there walks over the knots. */
+#define TF_CURVE_BUCKET_CROWDED ((uint64_t)1 << 63)
 
 typedef struct {
     size_t count;        /* control points, >= 2 */
@@ -59,18 +71,21 @@ typedef struct {
     const double *x;     /* count knots */
     const tf_curve_segment *segments; /* count - 1 */
     double y_first, y_last;
-    /* Segment search in O(1): [x_0, x_last] is cut into bucket_count equal
-     * buckets; bucket_first[b] is a segment at or near the one holding the
-     * bucket's start, and a short walk over the knots from there finds the
-     * exact segment the binary search would (the result never depends on
-     * the buckets, only the time does). */
+    /* Segment search in O(1) (docs/performance.md, "Redistribution
+     * lookups"): [x_0, x_last] is cut into bucket_count equal buckets, and
+     * tf_curve_bucket_of(u) names u's bucket. The inner knots x_1 ..
+     * x_(K-2) are put in buckets by that same function when the table is
+     * built; buckets[b].first is the number of inner knots in buckets
+     * before b, which is the segment of every u in bucket b unless u has
+     * passed a knot of bucket b itself. With at most one such knot, one
+     * comparison (u >= buckets[b].next, that knot) finishes the search;
+     * with more, first has TF_CURVE_BUCKET_CROWDED set and the lookup
+     * walks. Exact, because tf_curve_bucket_of never decreases as u grows:
+     * the same segment as a binary search for every u. */
     uint32_t bucket_count;
-    double bucket_scale; /* bucket_count / (x_last - x_0) */
+    double bucket_scale; /* bucket_count / (x_last - x_0), or 0 */
     double bucket_top;   /* bucket_count - 1 */
-    const uint32_t *bucket_first;
-    /* x_(k+1) for k = bucket_first[b]: the knot of the one step, read next
-     * to bucket_first[b] instead of after it (a shorter chain of loads). */
-    const double *bucket_next;
+    const tf_curve_bucket *buckets;
 } tf_curve_table;
 
 /* Bytes needed for a table of these `count` valid points (knots, segments,
@@ -92,12 +107,23 @@ void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_
 void tf_curve_table_eval_row_avx2(const tf_curve_table *table, const double *u, size_t n,
                                   double *out);
 #endif
-/* The segment k (0 <= k <= count - 2) with x_k <= u < x_(k+1) for
- * x_0 < u < x_last; count - 2 for NaN (so NaN stays NaN). */
+/* The segment of u: the largest k <= count - 2 with x_k <= u (0 when
+ * u < x_1), as a binary search finds it; count - 2 for NaN (so NaN stays
+ * NaN). */
 size_t tf_curve_table_segment(const tf_curve_table *table, double u);
 
 /* 0.5 - 0.5*cos(pi*t), evaluated with the documented polynomial. */
 double tf_cosine_blend(double t);
+
+/* The bucket of u (not NaN): floor((u - x_0) * bucket_scale) within
+ * [0, bucket_top], a function that never decreases as u grows. The AVX2
+ * lookup does these IEEE operations too. */
+TF_ALWAYS_INLINE size_t tf_curve_bucket_of(const tf_curve_table *table, double u)
+{
+    double f = (u - table->x[0]) * table->bucket_scale;
+    f = f > 0.0 ? f : 0.0;
+    return (size_t)(f < table->bucket_top ? f : table->bucket_top);
+}
 
 /* tf_curve_table_segment and tf_curve_table_eval, inlined into the
  * evaluation loops. */
@@ -107,21 +133,13 @@ TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *tabl
     size_t last = table->count - 2;
     if (!(u == u))
         return last;
-    /* Largest k with x_k <= u, as a binary search would find it: start at
-     * the bucket's hint, then walk (u > x_0 and u < x_last bound both
-     * walks). */
-    double f = (u - x[0]) * table->bucket_scale;
-    f = f > 0.0 ? f : 0.0; /* (NaN was handled above) */
-    size_t b = (size_t)(f < table->bucket_top ? f : table->bucket_top);
-    size_t k = table->bucket_first[b];
-    /* Buckets hold at most one knot for most curves: one step without a
-     * branch (x_(k+1) is bucket_next[b]), then a check that is nearly
-     * always true. */
-    k += (size_t)(k < last) & (size_t)(u >= table->bucket_next[b]);
-    if (u >= x[k] && (k == last || u < x[k + 1]))
-        return k;
-    while (k > 0 && u < x[k])
-        k--;
+    /* Largest k <= last with x_k <= u, as a binary search finds it (see
+     * tf_curve_table): the inner knots of earlier buckets, plus the knot
+     * of this bucket if u has passed it; in a crowded bucket, a walk. */
+    const tf_curve_bucket *bucket = &table->buckets[tf_curve_bucket_of(table, u)];
+    size_t k = (size_t)(bucket->first & ~TF_CURVE_BUCKET_CROWDED);
+    if (!(bucket->first & TF_CURVE_BUCKET_CROWDED))
+        return k + ((size_t)(k < last) & (size_t)(u >= bucket->next));
     while (k < last && u >= x[k + 1])
         k++;
     return k;
