@@ -261,8 +261,8 @@ void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
-/* Lane k's segment (x0, inv_width, c0, c1 | c2, c3) for four lanes, as
- * six vectors: the first four members are a 32-byte load per lane and a
+/* The segments (x0, inv_width, c0, c1 | c2, c3) at byte offsets at[0 ..
+ * 3] from seg, for four lanes, as six vectors: the first four members are a 32-byte load per lane and a
  * 4x4 transpose, c2 and c3 a 16-byte load per lane, lanes 0 and 2 (1 and
  * 3) in one register, and an unpack. */
 typedef struct {
@@ -270,10 +270,14 @@ typedef struct {
 } curve_lanes;
 
 __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_curve_segment *seg,
-                                                                    const int *k, curve_lanes *v)
+                                                                    const int64_t *at,
+                                                                    curve_lanes *v)
 {
-    const tf_curve_segment *s0 = &seg[k[0]], *s1 = &seg[k[1]], *s2 = &seg[k[2]],
-                           *s3 = &seg[k[3]];
+    const char *base = (const char *)seg;
+    const tf_curve_segment *s0 = (const tf_curve_segment *)(const void *)(base + at[0]),
+                           *s1 = (const tf_curve_segment *)(const void *)(base + at[1]),
+                           *s2 = (const tf_curve_segment *)(const void *)(base + at[2]),
+                           *s3 = (const tf_curve_segment *)(const void *)(base + at[3]);
     __m256d a0 = _mm256_loadu_pd(&s0->x0), a1 = _mm256_loadu_pd(&s1->x0);
     __m256d a2 = _mm256_loadu_pd(&s2->x0), a3 = _mm256_loadu_pd(&s3->x0);
     __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
@@ -299,6 +303,10 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
  * keeps the dependent loads of the search out of the vector loop, so many
  * samples' lookups are in flight at once. */
 #define CURVE_ROW_BLOCK 64
+/* log2 of sizeof(tf_curve_segment) */
+#define CURVE_SEGMENT_SHIFT 6
+_Static_assert(sizeof(tf_curve_segment) == (size_t)1 << CURVE_SEGMENT_SHIFT,
+               "a segment is 64 bytes");
 
 __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
                                                                   const double *u, size_t n,
@@ -314,7 +322,9 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
     const tf_curve_bucket *buckets = table->buckets;
     const __m256d vscale = _mm256_set1_pd(table->bucket_scale);
     const __m256d vtop = _mm256_set1_pd(table->bucket_top);
-    int segment[CURVE_ROW_BLOCK];
+    /* each sample's segment as a byte offset into the segments, 64-bit:
+     * the form pass 1 makes and pass 2 addresses with, no conversions */
+    _Alignas(32) int64_t segment[CURVE_ROW_BLOCK];
     _Alignas(16) int32_t bucket[4];
     size_t k = 0;
     while (k + 4 <= n) {
@@ -345,14 +355,14 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
             __m256d step = _mm256_and_pd(_mm256_cmp_pd(v, knot, _CMP_GE_OQ),
                                          _mm256_cmp_pd(v, x_last, _CMP_LT_OQ));
             __m256i k64 = _mm256_sub_epi64(_mm256_castpd_si256(first), _mm256_castpd_si256(step));
-            __m128i k32 = _mm256_castsi256_si128(
-                _mm256_permutevar8x32_epi32(k64, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-            _mm_storeu_si128((__m128i *)(void *)(segment + m), k32);
+            _mm256_store_si256((__m256i *)(void *)(segment + m),
+                               _mm256_slli_epi64(k64, CURVE_SEGMENT_SHIFT));
             int crowded = _mm256_movemask_pd(first);
             if (crowded)
                 for (size_t l = 0; l < 4; l++)
                     if (crowded >> l & 1)
-                        segment[m + l] = (int)tf_curve_table_segment(table, u[k + m + l]);
+                        segment[m + l] = (int64_t)(tf_curve_table_segment(table, u[k + m + l])
+                                                   << CURVE_SEGMENT_SHIFT);
         }
         for (size_t m = 0; m < block; m += 4, k += 4) {
             __m256d v = _mm256_loadu_pd(u + k);
