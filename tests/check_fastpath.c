@@ -274,6 +274,34 @@ END_TEST
 
 /* The vector curve lookup finds the binary search's segment and the same
  * bits, for knots, points between and beyond them, NaN and infinities. */
+/* The segment a binary search finds: the largest k <= count - 2 with
+ * x_k <= u (0 below x_1, count - 2 for NaN), the reference for the
+ * bucketed search. */
+static size_t binary_search_segment(const tf_point *p, size_t count, double u)
+{
+    size_t lo = 0, hi = count - 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + ((hi - lo) >> 1);
+        if (u < p[mid].x)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return lo;
+}
+
+/* A compiled curve table over pts in storage the caller frees. */
+static double *curve_table_new(tf_curve_table *table, const tf_point *pts, size_t count,
+                               tf_interp interp)
+{
+    double *storage = malloc(tf_curve_table_bytes(pts, count));
+    double *scratch = malloc(2 * count * sizeof *scratch);
+    ck_assert(storage && scratch);
+    tf_curve_table_build(table, storage, pts, count, interp, scratch);
+    free(scratch);
+    return storage;
+}
+
 START_TEST(curve_rows_match_the_scalar_lookup)
 {
     uint64_t state = 0xC0C0u + (uint64_t)_i;
@@ -281,12 +309,8 @@ START_TEST(curve_rows_match_the_scalar_lookup)
     tf_point *pts = malloc(count * sizeof *pts);
     ck_assert_ptr_nonnull(pts);
     random_points(&state, pts, count, rng_range(&state, -2.0, 0.0), rng_range(&state, 0.5, 3.0));
-    double *storage = malloc(tf_curve_table_bytes(pts, count));
-    double *scratch = malloc(2 * count * sizeof *scratch);
-    ck_assert(storage && scratch);
     tf_curve_table table;
-    tf_curve_table_build(&table, storage, pts, count, (tf_interp)(_i % TF_INTERP_KIND_COUNT),
-                         scratch);
+    double *storage = curve_table_new(&table, pts, count, (tf_interp)(_i % TF_INTERP_KIND_COUNT));
     enum { N = 203 };
     double u[N], out[N];
     for (size_t k = 0; k < N; k++) {
@@ -306,20 +330,10 @@ START_TEST(curve_rows_match_the_scalar_lookup)
             u[k] = rng_range(&state, pts[0].x - 0.5, pts[count - 1].x + 0.5);
         }
     }
-    /* the bucketed search is the binary search */
-    for (size_t k = 0; k < N; k++) {
-        if (!(u[k] > pts[0].x && u[k] < pts[count - 1].x))
-            continue;
-        size_t lo = 0, hi = count - 1;
-        while (hi - lo > 1) {
-            size_t mid = lo + ((hi - lo) >> 1);
-            if (u[k] < pts[mid].x)
-                hi = mid;
-            else
-                lo = mid;
-        }
-        ck_assert_uint_eq(tf_curve_table_segment(&table, u[k]), lo);
-    }
+    /* the bucketed search is the binary search, inside the knots and out */
+    for (size_t k = 0; k < N; k++)
+        ck_assert_uint_eq(tf_curve_table_segment(&table, u[k]),
+                          binary_search_segment(pts, count, u[k]));
     tf_curve_table_eval_row(&table, u, N, out);
     for (size_t k = 0; k < N; k++)
         ck_assert(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])));
@@ -336,7 +350,6 @@ START_TEST(curve_rows_match_the_scalar_lookup)
 #endif
     free(pts);
     free(storage);
-    free(scratch);
 }
 END_TEST
 
@@ -345,8 +358,8 @@ END_TEST
 /* The bucketed search against a binary search where a mistake in the
  * buckets would show: at each bucket's start and the doubles around it,
  * at each knot and its neighbours, and past both ends; on curves with
- * even gaps, crowded clusters (tiny gaps, so many knots share a bucket)
- * and only two or three points. The AVX2 rows there too. */
+ * even gaps, crowded clusters (tiny gaps, so many knots share a bucket),
+ * one cluster of all knots but the last, and only two or three points. The AVX2 rows there too. */
 START_TEST(bucket_edges_find_the_binary_search_segment)
 {
     uint64_t state = 0x5eed0000u + (uint64_t)_i;
@@ -355,7 +368,7 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
     ck_assert_ptr_nonnull(pts);
     double x = rng_range(&state, -3.0, 3.0), start = x, gap = rng_range(&state, 0.01, 0.2);
     for (size_t k = 0; k < count; k++) {
-        switch (_i % 3) {
+        switch (_i % 4) {
         case 0: /* even gaps, so knots sit on bucket edges, each moved by
                  * up to two doubles either way */
             x = start + (double)k * gap;
@@ -363,17 +376,14 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
                 x = nextafter(x, move > 2 ? -INFINITY : INFINITY);
             break;
         case 1: x += rng_next(&state) % 3 ? 1e-9 : 1.0; break; /* crowded clusters */
+        case 2: x += k + 1 < count ? 1e-9 : 1.0; break; /* one cluster: a bucket of all */
         default: x += rng_range(&state, 1e-6, 1.0);
         }
         pts[k].x = x;
         pts[k].y = rng_range(&state, -1.0, 1.0);
     }
-    double *storage = malloc(tf_curve_table_bytes(pts, count));
-    double *scratch = malloc(2 * count * sizeof *scratch);
-    ck_assert(storage && scratch);
     tf_curve_table table;
-    tf_curve_table_build(&table, storage, pts, count, (tf_interp)(_i % TF_INTERP_KIND_COUNT),
-                         scratch);
+    double *storage = curve_table_new(&table, pts, count, (tf_interp)(_i % TF_INTERP_KIND_COUNT));
     size_t n = 0, cap = 7 * (table.bucket_count + count) + 8;
     double *u = malloc(cap * sizeof *u), *out = malloc(cap * sizeof *out);
     ck_assert(u && out);
@@ -395,16 +405,10 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
     u[n++] = pts[count - 1].x + 1.0;
     ck_assert_uint_le(n, cap);
     for (size_t k = 0; k < n; k++) {
-        size_t lo = 0, hi = count - 1; /* largest k <= count - 2 with x_k <= u */
-        while (hi - lo > 1) {
-            size_t mid = lo + ((hi - lo) >> 1);
-            if (u[k] < pts[mid].x)
-                hi = mid;
-            else
-                lo = mid;
-        }
-        ck_assert_msg(tf_curve_table_segment(&table, u[k]) == lo, "%zu points, u = %a: %zu, not %zu",
-                      count, u[k], tf_curve_table_segment(&table, u[k]), lo);
+        size_t want = binary_search_segment(pts, count, u[k]);
+        ck_assert_msg(tf_curve_table_segment(&table, u[k]) == want,
+                      "%zu points, u = %a: %zu, not %zu", count, u[k],
+                      tf_curve_table_segment(&table, u[k]), want);
     }
 #if TF_HAVE_AVX2_PATH
     if (tf_simd_avx2_available()) {
@@ -419,7 +423,6 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
     free(out);
     free(pts);
     free(storage);
-    free(scratch);
 }
 END_TEST
 

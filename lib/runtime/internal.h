@@ -71,8 +71,8 @@ typedef struct {
     const double *x;     /* count knots */
     const tf_curve_segment *segments; /* count - 1 */
     double y_first, y_last;
-    /* Segment search in O(1) (docs/performance.md, "Redistribution
-     * lookups"): [x_0, x_last] is cut into bucket_count equal buckets, and
+    /* Segment search in O(1) (docs/performance.md, "How the fast paths
+     * work"): [x_0, x_last] is cut into bucket_count equal buckets, and
      * tf_curve_bucket_of(u) names u's bucket. The inner knots x_1 ..
      * x_(K-2) are put in buckets by that same function when the table is
      * built; buckets[b].first is the number of inner knots in buckets
@@ -80,7 +80,7 @@ typedef struct {
      * passed a knot of bucket b itself. With at most one such knot, one
      * comparison (u >= buckets[b].next, that knot) finishes the search;
      * with more, first has TF_CURVE_BUCKET_CROWDED set and the lookup
-     * walks. Exact, because tf_curve_bucket_of never decreases as u grows:
+     * searches the knots from there. Exact, because tf_curve_bucket_of never decreases as u grows:
      * the same segment as a binary search for every u. */
     uint32_t bucket_count;
     double bucket_scale; /* bucket_count / (x_last - x_0), or 0 */
@@ -135,13 +135,21 @@ TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *tabl
         return last;
     /* Largest k <= last with x_k <= u, as a binary search finds it (see
      * tf_curve_table): the inner knots of earlier buckets, plus the knot
-     * of this bucket if u has passed it; in a crowded bucket, a walk. */
+     * of this bucket if u has passed it. A crowded bucket may hold nearly
+     * every knot (a tight cluster of them), so the rest is a binary search
+     * over the knots from there, not a walk. */
     const tf_curve_bucket *bucket = &table->buckets[tf_curve_bucket_of(table, u)];
     size_t k = (size_t)(bucket->first & ~TF_CURVE_BUCKET_CROWDED);
     if (!(bucket->first & TF_CURVE_BUCKET_CROWDED))
         return k + ((size_t)(k < last) & (size_t)(u >= bucket->next));
-    while (k < last && u >= x[k + 1])
-        k++;
+    size_t hi = last; /* the answer is in [k, hi] */
+    while (k < hi) {
+        size_t mid = k + (hi - k + 1) / 2;
+        if (u >= x[mid])
+            k = mid;
+        else
+            hi = mid - 1;
+    }
     return k;
 }
 
