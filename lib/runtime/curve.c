@@ -262,9 +262,9 @@ void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_
 #include <immintrin.h>
 
 /* The segments (x0, inv_width, c0, c1 | c2, c3) at byte offsets at[0 ..
- * 3] from seg, for four lanes, as six vectors: the first four members are a 32-byte load per lane and a
- * 4x4 transpose, c2 and c3 a 16-byte load per lane, lanes 0 and 2 (1 and
- * 3) in one register, and an unpack. */
+ * 3] from seg, for four lanes, as six vectors: the first four members are
+ * a 32-byte load per lane and a 4x4 transpose, c2 and c3 a 16-byte load
+ * per lane, lanes 0 and 2 (1 and 3) in one register, and an unpack. */
 typedef struct {
     __m256d x0, inv_width, c0, c1, c2, c3;
 } curve_lanes;
