@@ -426,6 +426,40 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
 }
 END_TEST
 
+/* The bucket table's size: up to 16 buckets a segment for small curves,
+ * at most 4096 in all (or two a segment) for large ones, whatever the
+ * gaps; and lookups on such a curve, with a tight cluster, still find the
+ * binary search's segment. */
+START_TEST(bucket_tables_are_bounded)
+{
+    static const size_t counts[] = {65, 257, 1000, 65536};
+    size_t count = counts[_i];
+    tf_point *pts = malloc(count * sizeof *pts);
+    ck_assert_ptr_nonnull(pts);
+    uint64_t state = 0xB0B0u + (uint64_t)_i;
+    for (size_t k = 0; k < count; k++) { /* a cluster of tiny gaps, then even ones */
+        pts[k].x = k < count / 2 ? (double)k * 1e-12 : (double)k;
+        pts[k].y = rng_range(&state, -1.0, 1.0);
+    }
+    size_t segments = count - 1, most = segments * 16;
+    if (most > 4096)
+        most = segments * 2 > 4096 ? segments * 2 : 4096;
+    size_t fixed = count * sizeof(double) + segments * sizeof(tf_curve_segment);
+    ck_assert_uint_le(tf_curve_table_bytes(pts, count), fixed + most * sizeof(tf_curve_bucket));
+    tf_curve_table table;
+    double *storage = curve_table_new(&table, pts, count, TF_INTERP_MONOTONE_CUBIC);
+    ck_assert_uint_le(table.bucket_count, most);
+    for (int n = 0; n < 2000; n++) {
+        double u = rng_range(&state, -1.0, (double)count);
+        if (n % 2)
+            u = pts[rng_next(&state) % count].x;
+        ck_assert_uint_eq(tf_curve_table_segment(&table, u), binary_search_segment(pts, count, u));
+    }
+    free(storage);
+    free(pts);
+}
+END_TEST
+
 START_TEST(environment_selects_the_path)
 {
     const char *saved = getenv("TERRAFIT_SIMD");
@@ -499,6 +533,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
+    tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);
     tcase_add_test(c, environment_selects_the_path);
     tcase_add_test(c, golden_vectors_on_every_path);
     suite_add_tcase(s, c);

@@ -68,9 +68,14 @@ double tf_curve_table_slope(const tf_curve_table *table, double u)
 
 /* Buckets of the O(1) search: at least two per segment, and as many as
  * the range holds of the closest knot gap (so a bucket has at most one knot
- * inside and the walk is a step or none), up to 16 per segment. */
+ * inside and the lookup is a step or none), up to 16 per segment and
+ * 4096 in all (unless two per segment are more). The cap bounds a large
+ * curve's table (16 bytes a bucket: 2 MB, not 16, for 65536 points); the
+ * knots of its uneven parts then share buckets, which a lookup
+ * binary-searches. */
 #define BUCKETS_MIN_PER_SEGMENT 2
 #define BUCKETS_MAX_PER_SEGMENT 16
+#define BUCKETS_MAX_TOTAL 4096
 
 static size_t curve_bucket_count(const tf_point *p, size_t count)
 {
@@ -80,6 +85,8 @@ static size_t curve_bucket_count(const tf_point *p, size_t count)
             gap = p[k + 1].x - p[k].x;
     double want = ceil((p[count - 1].x - p[0].x) / gap) + 1.0;
     size_t lo = (count - 1) * BUCKETS_MIN_PER_SEGMENT, hi = (count - 1) * BUCKETS_MAX_PER_SEGMENT;
+    size_t cap = lo > BUCKETS_MAX_TOTAL ? lo : BUCKETS_MAX_TOTAL;
+    hi = hi < cap ? hi : cap;
     if (!(want > (double)lo)) /* NaN too */
         return lo;
     return want < (double)hi ? (size_t)want : hi;
