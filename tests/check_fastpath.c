@@ -272,8 +272,6 @@ START_TEST(noise_rows_match_the_scalar_noise)
 }
 END_TEST
 
-/* The vector curve lookup finds the binary search's segment and the same
- * bits, for knots, points between and beyond them, NaN and infinities. */
 /* The segment a binary search finds: the largest k <= count - 2 with
  * x_k <= u (0 below x_1, count - 2 for NaN), the reference for the
  * bucketed search. */
@@ -302,6 +300,8 @@ static double *curve_table_new(tf_curve_table *table, const tf_point *pts, size_
     return storage;
 }
 
+/* The vector curve lookup finds the binary search's segment and the same
+ * bits, for knots, points between and beyond them, NaN and infinities. */
 START_TEST(curve_rows_match_the_scalar_lookup)
 {
     uint64_t state = 0xC0C0u + (uint64_t)_i;
@@ -353,13 +353,12 @@ START_TEST(curve_rows_match_the_scalar_lookup)
 }
 END_TEST
 
-/* TERRAFIT_SIMD=none forces the portable path; otherwise AVX2 where the
- * CPU has it. */
 /* The bucketed search against a binary search where a mistake in the
  * buckets would show: at each bucket's start and the doubles around it,
  * at each knot and its neighbours, and past both ends; on curves with
  * even gaps, crowded clusters (tiny gaps, so many knots share a bucket),
- * one cluster of all knots but the last, and only two or three points. The AVX2 rows there too. */
+ * one cluster of all knots but the last, and only two or three points.
+ * The AVX2 rows there too. */
 START_TEST(bucket_edges_find_the_binary_search_segment)
 {
     uint64_t state = 0x5eed0000u + (uint64_t)_i;
@@ -460,6 +459,8 @@ START_TEST(bucket_tables_are_bounded)
 }
 END_TEST
 
+/* TERRAFIT_SIMD=none forces the portable path; otherwise AVX2 where the
+ * CPU has it. */
 START_TEST(environment_selects_the_path)
 {
     const char *saved = getenv("TERRAFIT_SIMD");
