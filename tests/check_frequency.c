@@ -11,28 +11,10 @@
 #include <string.h>
 
 #include "terrafit/terrafit.h"
+#include "frequency_reference.h"
 #include "testutil.h"
 
-static const tf_point curve_points[] = {
-    {0.0, 0.0}, {0.3, 0.1}, {0.5, 0.35}, {0.7, 0.8}, {1.0, 1.0}};
-
-static uint64_t prng_state;
-static double prng_uniform(void)
-{
-    uint64_t z = (prng_state += 0x9E3779B97F4A7C15ull); /* splitmix64 */
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1p-53;
-}
-
-static double prng_gauss(void)
-{
-    double u1 = prng_uniform(), u2 = prng_uniform();
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-/* A side x side layer rendered by the runtime: one simplex layer at
+/* A side x side reference (frequency_reference.h): one simplex layer at
  * frequency f through the test curve, normalized to [0, 1], plus white
  * Gaussian noise of standard deviation `sigma`; quantized to 1/255 when
  * `byte`. Every cell visible. */
@@ -40,48 +22,16 @@ static tf_layer_map *render_reference(double f, uint32_t seed, size_t side, doub
                                       int byte)
 {
     tf_error err;
-    tf_spec *spec = tf_spec_new(1, &err);
-    ck_assert_msg(spec != NULL, "%s", err.message);
-    tf_spec_reseed(spec, seed);
-    spec->layers[0].frequency = f;
-    spec->layers[0].pre_amp_shift = 0.0;
-    spec->layers[0].amp_scale = 1.0;
-    spec->min_value = 0.0;
-    spec->max_value = 1.0;
-    ck_assert_int_eq(tf_spec_set_rd_points(spec, 0, curve_points, 5, &err), 0);
-    tf_terrain *t = tf_terrain_compile(spec, &err);
-    ck_assert_msg(t != NULL, "%s", err.message);
-    tf_layer_map *map = tf_layer_map_new(side, side, &err);
+    tf_layer_map *map = fr_render_reference(TF_NOISE_SIMPLEX, f, seed, side, sigma, byte, &err);
     ck_assert_msg(map != NULL, "%s", err.message);
-    ck_assert_int_eq(tf_render_grid(t, 0.0, 0.0, 1.0, side, side, 0, map->value, NULL, NULL,
-                                    &err),
-                     0);
-    tf_terrain_free(t);
-    tf_spec_free(spec);
-    size_t n = side * side;
-    float lo = map->value[0], hi = map->value[0];
-    for (size_t k = 0; k < n; k++) {
-        lo = fminf(lo, map->value[k]);
-        hi = fmaxf(hi, map->value[k]);
-    }
-    ck_assert(hi > lo);
-    prng_state = seed * 0x2545F4914F6CDD1Dull + 7;
-    for (size_t k = 0; k < n; k++) {
-        double v = (map->value[k] - lo) / (hi - lo);
-        if (sigma > 0.0)
-            v += sigma * prng_gauss();
-        if (byte)
-            v = floor(v * 255.0 + 0.5) / 255.0;
-        map->value[k] = (float)v;
-        map->weight[k] = 1.0f;
-    }
     return map;
 }
 
 static tf_curve *test_curve(void)
 {
     tf_error err;
-    tf_curve *c = tf_curve_new(curve_points, 5, TF_INTERP_MONOTONE_CUBIC, &err);
+    tf_curve *c =
+        tf_curve_new(fr_curve_points, FR_CURVE_POINT_COUNT, TF_INTERP_MONOTONE_CUBIC, &err);
     ck_assert_msg(c != NULL, "%s", err.message);
     return c;
 }

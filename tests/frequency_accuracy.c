@@ -13,79 +13,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "frequency_reference.h"
 #include "terrafit/terrafit.h"
-
-/* The redistribution curve of every reference: monotone, clearly
- * non-linear (flattened lows, steep mids), as fitting would produce. */
-static const tf_point curve_points[] = {
-    {0.0, 0.0}, {0.3, 0.1}, {0.5, 0.35}, {0.7, 0.8}, {1.0, 1.0}};
-
-static uint64_t prng_state;
-static double prng_uniform(void)
-{
-    /* splitmix64: deterministic on every platform */
-    uint64_t z = (prng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1p-53;
-}
-
-static double prng_gauss(void)
-{
-    double u1 = prng_uniform(), u2 = prng_uniform();
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
 
 enum { CLEAN = 0, NOISY = 1, BYTE = 2 };
 
-/* A side x side reference: one layer at frequency f through the curve,
- * normalized to [0, 1]; then noise (sigma 0.05) or 8-bit rounding. */
+/* A side x side reference (frequency_reference.h): one layer of the
+ * chosen noise at frequency f through the curve, normalized to [0, 1];
+ * then noise (sigma 0.05) or 8-bit rounding. */
 static tf_noise_type noise_kind = TF_NOISE_SIMPLEX;
 
 static tf_layer_map *reference(double f, uint32_t seed, size_t side, int kind)
 {
     tf_error err;
-    tf_spec *spec = tf_spec_new(1, &err);
-    if (!spec)
-        return NULL;
-    tf_spec_reseed(spec, seed);
-    spec->layers[0].noise_type = noise_kind;
-    spec->layers[0].frequency = f;
-    spec->layers[0].pre_amp_shift = 0.0;
-    spec->layers[0].amp_scale = 1.0;
-    spec->min_value = 0.0;
-    spec->max_value = 1.0;
-    tf_terrain *t = NULL;
-    tf_layer_map *map = NULL;
-    if (tf_spec_set_rd_points(spec, 0, curve_points, 5, &err) != 0 ||
-        !(t = tf_terrain_compile(spec, &err)) || !(map = tf_layer_map_new(side, side, &err)) ||
-        tf_render_grid(t, 0.0, 0.0, 1.0, side, side, 0, map->value, NULL, NULL, &err) != 0) {
-        fprintf(stderr, "reference: %s\n", err.message);
-        tf_layer_map_free(map);
-        map = NULL;
-    }
-    tf_terrain_free(t);
-    tf_spec_free(spec);
+    tf_layer_map *map = fr_render_reference(noise_kind, f, seed, side, kind == NOISY ? 0.05 : 0.0,
+                                            kind == BYTE, &err);
     if (!map)
-        return NULL;
-    size_t n = side * side;
-    float lo = map->value[0], hi = map->value[0];
-    for (size_t k = 0; k < n; k++) {
-        lo = map->value[k] < lo ? map->value[k] : lo;
-        hi = map->value[k] > hi ? map->value[k] : hi;
-    }
-    prng_state = seed * 0x2545F4914F6CDD1Dull + 7;
-    for (size_t k = 0; k < n; k++) {
-        double v = (map->value[k] - lo) / (hi - lo);
-        if (kind == NOISY)
-            v += 0.05 * prng_gauss();
-        else if (kind == BYTE)
-            v = floor(v * 255.0 + 0.5) / 255.0;
-        map->value[k] = (float)v;
-        map->weight[k] = 1.0f;
-    }
-    map->bits = kind == BYTE ? 8 : 0; /* 0: float samples, no rounding */
+        fprintf(stderr, "reference: %s\n", err.message);
     return map;
 }
 
@@ -154,7 +98,8 @@ int main(int argc, char **argv)
         return 2;
     }
     tf_error err;
-    tf_curve *curve = tf_curve_new(curve_points, 5, TF_INTERP_MONOTONE_CUBIC, &err);
+    tf_curve *curve =
+        tf_curve_new(fr_curve_points, FR_CURVE_POINT_COUNT, TF_INTERP_MONOTONE_CUBIC, &err);
     if (!curve) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
