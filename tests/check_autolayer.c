@@ -286,6 +286,19 @@ START_TEST(heavy_tailed_band_gets_a_gentler_curve)
 }
 END_TEST
 
+/* tf_fit on the maps refuses opt: -1, no spec, and a message naming
+ * `fragment`. */
+static void expect_fit_refused(const tf_layer_map *const *maps, size_t count,
+                               const tf_fit_options *opt, const char *fragment)
+{
+    tf_spec *spec = NULL;
+    tf_error err;
+    ck_assert_int_eq(tf_fit(maps, count, opt, &spec, NULL, NULL, NULL, &err), -1);
+    ck_assert_msg(strstr(err.message, fragment) != NULL, "message '%s' lacks '%s'", err.message,
+                  fragment);
+    ck_assert_ptr_null(spec);
+}
+
 START_TEST(layers_option_rules)
 {
     tf_layer_map *ref = rough_where_high(64);
@@ -298,19 +311,14 @@ START_TEST(layers_option_rules)
     tf_fit_options opt;
     tf_fit_options_init(&opt);
     tf_error err;
+    const tf_layer_map *const *one = (const tf_layer_map *const *)&ref;
     opt.layers = TF_FIT_MAX_BANDS + 1;
-    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
-                            &err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "1 to 16"));
+    expect_fit_refused(one, 1, &opt, "1 to 16");
     /* A partly transparent layer cannot be split into bands on request,
      * and keeps the thesis's one layer by default. */
     ref->weight[5] = 0.5f;
     opt.layers = 3;
-    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
-                            &err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "fully present"));
+    expect_fit_refused(one, 1, &opt, "fully present");
     opt.layers = TF_FIT_LAYERS_AUTO;
     ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, &rep, NULL, NULL,
                             &err),
@@ -322,8 +330,7 @@ START_TEST(layers_option_rules)
     /* Several references: one layer each; a band count is refused. */
     const tf_layer_map *two[2] = {ref, ref};
     opt.layers = 4;
-    ck_assert_int_eq(tf_fit(two, 2, &opt, &spec, NULL, NULL, NULL, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "single reference"));
+    expect_fit_refused(two, 2, &opt, "single reference");
     tf_layer_map_free(ref);
 }
 END_TEST
@@ -407,31 +414,20 @@ START_TEST(layer_kinds_on_bands)
 
     /* A kind or --noise auto named for a band beyond the split is refused
      * with a clear message. */
-    tf_spec *spec = NULL;
+    const tf_layer_map *const *one = (const tf_layer_map *const *)&ref;
     tf_fit_options_init(&opt);
     opt.layers = 3;
     opt.layer_fractal[5] = TF_FRACTAL_BILLOW + 1;
-    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
-                            &err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "beyond the 3 bands"));
-    ck_assert_ptr_null(spec);
+    expect_fit_refused(one, 1, &opt, "beyond the 3 bands");
     tf_fit_options_init(&opt);
     opt.layers = 3;
     opt.layer_noise[3] = TF_FIT_LAYER_NOISE_AUTO;
-    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
-                            &err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "beyond the 3 bands"));
-    ck_assert_ptr_null(spec);
+    expect_fit_refused(one, 1, &opt, "beyond the 3 bands");
     /* With one layer, a kind for layer 1 is still refused. */
     tf_fit_options_init(&opt);
     opt.layers = 1;
     opt.layer_fractal[1] = TF_FRACTAL_FBM + 1;
-    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&ref, 1, &opt, &spec, NULL, NULL, NULL,
-                            &err),
-                     -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "layer 1"));
+    expect_fit_refused(one, 1, &opt, "layer 1");
     tf_layer_map_free(ref);
 }
 END_TEST

@@ -153,8 +153,6 @@ static void sample_sheet(const tf_layer_spec *kind, int s, double *u)
     layer.seed = SHEET_SEEDS[s];
     tf_fractal_plan plan;
     tf_fractal_plan_init(&plan, &layer);
-    int plain = kind->fractal_kind == TF_FRACTAL_NONE &&
-                kind->noise_type <= TF_NOISE_PERLIN_REFERENCE_SIMPLEX;
     /* Perlin's 3D noises (and their exponential variant) have a value
      * distribution that depends on z's fraction, and a layer samples one
      * z = oz: rows step z by an irrational amount so the sample covers
@@ -168,8 +166,7 @@ static void sample_sheet(const tf_layer_spec *kind, int s, double *u)
         for (int i = 0; i < SIDE; i++) {
             double x = o[0] + (double)i * STEP_X;
             /* u exactly as the runtime computes it (docs/spec.md step 2) */
-            double n = plain ? tf_noise_eval(kind->noise_type, SHEET_SEEDS[s], x, y, z)
-                             : tf_fractal_plan_eval(&plan, x, y, z, NULL, NULL);
+            double n = tf_fractal_plan_eval(&plan, x, y, z, NULL, NULL);
             u[k++] = (n + 1.0) * 0.5;
         }
     }

@@ -223,20 +223,40 @@ int tf_simd_avx2_available(void);
 /* "none" or "avx2": the path `t` runs. */
 const char *tf_terrain_simd_name(const tf_terrain *t);
 
-/* Mask weight (step 4) of a TF_MASK_RANGE layer. */
-static inline double tf_mask_weight(const tf_compiled_layer *L, double r_mask)
+/* Mask weight (step 4) of a TF_MASK_RANGE layer: 1 inside [min, max]
+ * (and for NaN), the smoothstep of s = 1 - d / falloff at distance d < falloff
+ * outside, else 0; and, when dw_dr is not NULL, its derivative. */
+TF_ALWAYS_INLINE double tf_mask_weight_slope(const tf_compiled_layer *L, double r_mask,
+                                             double *dw_dr)
 {
-    double beyond;
+    double beyond, sign; /* d beyond / d r_mask = -sign */
+    if (dw_dr)
+        *dw_dr = 0.0;
     if (r_mask < L->mask_min)
-        beyond = L->mask_min - r_mask;
+        beyond = L->mask_min - r_mask, sign = 1.0;
     else if (r_mask > L->mask_max)
-        beyond = r_mask - L->mask_max;
+        beyond = r_mask - L->mask_max, sign = -1.0;
     else
         return 1.0;
     if (!(beyond < L->mask_falloff))
         return 0.0;
     double s = 1.0 - beyond * L->mask_inv_falloff;
+    /* smoothstep(s)' = 6 s (1 - s), ds/dr_mask = sign / falloff */
+    if (dw_dr)
+        *dw_dr = 6.0 * s * (1.0 - s) * (sign * L->mask_inv_falloff);
     return s * s * (3.0 - 2.0 * s);
+}
+
+static inline double tf_mask_weight(const tf_compiled_layer *L, double r_mask)
+{
+    return tf_mask_weight_slope(L, r_mask, NULL);
+}
+
+/* A layer of plain simplex noise (no fractal, so no plan): the one kind
+ * with row and lane versions on the AVX2 path. */
+static inline int tf_layer_is_plain_simplex(const tf_compiled_layer *L)
+{
+    return L->noise_type == TF_NOISE_SIMPLEX && !L->plan;
 }
 
 /* Layer L's base noise at noise-space (nx, ny) (step 1), any kind. */

@@ -57,7 +57,7 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
         if (t->simplex_count < t->layer_count)
             for (size_t i = 0; i < t->layer_count; i++) {
                 const tf_compiled_layer *L = &t->layers[i];
-                if (L->noise_type != TF_NOISE_SIMPLEX || L->plan)
+                if (!tf_layer_is_plain_simplex(L))
                     noise[i] = base_noise(L, x * L->frequency + L->offset_x,
                                           y * L->frequency + L->offset_y);
             }
@@ -65,7 +65,7 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
         for (size_t i = 0; i < t->layer_count; i++) {
             const tf_compiled_layer *L = &t->layers[i];
             double nx = x * L->frequency + L->offset_x, ny = y * L->frequency + L->offset_y;
-            noise[i] = L->noise_type == TF_NOISE_SIMPLEX && !L->plan
+            noise[i] = tf_layer_is_plain_simplex(L)
                            ? tf_simplex2_avx2(L->seed, nx, ny)
                            : base_noise(L, nx, ny);
         }
@@ -141,15 +141,7 @@ double tf_terrain_sample_gradient(const tf_terrain *t, double x, double y, doubl
                 w = tf_curve_table_eval_inline(&L->mask_curve, rm);
                 dw = tf_curve_table_slope(&L->mask_curve, rm);
             } else {
-                w = tf_mask_weight(L, rm);
-                /* smoothstep(s), s = 1 - d / falloff: dw/dr_m = 6 s (1 - s) ds/dr_m */
-                double beyond = rm < L->mask_min ? L->mask_min - rm
-                                : rm > L->mask_max ? rm - L->mask_max : 0.0;
-                if (beyond > 0.0 && beyond < L->mask_falloff) {
-                    double s = 1.0 - beyond * L->mask_inv_falloff;
-                    double dsdr = rm < L->mask_min ? L->mask_inv_falloff : -L->mask_inv_falloff;
-                    dw = 6.0 * s * (1.0 - s) * dsdr;
-                }
+                w = tf_mask_weight_slope(L, rm, &dw);
             }
         }
         int m = L->mask_layer_index;
@@ -216,14 +208,7 @@ const tf_spec *tf_terrain_spec(const tf_terrain *t)
 
 double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, double z)
 {
-    switch (type) {
-    case TF_NOISE_SIMPLEX:
-        return tf_simplex2(seed, x, y);
-    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
-        return tf_perlin_reference_simplex3(x, y, z);
-    default:
-        return tf_noise_kind_eval(type, seed, x, y, z, NULL, NULL);
-    }
+    return tf_noise_kind_eval(type, seed, x, y, z, NULL, NULL);
 }
 
 /* ---- compilation */
@@ -318,7 +303,7 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
         }
     }
     for (size_t i = 0; i < spec->layer_count; i++)
-        if (t->layers[i].noise_type == TF_NOISE_SIMPLEX && !t->layers[i].plan) {
+        if (tf_layer_is_plain_simplex(&t->layers[i])) {
             t->simplex_seed[t->simplex_count] = t->layers[i].seed;
             t->simplex_frequency[t->simplex_count] = t->layers[i].frequency;
             t->simplex_offset_x[t->simplex_count] = t->layers[i].offset_x;

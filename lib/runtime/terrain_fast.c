@@ -203,7 +203,7 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
         /* 1. base noise in noise space */
         affine_row(simd, x, L->frequency, L->offset_x, n, nx);
         double ny = y * L->frequency + L->offset_y;
-        if (L->noise_type == TF_NOISE_SIMPLEX && !L->plan) {
+        if (tf_layer_is_plain_simplex(L)) {
             fast_simplex_row(simd, L->seed, nx, ny, n, value);
         } else { /* kinds without a row version */
             for (size_t k = 0; k < n; k++)

@@ -324,7 +324,9 @@ double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y,
  * (docs/spec.md, "Layer kinds"). The layer's unit value is u = (n + 1) / 2
  * as for a plain noise. dx, dy (may be NULL) get dn/dnx and dn/dny:
  * analytic where the kind and noise allow, else the documented central
- * differences. The layer must be valid (tf_spec_validate). */
+ * differences. The layer must be valid (tf_spec_validate). It sets up the
+ * octaves (frequencies, offsets, amplitude sum) on every call: to sample
+ * many points, compile a terrain and use tf_terrain_sample. */
 double tf_fractal_eval(const tf_layer_spec *layer, double nx, double ny, double nz, double *dx,
                        double *dy);
 
