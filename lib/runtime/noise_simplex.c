@@ -104,11 +104,11 @@ static inline double corner(uint32_t seed, uint32_t i, uint32_t j, double dx, do
     return t <= 0.0 ? 0.0 : t4 * gd;
 }
 
-/* tf_simplex2, and its gradient when dndx is not NULL (inlined into both
- * entry points, so the value-only one carries no derivative arithmetic). */
-/* libm_floor: floor() itself, for code compiled where it is one
- * instruction (the AVX2 single-point entry); else floor_small. Both give
- * the same double. */
+/* tf_simplex2, and its gradient when dndx is not NULL (then dndy must be
+ * too), inlined into every entry point, so the value-only ones carry no
+ * derivative arithmetic. libm_floor: floor() itself, for code compiled
+ * where it is one instruction (the AVX2 single-point entry); else
+ * floor_small. Both give the same double. */
 static inline __attribute__((always_inline)) double
 simplex_eval_floor(uint32_t seed, double x, double y, double *dndx, double *dndy, int libm_floor)
 {
