@@ -137,18 +137,28 @@ static tf_layer_map *rough_where_high(size_t n)
     return m;
 }
 
-static tf_spec *fit_one(const tf_layer_map *m, size_t layers, unsigned threads,
-                        tf_fit_report *rep)
+/* The fit of m with the options `base` on `threads` threads (it must
+ * succeed). */
+static tf_spec *fit_kinds(const tf_layer_map *m, const tf_fit_options *base, unsigned threads,
+                          tf_fit_report *rep)
 {
-    tf_fit_options opt;
-    tf_fit_options_init(&opt);
-    opt.layers = layers;
+    tf_fit_options opt = *base;
     opt.threads = threads;
     tf_spec *spec = NULL;
     tf_error err;
     int rc = tf_fit(&m, 1, &opt, &spec, rep, NULL, NULL, &err);
     ck_assert_msg(rc == 0, "fit failed: %s", err.message);
     return spec;
+}
+
+/* The same with the default options and `layers` bands. */
+static tf_spec *fit_one(const tf_layer_map *m, size_t layers, unsigned threads,
+                        tf_fit_report *rep)
+{
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.layers = layers;
+    return fit_kinds(m, &opt, threads, rep);
 }
 
 /* The synthesized map (rendered far from the fitting window) as a layer
@@ -339,18 +349,6 @@ END_TEST
  * band's spec layer carries its kind, its curve is equalized against that
  * kind's output distribution, the fit stays deterministic across thread
  * counts, and the output curve still brings the histogram home. */
-static tf_spec *fit_kinds(const tf_layer_map *m, const tf_fit_options *base, unsigned threads,
-                          tf_fit_report *rep)
-{
-    tf_fit_options opt = *base;
-    opt.threads = threads;
-    tf_spec *spec = NULL;
-    tf_error err;
-    int rc = tf_fit(&m, 1, &opt, &spec, rep, NULL, NULL, &err);
-    ck_assert_msg(rc == 0, "fit failed: %s", err.message);
-    return spec;
-}
-
 START_TEST(layer_kinds_on_bands)
 {
     tf_layer_map *ref = rough_where_high(96);
