@@ -48,7 +48,6 @@ typedef struct {
     size_t size;
     unsigned threads;
     float *grid;
-    double *row, *nx, *acc;
 } work;
 
 /* The table's 6-character noise column: docs/noise.md's names, shortened. */
@@ -93,28 +92,12 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
     case WORK_FRACTAL: {
         /* The base noise of layer 0 (noise), or a plain fractal sum of the
          * layers' base noises with amplitudes 1, 1/2, 1/4, ... (fractal):
-         * the same rows, the same vector path as the terrain. */
-        const tf_spec *spec = tf_terrain_spec(t);
-        size_t octaves = kind == WORK_NOISE ? 1 : spec->layer_count;
-        for (size_t j = 0; j < n; j++) {
-            double y = BENCH_Y0 + (double)j * BENCH_STEP;
-            for (size_t i = 0; i < n; i++)
-                w->acc[i] = 0.0;
-            double amplitude = 1.0;
-            for (size_t o = 0; o < octaves; o++) {
-                const tf_layer_spec *L = &spec->layers[o];
-                for (size_t i = 0; i < n; i++)
-                    w->nx[i] = (BENCH_X0 + (double)i * BENCH_STEP) * L->frequency + L->offset[0];
-                tf_noise_row(t->simd, L->noise_type, L->seed, w->nx,
-                             y * L->frequency + L->offset[1], L->offset[2], n, w->row);
-                for (size_t i = 0; i < n; i++)
-                    w->acc[i] += amplitude * w->row[i];
-                amplitude *= 0.5;
-            }
-            float *out = w->grid + j * n;
-            for (size_t i = 0; i < n; i++)
-                out[i] = (float)w->acc[i];
-        }
+         * the terrain's own chunks and vector steps, without its curves
+         * and masks (tf_fractal_sum_row). */
+        size_t octaves = kind == WORK_NOISE ? 1 : tf_terrain_layer_count(t);
+        for (size_t j = 0; j < n; j++)
+            tf_fractal_sum_row(t, octaves, BENCH_X0, BENCH_STEP, 0,
+                               BENCH_Y0 + (double)j * BENCH_STEP, n, w->grid + j * n);
         break;
     }
     }
@@ -135,12 +118,9 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     int repeat = opts->repeat > 0 ? opts->repeat : 1;
     work w = {.t = t, .size = n, .threads = opts->threads ? opts->threads : tf_cpu_count()};
     w.grid = malloc(n * n * sizeof *w.grid);
-    w.row = malloc(n * sizeof *w.row);
-    w.nx = malloc(n * sizeof *w.nx);
-    w.acc = malloc(n * sizeof *w.acc);
     double *times = malloc((size_t)repeat * sizeof *times);
     int status = 0;
-    if (!w.grid || !w.row || !w.nx || !w.acc || !times) {
+    if (!w.grid || !times) {
         tf_error_set(err, TF_ERR_NOMEM, "bench: out of memory for a %zux%zu grid", n, n);
         status = -1;
     }
@@ -177,9 +157,6 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         r->threads = w.threads;
     }
     free(w.grid);
-    free(w.row);
-    free(w.nx);
-    free(w.acc);
     free(times);
     return status;
 }

@@ -117,32 +117,31 @@ double tf_cosine_blend(double t);
 
 /* The bucket of u (not NaN): floor((u - x_0) * bucket_scale) within
  * [0, bucket_top], a function that never decreases as u grows. The AVX2
- * lookup does these IEEE operations too. */
+ * lookup does these IEEE operations too. bucket_top < 2^31, so the
+ * conversion is a signed one (one instruction; an unsigned 64-bit one is a
+ * branch and several). */
 TF_ALWAYS_INLINE size_t tf_curve_bucket_of(const tf_curve_table *table, double u)
 {
     double f = (u - table->x[0]) * table->bucket_scale;
     f = f > 0.0 ? f : 0.0;
-    return (size_t)(f < table->bucket_top ? f : table->bucket_top);
+    return (size_t)(int64_t)(f < table->bucket_top ? f : table->bucket_top);
 }
 
-/* tf_curve_table_segment and tf_curve_table_eval, inlined into the
- * evaluation loops. */
-TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
+/* The segment of u < x_last: the largest k with x_k <= u, as a binary
+ * search finds it (see tf_curve_table): the inner knots of earlier buckets,
+ * plus the knot of this bucket if u has passed it. No bound check is needed
+ * on that step: in a bucket with no inner knot left, next is x_last, which
+ * u is below. A crowded bucket may hold nearly every knot (a tight cluster
+ * of them), so the rest is a binary search over the knots from there, not
+ * a walk. NaN gets bucket 0's segment, a valid one (the value stays NaN). */
+TF_ALWAYS_INLINE size_t tf_curve_table_segment_below_last(const tf_curve_table *table, double u)
 {
-    const double *x = table->x;
-    size_t last = table->count - 2;
-    if (!(u == u))
-        return last;
-    /* Largest k <= last with x_k <= u, as a binary search finds it (see
-     * tf_curve_table): the inner knots of earlier buckets, plus the knot
-     * of this bucket if u has passed it. A crowded bucket may hold nearly
-     * every knot (a tight cluster of them), so the rest is a binary search
-     * over the knots from there, not a walk. */
     const tf_curve_bucket *bucket = &table->buckets[tf_curve_bucket_of(table, u)];
     size_t k = (size_t)(bucket->first & ~TF_CURVE_BUCKET_CROWDED);
     if (!(bucket->first & TF_CURVE_BUCKET_CROWDED))
-        return k + ((size_t)(k < last) & (size_t)(u >= bucket->next));
-    size_t hi = last; /* the answer is in [k, hi] */
+        return k + (size_t)(u >= bucket->next);
+    const double *x = table->x;
+    size_t hi = table->count - 2; /* the answer is in [k, hi] */
     while (k < hi) {
         size_t mid = k + (hi - k + 1) / 2;
         if (u >= x[mid])
@@ -153,6 +152,15 @@ TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *tabl
     return k;
 }
 
+/* tf_curve_table_segment and tf_curve_table_eval, inlined into the
+ * evaluation loops. */
+TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *table, double u)
+{
+    if (!(u < table->x[table->count - 1])) /* x_last and beyond, and NaN */
+        return table->count - 2;
+    return tf_curve_table_segment_below_last(table, u);
+}
+
 TF_ALWAYS_INLINE double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
 {
     const double *x = table->x;
@@ -160,8 +168,8 @@ TF_ALWAYS_INLINE double tf_curve_table_eval_inline(const tf_curve_table *table, 
         return table->y_first;
     if (u >= x[table->count - 1])
         return table->y_last;
-    /* Largest k with x_k <= u (NaN takes the last segment and stays NaN). */
-    const tf_curve_segment *s = &table->segments[tf_curve_table_segment_inline(table, u)];
+    /* x_0 < u < x_last here, or u is NaN (and stays NaN in any segment) */
+    const tf_curve_segment *s = &table->segments[tf_curve_table_segment_below_last(table, u)];
     double t = (u - s->x0) * s->inv_width;
     if (table->interp == TF_INTERP_COSINE)
         return s->c0 + s->c1 * tf_cosine_blend(t);
@@ -267,6 +275,15 @@ double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny);
  * (float)tf_terrain_sample. Batched per layer, vectorized on the AVX2 path. */
 void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
                          size_t n, float *out);
+
+/* The benchmarks' baseline (docs/performance.md): at the samples of
+ * tf_terrain_eval_row, a plain fractal sum of the base noises of layers 0
+ * .. octaves - 1 (each layer's kind, seed, frequency and offsets) with
+ * amplitudes 1, 1/2, 1/4, ..., computed the way that function computes a
+ * layer (chunks, the same vector steps) and nothing else: no rd curve, mask
+ * or output curve. */
+void tf_fractal_sum_row(const tf_terrain *t, size_t octaves, double x0, double step, int64_t i0,
+                        double y, size_t n, float *out);
 
 /* Base noise of one kind at n points (x[i], y) on the path `simd`: the bits
  * of tf_noise_eval(type, seed, x[i], y, z). For benchmarks and the row

@@ -7,6 +7,7 @@
  * docs so a port reproduces the same doubles.
  */
 #include <math.h>
+#include <string.h>
 
 #include "noise.h"
 
@@ -68,17 +69,22 @@ static const double GRADIENTS[32][2] = {
     {0.9951847266721969, -0.0980171403295605},
 };
 
-/* Lattice hash: seed ^ (i * 0x1DDE90C9) ^ (j * 0x43C42E4D) (mod 2^32),
- * finished with the lowbias32 mixer so every input bit (seed included)
- * reaches the top 5 bits, which pick the gradient. */
-static inline unsigned gradient_index(uint32_t seed, uint32_t i, uint32_t j)
+/* Lattice hash constants: a corner (i, j) hashes
+ * seed ^ (i * HASH_I) ^ (j * HASH_J) (mod 2^32). */
+#define HASH_I 0x1DDE90C9u
+#define HASH_J 0x43C42E4Du
+
+/* The lattice hash of corner (i, j), given h = seed ^ (i * HASH_I) ^
+ * (j * HASH_J), finished with the lowbias32 mixer so every input bit (seed
+ * included) reaches the top 5 bits, which pick the gradient. The mixer's
+ * last step, h ^= h >> 16, leaves those bits as they are, so it is left
+ * out. */
+static inline unsigned gradient_index(uint32_t h)
 {
-    uint32_t h = seed ^ (i * 0x1DDE90C9u) ^ (j * 0x43C42E4Du);
     h ^= h >> 16;
     h *= 0x7FEB352Du;
     h ^= h >> 15;
     h *= 0x846CA68Bu;
-    h ^= h >> 16;
     return h >> 27;
 }
 
@@ -86,22 +92,34 @@ static inline unsigned gradient_index(uint32_t seed, uint32_t i, uint32_t j)
  * when gx is not NULL, its gradient with respect to the corner offset
  * (dx, dy), which moves one for one with the sample point (the skew and
  * unskew cancel: F2 - G2 - 2 F2 G2 = 0): with t2 = t^2, t4 = t2^2 and
- * gd = g . d, t4 g - (8 t^3 gd) d. */
-static inline double corner(uint32_t seed, uint32_t i, uint32_t j, double dx, double dy,
-                            double *gx, double *gy)
+ * gd = g . d, t4 g - (8 t^3 gd) d. hash is gradient_index's input. */
+/* v where `in_reach`, else +0.0, as bit operations: compilers turn the
+ * plain `t <= 0.0 ? 0.0 : v` into a branch around the whole corner, which
+ * mispredicts on about a third of the corners. */
+static inline double select_in_reach(int in_reach, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits &= 0u - (uint64_t)in_reach;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static inline double corner(uint32_t hash, double dx, double dy, double *gx, double *gy)
 {
     /* Computed whether or not the corner is in reach, then selected: no
      * hard-to-predict branch, the same bits. */
     double t = 0.5 - dx * dx - dy * dy;
-    const double *g = GRADIENTS[gradient_index(seed, i, j)];
+    const double *g = GRADIENTS[gradient_index(hash)];
     double t2 = t * t, t4 = t2 * t2;
     double gd = g[0] * dx + g[1] * dy;
+    int in_reach = t > 0.0;
     if (gx) {
         double k = (8.0 * (t2 * t)) * gd;
-        *gx = t <= 0.0 ? 0.0 : t4 * g[0] - k * dx;
-        *gy = t <= 0.0 ? 0.0 : t4 * g[1] - k * dy;
+        *gx = select_in_reach(in_reach, t4 * g[0] - k * dx);
+        *gy = select_in_reach(in_reach, t4 * g[1] - k * dy);
     }
-    return t <= 0.0 ? 0.0 : t4 * gd;
+    return select_in_reach(in_reach, t4 * gd);
 }
 
 /* tf_simplex2, and its gradient when dndx is not NULL (then dndy must be
@@ -135,11 +153,17 @@ simplex_eval_floor(uint32_t seed, double x, double y, double *dndx, double *dndy
     double x1 = x0 - (double)i1 + SIMPLEX_G2, y1 = y0 - (double)j1 + SIMPLEX_G2;
     double x2 = x0 - 1.0 + SIMPLEX_G2_TWICE, y2 = y0 - 1.0 + SIMPLEX_G2_TWICE;
 
+    /* The corners' hash products from corner 0's: (i + 1) * c = i * c + c
+     * (mod 2^32), the same bits as the products themselves. */
+    uint32_t hi = i * HASH_I, hj = j * HASH_J;
     double g[3][2];
     int slope = dndx != NULL;
-    double n0 = corner(seed, i, j, x0, y0, slope ? &g[0][0] : NULL, &g[0][1]);
-    double n1 = corner(seed, i + i1, j + j1, x1, y1, slope ? &g[1][0] : NULL, &g[1][1]);
-    double n2 = corner(seed, i + 1u, j + 1u, x2, y2, slope ? &g[2][0] : NULL, &g[2][1]);
+    double n0 = corner(seed ^ hi ^ hj, x0, y0, slope ? &g[0][0] : NULL, &g[0][1]);
+    uint32_t below = 0u - i1; /* all ones when corner 1 is (1, 0) */
+    double n1 = corner(seed ^ (hi + (HASH_I & below)) ^ (hj + (HASH_J & ~below)), x1, y1,
+                       slope ? &g[1][0] : NULL, &g[1][1]);
+    double n2 = corner(seed ^ (hi + HASH_I) ^ (hj + HASH_J), x2, y2, slope ? &g[2][0] : NULL,
+                       &g[2][1]);
     if (slope) {
         *dndx = SIMPLEX_SCALE * (g[0][0] + g[1][0] + g[2][0]);
         *dndy = SIMPLEX_SCALE * (g[0][1] + g[1][1] + g[2][1]);
@@ -243,8 +267,8 @@ static const simplex_avx2_consts SIMPLEX_AVX2_CONSTS = {
     .scale = SIMPLEX_SPLAT_PD(SIMPLEX_SCALE),
     .limit = SIMPLEX_SPLAT_PD(SIMPLEX_AVX2_LIMIT),
     .abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
-    .hash_i = SIMPLEX_SPLAT_EPI32(0x1DDE90C9u),
-    .hash_j = SIMPLEX_SPLAT_EPI32(0x43C42E4Du),
+    .hash_i = SIMPLEX_SPLAT_EPI32(HASH_I),
+    .hash_j = SIMPLEX_SPLAT_EPI32(HASH_J),
     .mix1 = SIMPLEX_SPLAT_EPI32(0x7FEB352Du),
     .mix2 = SIMPLEX_SPLAT_EPI32(0x846CA68Bu),
 };
@@ -281,9 +305,8 @@ SIMPLEX_AVX2_INLINE void simplex_skew_avx2(const simplex_avx2_consts *c, __m256d
 }
 
 /* gradient_index of eight lanes, stored as byte offsets into GRADIENTS
- * (16 bytes an entry); hi = i * 0x1DDE90C9, hj = j * 0x43C42E4D (mod
- * 2^32). The mixer's last step, h ^= h >> 16, leaves bits 27-31 as they
- * are, so the index is taken before it. The lanes are read back from
+ * (16 bytes an entry); hi = i * HASH_I, hj = j * HASH_J (mod 2^32),
+ * without the mixer's last step, as gradient_index. The lanes are read back from
  * memory as 32-bit loads, cheaper than extracting them from the register
  * (vpextrd is two operations); the empty asm keeps GCC from turning the
  * loads back into extractions. */

@@ -37,15 +37,31 @@ double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny)
     return base_noise(L, nx, ny);
 }
 
+/* Layer L's base noise at the sample (x, y) (step 1), one layer at a
+ * time: on the AVX2 path a plain simplex layer takes the AVX2 build of the
+ * scalar code (floor in one instruction; the same bits). */
+static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L, double x,
+                                 double y)
+{
+    double nx = x * L->frequency + L->offset_x, ny = y * L->frequency + L->offset_y;
+#if TF_HAVE_AVX2_PATH
+    if (t->simd == TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
+        return tf_simplex2_avx2(L->seed, nx, ny);
+#else
+    (void)t;
+#endif
+    return base_noise(L, nx, ny);
+}
+
 static inline double evaluate(const tf_terrain *t, double x, double y)
 {
     double redistributed[TF_MAX_LAYERS], noise[TF_MAX_LAYERS];
     double h = 0.0;
-    /* 1. base noise in noise space, for every layer first: on the AVX2
-     * path three or more simplex layers run as the lanes of vectors; for
-     * fewer, one vector's latency costs more than the scalar calls, which
-     * there take the AVX2 build of the scalar code (floor in one
-     * instruction; the same bits) */
+    /* 1. base noise in noise space. On the AVX2 path three or more simplex
+     * layers run first, as the lanes of vectors; for fewer, one vector's
+     * latency costs more than the scalar calls, which each layer makes in
+     * the loop below. */
+    int in_lanes = 0;
 #if TF_HAVE_AVX2_PATH
     if (t->simd == TF_SIMD_AVX2 && t->simplex_count >= 3) {
         double lane_n[TF_MAX_LAYERS];
@@ -54,32 +70,12 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
                                   lane_n);
         for (size_t k = 0; k < t->simplex_count; k++)
             noise[t->simplex_layer[k]] = lane_n[k];
-        if (t->simplex_count < t->layer_count)
-            for (size_t i = 0; i < t->layer_count; i++) {
-                const tf_compiled_layer *L = &t->layers[i];
-                if (!tf_layer_is_plain_simplex(L))
-                    noise[i] = base_noise(L, x * L->frequency + L->offset_x,
-                                          y * L->frequency + L->offset_y);
-            }
-    } else if (t->simd == TF_SIMD_AVX2) {
-        for (size_t i = 0; i < t->layer_count; i++) {
-            const tf_compiled_layer *L = &t->layers[i];
-            double nx = x * L->frequency + L->offset_x, ny = y * L->frequency + L->offset_y;
-            noise[i] = tf_layer_is_plain_simplex(L)
-                           ? tf_simplex2_avx2(L->seed, nx, ny)
-                           : base_noise(L, nx, ny);
-        }
-    } else
-#endif
-    {
-        for (size_t i = 0; i < t->layer_count; i++) {
-            const tf_compiled_layer *L = &t->layers[i];
-            noise[i] = base_noise(L, x * L->frequency + L->offset_x, y * L->frequency + L->offset_y);
-        }
+        in_lanes = 1;
     }
+#endif
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
-        double n = noise[i];
+        double n = in_lanes && tf_layer_is_plain_simplex(L) ? noise[i] : layer_noise(t, L, x, y);
         /* 2. redistribution of the unit value u = (n + 1) / 2 */
         double r = tf_curve_table_eval_inline(&L->rd, (n + 1.0) * 0.5);
         redistributed[i] = r;

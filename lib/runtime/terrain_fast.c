@@ -91,10 +91,13 @@ __attribute__((target("avx2"))) static void unit_avx2(double *v, size_t n)
         v[k] = (v[k] + 1.0) * 0.5;
 }
 
-/* h[k] += ((r[k] + shift) * scale) * w[k], or without the weight (w NULL) */
+/* h[k] += ((r[k] + shift) * scale) * w[k], or without the weight (w NULL);
+ * for the first layer (first != 0) h[k] = 0.0 + ..., the sum evaluate()
+ * starts from, without reading h */
 __attribute__((target("avx2"))) static void accumulate_avx2(double *h, const double *r,
                                                             double shift, double scale,
-                                                            const double *w, size_t n)
+                                                            const double *w, int first,
+                                                            size_t n)
 {
     const __m256d vs = _mm256_set1_pd(shift), vc = _mm256_set1_pd(scale);
     size_t k = 0;
@@ -102,10 +105,28 @@ __attribute__((target("avx2"))) static void accumulate_avx2(double *h, const dou
         __m256d c = _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(r + k), vs), vc);
         if (w)
             c = _mm256_mul_pd(c, _mm256_loadu_pd(w + k));
-        _mm256_storeu_pd(h + k, _mm256_add_pd(_mm256_loadu_pd(h + k), c));
+        __m256d sum = first ? _mm256_setzero_pd() : _mm256_loadu_pd(h + k);
+        _mm256_storeu_pd(h + k, _mm256_add_pd(sum, c));
     }
     for (; k < n; k++)
-        h[k] += w ? (r[k] + shift) * scale * w[k] : (r[k] + shift) * scale;
+        h[k] = (first ? 0.0 : h[k]) + (w ? (r[k] + shift) * scale * w[k] : (r[k] + shift) * scale);
+}
+
+/* x[k] = x0 + index * step for index = first + k (as double, exact: the
+ * caller checks every index is within 2^53), four lanes at a time */
+__attribute__((target("avx2"))) static void lattice_x_avx2(double x0, double step, double first,
+                                                           size_t n, double *x)
+{
+    const __m256d vx0 = _mm256_set1_pd(x0), vstep = _mm256_set1_pd(step);
+    const __m256d four = _mm256_set1_pd(4.0);
+    __m256d index = _mm256_add_pd(_mm256_set1_pd(first), _mm256_setr_pd(0.0, 1.0, 2.0, 3.0));
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        _mm256_storeu_pd(x + k, _mm256_add_pd(vx0, _mm256_mul_pd(index, vstep)));
+        index = _mm256_add_pd(index, four);
+    }
+    for (; k < n; k++)
+        x[k] = x0 + (first + (double)k) * step;
 }
 
 /* w[k] = tf_mask_weight(L, rm[k]): 1 inside [min, max] (and for NaN),
@@ -171,15 +192,43 @@ static inline void unit_row(tf_simd_level simd, double *v, size_t n)
 }
 
 static inline void accumulate_row(tf_simd_level simd, double *h, const double *r, double shift,
-                                  double scale, const double *w, size_t n)
+                                  double scale, const double *w, int first, size_t n)
 {
-    ON_AVX2(simd, accumulate_avx2(h, r, shift, scale, w, n));
+    ON_AVX2(simd, accumulate_avx2(h, r, shift, scale, w, first, n));
+    if (first)
+        for (size_t k = 0; k < n; k++)
+            h[k] = 0.0;
     if (w)
         for (size_t k = 0; k < n; k++)
             h[k] += (r[k] + shift) * scale * w[k];
     else
         for (size_t k = 0; k < n; k++)
             h[k] += (r[k] + shift) * scale;
+}
+
+/* The 2^53 below which every integer is a double: indices within it
+ * convert exactly, and sums of them are exact. */
+#define EXACT_INDEX_LIMIT 9007199254740992.0
+
+/* x[k] = x0 + (double)(first + k) * step, k < n: the sample x coordinates
+ * of tf_terrain_eval_row. While the indices are within 2^53, (double)(first
+ * + k) is (double)first + k exactly, so the lanes count up in doubles (a
+ * conversion per sample was a loop-carried chain through cvtsi2sd's merge,
+ * an eighth of a one-layer row); beyond, each index converts as an
+ * integer. */
+static inline void lattice_x_row(tf_simd_level simd, double x0, double step, int64_t first,
+                                 size_t n, double *x)
+{
+    double from = (double)first;
+    if (!(from > -EXACT_INDEX_LIMIT && from + (double)n < EXACT_INDEX_LIMIT)) {
+        for (size_t k = 0; k < n; k++)
+            x[k] = x0 + (double)(first + (int64_t)k) * step;
+        return;
+    }
+    ON_AVX2(simd, lattice_x_avx2(x0, step, from, n, x));
+    double index = from;
+    for (size_t k = 0; k < n; k++, index += 1.0)
+        x[k] = x0 + index * step;
 }
 
 static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, float *out)
@@ -196,8 +245,7 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
     double saved[TF_MAX_LAYERS][ROW_CHUNK]; /* rd values of mask layers */
     double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK], h[ROW_CHUNK];
     tf_simd_level simd = t->simd;
-    for (size_t k = 0; k < n; k++)
-        h[k] = 0.0;
+    /* h is set by the first layer's accumulate (a spec has one or more) */
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         /* 1. base noise in noise space */
@@ -222,12 +270,42 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
             fast_curve_row(simd, &L->mask_curve, saved[L->mask_layer_index], n, value);
             weight = value;
         }
-        accumulate_row(simd, h, ri, L->pre_amp_shift, L->amp_scale, weight, n);
+        accumulate_row(simd, h, ri, L->pre_amp_shift, L->amp_scale, weight, i == 0, n);
     }
     /* 6. output curve */
     if (t->has_output_curve)
         fast_curve_row(simd, &t->output_curve, h, n, h);
     to_float_row(simd, h, n, out);
+}
+
+/* The baseline chunk: what eval_chunk does for a layer's noise (the same
+ * steps, the same vector path), summed with amplitudes 1, 1/2, 1/4, ...
+ * and nothing else. */
+static void fractal_chunk(const tf_terrain *t, size_t octaves, const double *x, double y,
+                          size_t n, float *out)
+{
+    double nx[ROW_CHUNK], value[ROW_CHUNK], h[ROW_CHUNK];
+    double amplitude = 1.0;
+    for (size_t i = 0; i < octaves; i++, amplitude *= 0.5) {
+        const tf_compiled_layer *L = &t->layers[i];
+        affine_row(t->simd, x, L->frequency, L->offset_x, n, nx);
+        tf_noise_row(t->simd, L->noise_type, L->seed, nx, y * L->frequency + L->offset_y,
+                     L->offset_z, n, value);
+        accumulate_row(t->simd, h, value, 0.0, amplitude, NULL, i == 0, n);
+    }
+    to_float_row(t->simd, h, n, out);
+}
+
+void tf_fractal_sum_row(const tf_terrain *t, size_t octaves, double x0, double step, int64_t i0,
+                        double y, size_t n, float *out)
+{
+    double x[ROW_CHUNK];
+    octaves = octaves < t->layer_count ? octaves : t->layer_count;
+    for (size_t start = 0; start < n; start += ROW_CHUNK) {
+        size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
+        lattice_x_row(t->simd, x0, step, i0 + (int64_t)start, count, x);
+        fractal_chunk(t, octaves, x, y, count, out + start);
+    }
 }
 
 void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
@@ -236,8 +314,7 @@ void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0
     double x[ROW_CHUNK];
     for (size_t start = 0; start < n; start += ROW_CHUNK) {
         size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
-        for (size_t k = 0; k < count; k++)
-            x[k] = x0 + (double)(i0 + (int64_t)(start + k)) * step;
+        lattice_x_row(t->simd, x0, step, i0 + (int64_t)start, count, x);
         eval_chunk(t, x, y, count, out + start);
     }
 }
