@@ -41,14 +41,33 @@ static double median(double *v, int n)
 }
 
 /* The kinds of work timed, one run each. */
-typedef enum { WORK_SAMPLE, WORK_GRID1, WORK_GRID_ALL, WORK_NOISE, WORK_FRACTAL } work_kind;
+typedef enum {
+    WORK_SAMPLE,
+    WORK_SAMPLE_RANDOM,
+    WORK_GRID1,
+    WORK_GRID_ALL,
+    WORK_NOISE,
+    WORK_FRACTAL
+} work_kind;
 
 typedef struct {
     const tf_terrain *t;
     size_t size;
     unsigned threads;
     float *grid;
+    double *random_x, *random_y; /* size each: points of the random-order figure */
 } work;
+
+/* Coordinates spread over the grid's square in no order: x = X0 + the
+ * square's side times a fraction from a 64-bit LCG (Knuth's MMIX
+ * constants), the same numbers on every run and machine. */
+static void random_coordinates(double origin, size_t n, uint64_t *state, double *out)
+{
+    for (size_t k = 0; k < n; k++) {
+        *state = *state * 6364136223846793005u + 1442695040888963407u;
+        out[k] = origin + (double)(*state >> 11) * 0x1p-53 * (double)n * BENCH_STEP;
+    }
+}
 
 /* The table's 6-character noise column: docs/noise.md's names, shortened. */
 static const char *short_noise_name(const char *name)
@@ -80,6 +99,14 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
                 sum += tf_terrain_sample(t, BENCH_X0 + (double)i * BENCH_STEP,
                                          BENCH_Y0 + (double)j * BENCH_STEP);
         break;
+    case WORK_SAMPLE_RANDOM:
+        /* the pairs (x_i, y_((i + j) mod n)): n * n distinct points, each
+         * call far from the last, so nothing the previous call left in
+         * the branch predictors or caches lines up with the next */
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0, jj = j; i < n; i++, jj = jj + 1 == n ? 0 : jj + 1)
+                sum += tf_terrain_sample(t, w->random_x[i], w->random_y[jj]);
+        break;
     case WORK_GRID1:
         tf_terrain_sample_grid(t, BENCH_X0, BENCH_Y0, BENCH_STEP, n, n, w->grid);
         break;
@@ -102,7 +129,7 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
     }
     }
     double seconds = now_seconds(clock) - start;
-    if (kind != WORK_SAMPLE)
+    if (kind != WORK_SAMPLE && kind != WORK_SAMPLE_RANDOM)
         for (size_t k = 0; k < n * n; k += 97)
             sum += w->grid[k];
     *checksum += sum;
@@ -118,14 +145,21 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     int repeat = opts->repeat > 0 ? opts->repeat : 1;
     work w = {.t = t, .size = n, .threads = opts->threads ? opts->threads : tf_cpu_count()};
     w.grid = malloc(n * n * sizeof *w.grid);
+    w.random_x = malloc(n * sizeof *w.random_x);
+    w.random_y = malloc(n * sizeof *w.random_y);
     double *times = malloc((size_t)repeat * sizeof *times);
     int status = 0;
-    if (!w.grid || !times) {
+    if (!w.grid || !w.random_x || !w.random_y || !times) {
         tf_error_set(err, TF_ERR_NOMEM, "bench: out of memory for a %zux%zu grid", n, n);
         status = -1;
     }
-    double *figures[] = {&r->sample_ns, &r->grid1_ns, &r->grid_all_ns, &r->noise_ns,
-                         &r->fractal_ns};
+    if (status == 0) {
+        uint64_t state = 20170901u;
+        random_coordinates(BENCH_X0, n, &state, w.random_x);
+        random_coordinates(BENCH_Y0, n, &state, w.random_y);
+    }
+    double *figures[] = {&r->sample_ns,  &r->random_ns, &r->grid1_ns,
+                         &r->grid_all_ns, &r->noise_ns,  &r->fractal_ns};
     for (int kind = WORK_SAMPLE; status == 0 && kind <= WORK_FRACTAL; kind++) {
         /* one untimed run warms caches and page-faults the grid in */
         if (run_once(&w, (work_kind)kind, &r->checksum, err) < 0.0) {
@@ -157,6 +191,8 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         r->threads = w.threads;
     }
     free(w.grid);
+    free(w.random_x);
+    free(w.random_y);
     free(times);
     return status;
 }
@@ -168,9 +204,10 @@ static double per_layer(double ns, size_t layers)
 
 void bench_print_table(FILE *out, const bench_result *results, size_t count)
 {
-    fprintf(out, "%-28s %2s %4s %2s %2s %-6s %-4s | %7s %6s | %7s %6s | %7s %5s | %6s %7s %5s\n",
-            "spec", "L", "pts", "mk", "oc", "noise", "path", "sample", "/layer", "grid1",
-            "/layer", "gridN", "xN", "noise", "fractal", "t/f");
+    fprintf(out,
+            "%-28s %2s %4s %2s %2s %-6s %-4s | %7s %6s %7s | %7s %6s | %7s %5s | %6s %7s %5s\n",
+            "spec", "L", "pts", "mk", "oc", "noise", "path", "sample", "/layer", "random",
+            "grid1", "/layer", "gridN", "xN", "noise", "fractal", "t/f");
     for (size_t k = 0; k < count; k++) {
         const bench_result *r = &results[k];
         const char *noise = short_noise_name(r->noise);
@@ -182,16 +219,18 @@ void bench_print_table(FILE *out, const bench_result *results, size_t count)
         else
             snprintf(name, sizeof name, "%s", r->name);
         fprintf(out,
-                "%-28s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f | %7.2f %6.2f | %7.2f %5.2f | "
-                "%6.2f %7.2f %5.2f\n",
+                "%-28s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f %7.2f | %7.2f %6.2f | %7.2f "
+                "%5.2f | %6.2f %7.2f %5.2f\n",
                 name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
-                r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->grid1_ns,
+                r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->random_ns,
+                r->grid1_ns,
                 per_layer(r->grid1_ns, r->layers), r->grid_all_ns, r->grid1_ns / r->grid_all_ns,
                 r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns);
     }
-    fprintf(out, "ns per sample (median); /layer = per layer-sample; grid1 = 1 thread, gridN = "
-                 "%u threads, xN = grid1/gridN;\nnoise = layer 0's base noise alone; fractal = "
-                 "plain sum of the layers' base noises; t/f = grid1/fractal\n",
+    fprintf(out, "ns per sample (median); /layer = per layer-sample; random = sample at points "
+                 "in no order;\ngrid1 = 1 thread, gridN = %u threads, xN = grid1/gridN; noise = "
+                 "layer 0's base noise alone;\nfractal = plain sum of the layers' base noises; "
+                 "t/f = grid1/fractal\n",
             count ? results[0].threads : 0u);
 }
 
@@ -223,13 +262,13 @@ void bench_print_json(FILE *out, const bench_result *results, size_t count,
         print_json_string(out, r->name);
         fprintf(out, ", \"layers\": %zu, \"points\": %zu, \"masks\": %zu, "
                 "\"outputCurve\": %s, \"noise\": \"%s\", \"path\": \"%s\", \"threads\": %u,\n"
-                "     \"sampleNs\": %.3f, \"grid1Ns\": %.3f, \"gridAllNs\": %.3f, \"noiseNs\": %.3f, "
+                "     \"sampleNs\": %.3f, \"randomSampleNs\": %.3f, \"grid1Ns\": %.3f, \"gridAllNs\": %.3f, \"noiseNs\": %.3f, "
                 "\"fractalNs\": %.3f,\n"
                 "     \"sampleNsPerLayer\": %.3f, \"grid1NsPerLayer\": %.3f, \"threadSpeedup\": "
                 "%.3f, \"terrainOverFractal\": %.3f}",
                 r->layers, r->points, r->masks,
                 r->output_curve ? "true" : "false", r->noise, r->path, r->threads, r->sample_ns,
-                r->grid1_ns, r->grid_all_ns, r->noise_ns, r->fractal_ns,
+                r->random_ns, r->grid1_ns, r->grid_all_ns, r->noise_ns, r->fractal_ns,
                 per_layer(r->sample_ns, r->layers), per_layer(r->grid1_ns, r->layers),
                 r->grid1_ns / r->grid_all_ns, r->grid1_ns / r->fractal_ns);
     }

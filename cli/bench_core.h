@@ -1,7 +1,8 @@
 /*
  * Timing a compiled terrain (`terrafit bench`, tests/bench_runtime): the
- * single-sample call, the grid on one and on all threads, the raw base
- * noise and a plain fractal sum of it, each the median of several runs.
+ * single-sample call (at the grid's points, and at points in no order),
+ * the grid on one and on all threads, the raw base noise and a plain
+ * fractal sum of it, each the median of several runs.
  */
 #ifndef TF_CLI_BENCH_CORE_H
 #define TF_CLI_BENCH_CORE_H
@@ -25,7 +26,7 @@ typedef struct {
     const char *path;  /* "avx2" or "none" */
     unsigned threads;
     /* ns per sample (divide by layers for per layer-sample) */
-    double sample_ns, grid1_ns, grid_all_ns, noise_ns, fractal_ns;
+    double sample_ns, random_ns, grid1_ns, grid_all_ns, noise_ns, fractal_ns;
     double checksum; /* of the grid, so no work can be skipped */
 } bench_result;
 

@@ -1,7 +1,8 @@
 /*
  * `terrafit bench`: time a spec's evaluation (docs/performance.md): ns per
- * sample and per layer-sample for the single-sample call, the grid on one
- * and on all threads, the base noise alone and a plain fractal sum of it.
+ * sample and per layer-sample for the single-sample call (in grid order and
+ * in no order), the grid on one and on all threads, the base noise alone
+ * and a plain fractal sum of it.
  * Timings are medians of several runs; nothing is asserted about them.
  */
 #include <stdio.h>
@@ -33,7 +34,8 @@ static void print_usage(void)
            "Time the evaluation of each SPEC (or of the built-in representative\n"
            "specs) on a grid of N x N samples at (1000.5, -2000.25), step 1, and\n"
            "print ns per sample and per layer-sample (the median of R runs) for:\n"
-           "the single-sample call, the grid call on 1 thread and on all threads,\n"
+           "the single-sample call (at the grid's points, and at N x N points in\n"
+           "no order), the grid call on 1 thread and on all threads,\n"
            "layer 0's base noise alone, and a plain fractal sum of the layers'\n"
            "base noises (one octave per layer).\n"
            "\n"

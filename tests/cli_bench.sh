@@ -1,0 +1,74 @@
+#!/bin/sh
+# End-to-end tests of `terrafit bench` (docs/performance.md): it times a
+# spec on a tiny grid and prints the table or JSON with every figure, on the
+# path asked for, and refuses bad input with the documented exit status and
+# a message naming the file, the JSON path or the option. Timings are only
+# checked to be positive numbers: nothing here depends on the machine's
+# speed. Run by `make check` with TERRAFIT and TF_SRCDIR.
+set -u
+tap_name=cli-bench
+TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$TF_SRCDIR/tests/tap.sh"
+
+minimal=$TF_SRCDIR/tests/valid/minimal.json
+masked=$TF_SRCDIR/tests/valid/mask-falloff-zero.json
+tiny="--size 16 --repeat 1 --threads 2"
+
+# ---- the table
+# shellcheck disable=SC2086 # $tiny is a list of options
+expect "bench exits 0 on a spec" 0 "$TERRAFIT" bench $tiny "$minimal"
+check "the table has its header" grep -q '^spec  *L  *pts.*sample /layer  random |.*t/f$' \
+    "$scratch/stdout"
+check "the table has one row for the spec, on a named path" \
+    grep -qE "^[^ ]*minimal\\.json +1 +[0-9]+ +0 +- +splx +(avx2|none) \\|" "$scratch/stdout"
+# shellcheck disable=SC2086
+expect "bench exits 0 on two specs" 0 "$TERRAFIT" bench $tiny "$minimal" "$masked"
+check "two specs give two rows" [ "$(grep -cE '\.json +[0-9]+ ' "$scratch/stdout")" -eq 2 ]
+# shellcheck disable=SC2086
+expect "bench --simd none exits 0" 0 "$TERRAFIT" bench $tiny --simd none "$minimal"
+check "--simd none times the portable path" grep -qE ' splx +none \|' "$scratch/stdout"
+
+# ---- JSON
+# shellcheck disable=SC2086
+expect "bench --json exits 0" 0 "$TERRAFIT" bench $tiny --json "$minimal" "$masked"
+cp "$scratch/stdout" "$scratch/bench.json"
+if command -v python3 >/dev/null 2>&1; then
+    check "bench --json is well-formed, with every figure positive and the ratios they imply" \
+        python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["size"] == 16 and doc["repeat"] == 1, doc
+rows = doc["results"]
+assert [r["spec"].endswith(name) for r, name in zip(rows, ("minimal.json", "mask-falloff-zero.json"))] == [True, True]
+for r in rows:
+    for key in ("sampleNs", "randomSampleNs", "grid1Ns", "gridAllNs", "noiseNs", "fractalNs"):
+        assert r[key] > 0, (key, r)
+    assert r["path"] in ("avx2", "none") and r["threads"] == 2, r
+    assert abs(r["terrainOverFractal"] - r["grid1Ns"] / r["fractalNs"]) < 1e-2 * r["terrainOverFractal"] + 1e-3, r
+    assert abs(r["grid1NsPerLayer"] * r["layers"] - r["grid1Ns"]) < 1e-2, r
+assert rows[1]["masks"] == 1 and rows[0]["masks"] == 0, rows
+' "$scratch/bench.json"
+fi
+
+# ---- bad input
+expect_message "a missing spec file fails, naming the file" 1 "no-such-spec.json" \
+    "$TERRAFIT" bench --size 16 --repeat 1 "$scratch/no-such-spec.json"
+expect_message "an invalid spec fails, naming the JSON path" 1 \
+    '$.noiseLayers[0].ampScale: expected a number, got null' \
+    "$TERRAFIT" bench --size 16 --repeat 1 "$TF_SRCDIR/tests/invalid/amp-scale-null/input.json"
+expect_message "a grid below 16 is a usage error" 2 "invalid --size '8'" \
+    "$TERRAFIT" bench --size 8 "$minimal"
+expect_message "a grid above 8192 is a usage error" 2 "invalid --size '9000'" \
+    "$TERRAFIT" bench --size 9000 "$minimal"
+expect_message "a size that is not a number is a usage error" 2 "invalid --size 'abc'" \
+    "$TERRAFIT" bench --size abc "$minimal"
+expect_message "zero runs is a usage error" 2 "invalid --repeat '0'" \
+    "$TERRAFIT" bench --repeat 0 "$minimal"
+expect_message "an unknown path is a usage error" 2 "invalid --simd 'sse'" \
+    "$TERRAFIT" bench --simd sse "$minimal"
+expect_message "no SPEC and no --suite is a usage error" 2 "no SPEC given" \
+    "$TERRAFIT" bench --size 16
+expect "an unknown option is a usage error" 2 "$TERRAFIT" bench --frobnicate "$minimal"
+check "a refused run prints no table" [ ! -s "$scratch/stdout" ]
+
+tap_finish
