@@ -387,6 +387,19 @@ START_TEST(curve_rows_match_the_scalar_lookup)
             ck_assert_msg(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])),
                           "row of %zu, u = %a: avx2 %a, scalar %a", lengths[c], u[k], out[k],
                           tf_curve_table_eval(&table, u[k]));
+        /* the terrain's form: u = (n + 1) * 0.5 made in the row, the u
+         * above taken as noise values n, into another buffer and in place */
+        double in_place[N];
+        memcpy(in_place, u, sizeof in_place);
+        tf_curve_table_eval_unit_row_avx2(&table, u, lengths[c], out);
+        tf_curve_table_eval_unit_row_avx2(&table, in_place, lengths[c], in_place);
+        for (size_t k = 0; k < lengths[c]; k++) {
+            double want = tf_curve_table_eval(&table, (u[k] + 1.0) * 0.5);
+            ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
+                              double_bits(in_place[k]) == double_bits(want),
+                          "unit row of %zu, n = %a: avx2 %a (in place %a), scalar %a",
+                          lengths[c], u[k], out[k], in_place[k], want);
+        }
     }
 #endif
     free(pts);

@@ -315,9 +315,12 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
 _Static_assert(sizeof(tf_curve_segment) == (size_t)1 << CURVE_SEGMENT_SHIFT,
                "a segment is 64 bytes");
 
-__attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
-                                                                  const double *u, size_t n,
-                                                                  double *out)
+/* The row of lookups; with `unit`, in[] holds base noise values n and the
+ * lookups are at u = (n + 1) * 0.5 (step 2 of docs/spec.md, in pass 1, so
+ * a layer's chunk takes no separate pass for it): pass 1 stores each u in
+ * out[], where pass 2 reads it back and writes the value over it. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+curve_row_avx2(const tf_curve_table *table, const double *in, size_t n, double *out, int unit)
 {
     const double *x = table->x;
     const tf_curve_segment *seg = table->segments;
@@ -329,6 +332,8 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
     const tf_curve_bucket *buckets = table->buckets;
     const __m256d vscale = _mm256_set1_pd(table->bucket_scale);
     const __m256d vtop = _mm256_set1_pd(table->bucket_top);
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    const double *u = unit ? out : in; /* the lookups' u, once pass 1 has run */
     /* each sample's segment as a byte offset into the segments, 64-bit:
      * the form pass 1 makes and pass 2 addresses with, no conversions */
     _Alignas(32) int64_t segment[CURVE_ROW_BLOCK];
@@ -339,7 +344,11 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
         for (size_t m = 0; m < block; m += 4) {
             /* tf_curve_bucket_of (NaN: bucket 0, its segment is in range
              * and the result NaN) */
-            __m256d v = _mm256_loadu_pd(u + k + m);
+            __m256d v = _mm256_loadu_pd(in + k + m);
+            if (unit) {
+                v = _mm256_mul_pd(_mm256_add_pd(v, one), half);
+                _mm256_storeu_pd(out + k + m, v);
+            }
             __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), vscale);
             f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), vtop);
             /* the four buckets, each one 16-byte load (next | first), read
@@ -398,6 +407,20 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve
         }
     }
     for (; k < n; k++)
-        out[k] = tf_curve_table_eval(table, u[k]);
+        out[k] = tf_curve_table_eval(table, unit ? (in[k] + 1.0) * 0.5 : in[k]);
+}
+
+__attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
+                                                                  const double *u, size_t n,
+                                                                  double *out)
+{
+    curve_row_avx2(table, u, n, out, 0);
+}
+
+__attribute__((target("avx2"))) void tf_curve_table_eval_unit_row_avx2(const tf_curve_table *table,
+                                                                       const double *noise,
+                                                                       size_t n, double *out)
+{
+    curve_row_avx2(table, noise, n, out, 1);
 }
 #endif

@@ -106,6 +106,10 @@ void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_
 /* The same bits, four lanes at a time; only on a CPU with AVX2. */
 void tf_curve_table_eval_row_avx2(const tf_curve_table *table, const double *u, size_t n,
                                   double *out);
+/* The same at u = (noise[k] + 1) * 0.5, the redistribution's unit value
+ * (docs/spec.md, step 2), computed in the lookup's first pass. */
+void tf_curve_table_eval_unit_row_avx2(const tf_curve_table *table, const double *noise,
+                                       size_t n, double *out);
 #endif
 /* The segment of u: the largest k <= count - 2 with x_k <= u (0 when
  * u < x_1), as a binary search finds it; count - 2 for NaN (so NaN stays

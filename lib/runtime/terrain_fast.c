@@ -48,6 +48,16 @@ static inline void fast_curve_row(tf_simd_level simd, const tf_curve_table *tabl
     tf_curve_table_eval_row(table, u, n, out);
 }
 
+/* out[k] = rd(u) at u = (noise[k] + 1) * 0.5 (step 2) */
+static inline void fast_unit_curve_row(tf_simd_level simd, const tf_curve_table *table,
+                                       const double *noise, size_t n, double *out)
+{
+    ON_AVX2(simd, tf_curve_table_eval_unit_row_avx2(table, noise, n, out));
+    for (size_t k = 0; k < n; k++)
+        out[k] = (noise[k] + 1.0) * 0.5;
+    tf_curve_table_eval_row(table, out, n, out);
+}
+
 void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const double *x,
                   double y, double z, size_t n, double *out)
 {
@@ -78,17 +88,6 @@ __attribute__((target("avx2"))) static void affine_avx2(const double *x, double 
         _mm256_storeu_pd(out + k, _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(x + k), va), vb));
     for (; k < n; k++)
         out[k] = x[k] * a + b;
-}
-
-/* v[k] = (v[k] + 1.0) * 0.5 */
-__attribute__((target("avx2"))) static void unit_avx2(double *v, size_t n)
-{
-    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
-    size_t k = 0;
-    for (; k + 4 <= n; k += 4)
-        _mm256_storeu_pd(v + k, _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(v + k), one), half));
-    for (; k < n; k++)
-        v[k] = (v[k] + 1.0) * 0.5;
 }
 
 /* h[k] += ((r[k] + shift) * scale) * w[k], or without the weight (w NULL);
@@ -184,13 +183,6 @@ static inline void mask_weight_row(tf_simd_level simd, const tf_compiled_layer *
         w[k] = tf_mask_weight(L, rm[k]);
 }
 
-static inline void unit_row(tf_simd_level simd, double *v, size_t n)
-{
-    ON_AVX2(simd, unit_avx2(v, n));
-    for (size_t k = 0; k < n; k++)
-        v[k] = (v[k] + 1.0) * 0.5;
-}
-
 static inline void accumulate_row(tf_simd_level simd, double *h, const double *r, double shift,
                                   double scale, const double *w, int first, size_t n)
 {
@@ -258,9 +250,8 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
                 value[k] = tf_layer_base_noise(L, nx[k], ny);
         }
         /* 2. redistribution of u = (n + 1) / 2: (n + 1) * 0.5 */
-        unit_row(simd, value, n);
         double *ri = L->is_mask_source ? saved[i] : r;
-        fast_curve_row(simd, &L->rd, value, n, ri);
+        fast_unit_curve_row(simd, &L->rd, value, n, ri);
         /* 3.-5. shift, scale, mask, sum */
         const double *weight = NULL;
         if (L->mask == TF_MASK_RANGE) {
