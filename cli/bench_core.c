@@ -223,8 +223,8 @@ void bench_print_table(FILE *out, const bench_result *results, size_t count)
                 "%5.2f | %6.2f %7.2f %5.2f\n",
                 name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
                 r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->random_ns,
-                r->grid1_ns,
-                per_layer(r->grid1_ns, r->layers), r->grid_all_ns, r->grid1_ns / r->grid_all_ns,
+                r->grid1_ns, per_layer(r->grid1_ns, r->layers), r->grid_all_ns,
+                r->grid1_ns / r->grid_all_ns,
                 r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns);
     }
     fprintf(out, "ns per sample (median); /layer = per layer-sample; random = sample at points "
@@ -262,8 +262,8 @@ void bench_print_json(FILE *out, const bench_result *results, size_t count,
         print_json_string(out, r->name);
         fprintf(out, ", \"layers\": %zu, \"points\": %zu, \"masks\": %zu, "
                 "\"outputCurve\": %s, \"noise\": \"%s\", \"path\": \"%s\", \"threads\": %u,\n"
-                "     \"sampleNs\": %.3f, \"randomSampleNs\": %.3f, \"grid1Ns\": %.3f, \"gridAllNs\": %.3f, \"noiseNs\": %.3f, "
-                "\"fractalNs\": %.3f,\n"
+                "     \"sampleNs\": %.3f, \"randomSampleNs\": %.3f, \"grid1Ns\": %.3f, "
+                "\"gridAllNs\": %.3f, \"noiseNs\": %.3f, \"fractalNs\": %.3f,\n"
                 "     \"sampleNsPerLayer\": %.3f, \"grid1NsPerLayer\": %.3f, \"threadSpeedup\": "
                 "%.3f, \"terrainOverFractal\": %.3f}",
                 r->layers, r->points, r->masks,

@@ -221,7 +221,7 @@ START_TEST(fractal_sum_rows_sum_the_base_noises)
         tf_terrain *t = tf_terrain_compile(spec, NULL);
         ck_assert_ptr_nonnull(t);
         t->simd = path_level(p);
-        for (size_t octaves = 1; octaves <= spec->layer_count; octaves++) {
+        for (size_t octaves = 0; octaves <= spec->layer_count; octaves++) {
             tf_fractal_sum_row(t, octaves, x0, step, i0, y, N, row);
             for (size_t k = 0; k < N; k++) {
                 double x = x0 + (double)(i0 + (int64_t)k) * step, h = 0.0, amplitude = 1.0;

@@ -88,14 +88,9 @@ static inline unsigned gradient_index(uint32_t h)
     return h >> 27;
 }
 
-/* One corner's contribution (0.5 - dx^2 - dy^2)^4 * (g . d), or 0, and,
- * when gx is not NULL, its gradient with respect to the corner offset
- * (dx, dy), which moves one for one with the sample point (the skew and
- * unskew cancel: F2 - G2 - 2 F2 G2 = 0): with t2 = t^2, t4 = t2^2 and
- * gd = g . d, t4 g - (8 t^3 gd) d. hash is gradient_index's input. */
 /* v where `in_reach`, else +0.0, as bit operations: compilers turn the
  * plain `t <= 0.0 ? 0.0 : v` into a branch around the whole corner, which
- * mispredicts on about a third of the corners. */
+ * mispredicts at points that come in no order. */
 static inline double select_in_reach(int in_reach, double v)
 {
     uint64_t bits;
@@ -105,6 +100,11 @@ static inline double select_in_reach(int in_reach, double v)
     return v;
 }
 
+/* One corner's contribution (0.5 - dx^2 - dy^2)^4 * (g . d), or 0, and,
+ * when gx is not NULL, its gradient with respect to the corner offset
+ * (dx, dy), which moves one for one with the sample point (the skew and
+ * unskew cancel: F2 - G2 - 2 F2 G2 = 0): with t2 = t^2, t4 = t2^2 and
+ * gd = g . d, t4 g - (8 t^3 gd) d. hash is gradient_index's input. */
 static inline double corner(uint32_t hash, double dx, double dy, double *gx, double *gy)
 {
     /* Computed whether or not the corner is in reach, then selected: no
@@ -306,10 +306,10 @@ SIMPLEX_AVX2_INLINE void simplex_skew_avx2(const simplex_avx2_consts *c, __m256d
 
 /* gradient_index of eight lanes, stored as byte offsets into GRADIENTS
  * (16 bytes an entry); hi = i * HASH_I, hj = j * HASH_J (mod 2^32),
- * without the mixer's last step, as gradient_index. The lanes are read back from
- * memory as 32-bit loads, cheaper than extracting them from the register
- * (vpextrd is two operations); the empty asm keeps GCC from turning the
- * loads back into extractions. */
+ * without the mixer's last step, as gradient_index. The lanes are read
+ * back from memory as 32-bit loads, cheaper than extracting them from the
+ * register (vpextrd is two operations); the empty asm keeps GCC from
+ * turning the loads back into extractions. */
 SIMPLEX_AVX2_INLINE void simplex_offsets_avx2(const simplex_avx2_consts *c, __m256i seed,
                                               __m256i hi, __m256i hj, uint32_t off[8])
 {

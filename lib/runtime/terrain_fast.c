@@ -277,6 +277,8 @@ static void fractal_chunk(const tf_terrain *t, size_t octaves, const double *x, 
 {
     double nx[ROW_CHUNK], value[ROW_CHUNK], h[ROW_CHUNK];
     double amplitude = 1.0;
+    for (size_t k = 0; octaves == 0 && k < n; k++) /* no octave: a sum of nothing */
+        h[k] = 0.0;
     for (size_t i = 0; i < octaves; i++, amplitude *= 0.5) {
         const tf_compiled_layer *L = &t->layers[i];
         affine_row(t->simd, x, L->frequency, L->offset_x, n, nx);
