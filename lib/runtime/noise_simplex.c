@@ -8,6 +8,9 @@
  */
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "noise.h"
 
@@ -91,13 +94,19 @@ static inline unsigned gradient_index(uint32_t h)
 /* v where `in_reach`, else +0.0, as bit operations: compilers turn the
  * plain `t <= 0.0 ? 0.0 : v` into a branch around the whole corner, which
  * mispredicts at points that come in no order. */
-static inline double select_in_reach(int in_reach, double v)
+static inline double select_in_reach(double t, double v)
 {
+#if defined(__SSE2__)
+    /* x86-64: a compare and an and, in the vector registers */
+    __m128d reach = _mm_cmpgt_sd(_mm_set_sd(t), _mm_setzero_pd());
+    return _mm_cvtsd_f64(_mm_and_pd(_mm_set_sd(v), reach));
+#else
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    bits &= 0u - (uint64_t)in_reach;
+    bits &= 0u - (uint64_t)(t > 0.0);
     memcpy(&v, &bits, sizeof v);
     return v;
+#endif
 }
 
 /* One corner's contribution (0.5 - dx^2 - dy^2)^4 * (g . d), or 0, and,
@@ -113,13 +122,12 @@ static inline double corner(uint32_t hash, double dx, double dy, double *gx, dou
     const double *g = GRADIENTS[gradient_index(hash)];
     double t2 = t * t, t4 = t2 * t2;
     double gd = g[0] * dx + g[1] * dy;
-    int in_reach = t > 0.0;
     if (gx) {
         double k = (8.0 * (t2 * t)) * gd;
-        *gx = select_in_reach(in_reach, t4 * g[0] - k * dx);
-        *gy = select_in_reach(in_reach, t4 * g[1] - k * dy);
+        *gx = select_in_reach(t, t4 * g[0] - k * dx);
+        *gy = select_in_reach(t, t4 * g[1] - k * dy);
     }
-    return select_in_reach(in_reach, t4 * gd);
+    return select_in_reach(t, t4 * gd);
 }
 
 /* tf_simplex2, and its gradient when dndx is not NULL (then dndy must be
