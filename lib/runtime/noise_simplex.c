@@ -91,9 +91,10 @@ static inline unsigned gradient_index(uint32_t h)
     return h >> 27;
 }
 
-/* v where `in_reach`, else +0.0, as bit operations: compilers turn the
- * plain `t <= 0.0 ? 0.0 : v` into a branch around the whole corner, which
- * mispredicts at points that come in no order. */
+/* v where the corner is in reach (t > 0), else +0.0 (t <= 0 or NaN), as
+ * bit operations: compilers turn the plain `t <= 0.0 ? 0.0 : v` into a
+ * branch around the whole corner, which mispredicts at points that come in
+ * no order. */
 static inline double select_in_reach(double t, double v)
 {
 #if defined(__SSE2__)
