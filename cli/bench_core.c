@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime/internal.h" /* tf_noise_row, the terrain's path */
+#include "runtime/internal.h" /* tf_fractal_sum_row, the terrain's path */
 
 #define BENCH_X0 1000.5
 #define BENCH_Y0 -2000.25

@@ -37,6 +37,13 @@
 /* Smallest mask-curve weight, relative to the band's RMS. */
 #define MASK_WEIGHT_FLOOR 0.05
 
+/* The step between a sample window's points, in samples, for a layer of
+ * frequency f: SAMPLE_LATTICE_STEP lattice units, but at least 1. */
+static double sample_window_step(double f)
+{
+    return SAMPLE_LATTICE_STEP / f > 1.0 ? SAMPLE_LATTICE_STEP / f : 1.0;
+}
+
 static double now_seconds(void)
 {
     struct timespec t;
@@ -145,8 +152,7 @@ static double band_chi2(const band_shared *sh, size_t k, const tf_layer_spec *ki
     layer.seed = ls->seed;
     tf_fractal_plan plan;
     tf_fractal_plan_init(&plan, &layer);
-    double f = job->frequency;
-    double step = SAMPLE_LATTICE_STEP / f > 1.0 ? SAMPLE_LATTICE_STEP / f : 1.0;
+    double f = job->frequency, step = sample_window_step(f);
     size_t m = BAND_CHI2_SIDE;
     float *syn = malloc(m * m * sizeof *syn);
     if (!syn)
@@ -841,9 +847,8 @@ static int stage_output_curve(autolayer_ctx *c)
         fail_nomem(c);
         goto done;
     }
-    double f0 = c->jobs[0].frequency;
     stack_sampler ss = {c->spec, c->plan, c->rd, c->mask,
-                        SAMPLE_LATTICE_STEP / f0 > 1.0 ? SAMPLE_LATTICE_STEP / f0 : 1.0, sums};
+                        sample_window_step(c->jobs[0].frequency), sums};
     autolayer_parallel_for(m, c->opt->threads, stack_rows, &ss);
     tf_error e;
     size_t nsum = tf_sorted_values(sums, NULL, nm, &sum_sorted, &e);
@@ -1223,7 +1228,7 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
 
     /* The output curve (stage_output_curve): the layer sum on the sample
      * window, as stack_sum adds it. */
-    double step = SAMPLE_LATTICE_STEP / freq[0] > 1.0 ? SAMPLE_LATTICE_STEP / freq[0] : 1.0;
+    double step = sample_window_step(freq[0]);
     for (size_t k = 0; k < count; k++)
         if (render_layer(t, &t->sample[k], k, noise[k], freq[k], step, m, m) != 0)
             return -1;
@@ -1273,10 +1278,9 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
     }
     cand->score = cand->slope_chi2 + cand->spectrum_log_rms;
     /* Drainage, reported only (docs/metrics.md). */
-    metrics_grid g = {w, h, t->terrain, c->map->weight, t->ok};
     double peak_density;
-    metrics_extrema(&g, &peak_density, &cand->pit_peak_ratio);
-    if (metrics_depression_share(&g, &cand->depression_share, &e) != 0)
+    metrics_extrema(&terrain_grid, &peak_density, &cand->pit_peak_ratio);
+    if (metrics_depression_share(&terrain_grid, &cand->depression_share, &e) != 0)
         return fail_nomem(c);
     return 0;
 }

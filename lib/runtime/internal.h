@@ -290,8 +290,8 @@ void tf_fractal_sum_row(const tf_terrain *t, size_t octaves, double x0, double s
                         double y, size_t n, float *out);
 
 /* Base noise of one kind at n points (x[i], y) on the path `simd`: the bits
- * of tf_noise_eval(type, seed, x[i], y, z). For benchmarks and the row
- * evaluation. */
+ * of tf_noise_eval(type, seed, x[i], y, z). The benchmarks' baseline rows
+ * (tf_fractal_sum_row) use it. */
 void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const double *x,
                   double y, double z, size_t n, double *out);
 
