@@ -73,4 +73,16 @@ expect_message "no SPEC and no --suite is a usage error" 2 "no SPEC given" \
 expect "an unknown option is a usage error" 2 "$TERRAFIT" bench --frobnicate "$minimal"
 check "a refused run prints no table" [ ! -s "$scratch/stdout" ]
 
+# ---- make bench-lookup-floor's experiments (scripts/lookup-floor.sh)
+# still apply to the lookup they change, one after the other, so the
+# documented figures stay reproducible
+mkdir -p "$scratch/floor/lib/runtime"
+cp "$TF_SRCDIR/lib/runtime/curve.c" "$scratch/floor/lib/runtime/"
+check "uniform-segments.patch applies to lib/runtime/curve.c" \
+    patch -s -d "$scratch/floor" -p1 -i "$TF_SRCDIR/scripts/lookup-floor/uniform-segments.patch"
+check "no-lookup.patch applies on top of it" \
+    patch -s -d "$scratch/floor" -p1 -i "$TF_SRCDIR/scripts/lookup-floor/no-lookup.patch"
+check "the experiments changed the lookup" \
+    grep -q 'EXPERIMENT (not a curve)' "$scratch/floor/lib/runtime/curve.c"
+
 tap_finish
