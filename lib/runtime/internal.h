@@ -62,7 +62,7 @@ typedef struct {
 } tf_curve_bucket;
 
 /* tf_curve_bucket.first's top bit: two or more inner knots fall in the
- * bucket, so a lookup there walks over the knots. */
+ * bucket, so a lookup there binary-searches the knots. */
 #define TF_CURVE_BUCKET_CROWDED ((uint64_t)1 << 63)
 
 typedef struct {
@@ -80,8 +80,9 @@ typedef struct {
      * passed a knot of bucket b itself. With at most one such knot, one
      * comparison (u >= buckets[b].next, that knot) finishes the search;
      * with more, first has TF_CURVE_BUCKET_CROWDED set and the lookup
-     * searches the knots from there. Exact, because tf_curve_bucket_of never decreases as u grows:
-     * the same segment as a binary search for every u. */
+     * searches the knots from there. Exact, because tf_curve_bucket_of
+     * never decreases as u grows: the same segment as a binary search for
+     * every u. */
     uint32_t bucket_count;
     double bucket_scale; /* bucket_count / (x_last - x_0), or 0 */
     double bucket_top;   /* bucket_count - 1 */
