@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_core.h"
+#include "bench/bench_core.h"
 #include "cli.h"
-#include "runtime/internal.h" /* the terrain's evaluation path */
 
 #define DEFAULT_SIZE 1024
 #define DEFAULT_REPEAT 5
@@ -65,15 +64,17 @@ static int parse_bounded(const char *cmd, const char *name, const char *v, unsig
 }
 
 /* Compile, pick the path, time; NULL name means the spec's path. */
-static int bench_one(tf_spec *spec, const char *name, int simd, const bench_options *opts,
-                     bench_result *result)
+static int bench_one(tf_spec *spec, const char *name, const char *path,
+                     const bench_options *opts, bench_result *result)
 {
     tf_error err;
     tf_terrain *t = tf_terrain_compile(spec, &err);
     if (!t)
         return cli_fail_error(&err);
-    if (simd >= 0)
-        t->simd = (tf_simd_level)simd;
+    if (path && tf_terrain_set_path(t, path, &err) != 0) {
+        tf_terrain_free(t);
+        return cli_fail_error(&err);
+    }
     int status = bench_run(t, name, opts, result, &err);
     tf_terrain_free(t);
     return status == 0 ? 0 : cli_fail_error(&err);
@@ -84,7 +85,7 @@ int cmd_bench(int argc, char **argv)
     const char *cmd = "bench";
     bench_options opts = {.size = DEFAULT_SIZE, .repeat = DEFAULT_REPEAT, .threads = 0};
     bool json = false, suite = false;
-    int simd = -1; /* -1: as tf_terrain_compile chose */
+    const char *path = NULL; /* NULL: as tf_terrain_compile chose */
     const char **specs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *specs);
     size_t spec_count = 0;
     if (!specs)
@@ -119,17 +120,14 @@ int cmd_bench(int argc, char **argv)
             suite = true;
             break;
         case OPT_SIMD:
-            if (strcmp(v, "auto") == 0)
-                simd = -1;
-            else if (strcmp(v, "none") == 0)
-                simd = TF_SIMD_NONE;
-            else if (strcmp(v, "avx2") == 0) {
-                if (!tf_simd_avx2_available())
-                    status = cli_fail(cmd, "--simd avx2: this CPU (or build) has no AVX2");
-                simd = TF_SIMD_AVX2;
-            } else
+            /* A path this CPU cannot run fails at the first spec, with
+             * tf_terrain_set_path's message. */
+            if (strcmp(v, "auto") == 0 || strcmp(v, "none") == 0 || strcmp(v, "avx2") == 0) {
+                path = v;
+            } else {
                 status = cli_usage_error(cmd, "invalid --simd '%s': expected auto, avx2 or none",
                                          v);
+            }
             break;
         case CLI_ARGS_POSITIONAL:
             specs[spec_count++] = v;
@@ -153,7 +151,7 @@ int cmd_bench(int argc, char **argv)
             status = cli_fail_error(&err);
             break;
         }
-        status = bench_one(spec, specs[k], simd, &opts, &results[done]);
+        status = bench_one(spec, specs[k], path, &opts, &results[done]);
         tf_spec_free(spec);
         done += status == 0;
     }
@@ -165,7 +163,7 @@ int cmd_bench(int argc, char **argv)
             status = cli_fail_error(&err);
             break;
         }
-        status = bench_one(spec, name, simd, &opts, &results[done]);
+        status = bench_one(spec, name, path, &opts, &results[done]);
         tf_spec_free(spec);
         done += status == 0;
     }

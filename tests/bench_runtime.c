@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/bench_core.h"
-#include "runtime/internal.h"
+#include "bench/bench_core.h"
 
 int main(int argc, char **argv)
 {
@@ -33,7 +32,13 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t n = bench_suite_size();
-    int paths = tf_simd_avx2_available() ? 2 : 1;
+    /* the default path (AVX2 where available), then the portable one if
+     * it differs */
+    tf_spec *probe_spec = bench_suite_spec(0, NULL, 0, NULL);
+    tf_terrain *probe = probe_spec ? tf_terrain_compile(probe_spec, NULL) : NULL;
+    int paths = probe && strcmp(tf_terrain_path(probe), "none") != 0 ? 2 : 1;
+    tf_terrain_free(probe);
+    tf_spec_free(probe_spec);
     bench_result *results = calloc(n * (size_t)paths, sizeof *results);
     if (!results)
         return 1;
@@ -50,10 +55,8 @@ int main(int argc, char **argv)
                 free(results);
                 return 1;
             }
-            /* first the default path (AVX2 where available), then the
-             * portable one */
             if (p == 1)
-                t->simd = TF_SIMD_NONE;
+                tf_terrain_set_path(t, "none", NULL);
             int status = bench_run(t, name, &opts, &results[done], &err);
             tf_terrain_free(t);
             if (status != 0) {

@@ -1,5 +1,5 @@
 /*
- * Erosion (lib/full/erode.c, docs/erosion.md): mass is conserved, thermal
+ * Erosion (lib/erode/erode.c, docs/erosion.md): mass is conserved, thermal
  * erosion lowers the steepest slope, inverse thermal erosion raises the
  * share of flat cells, zero iterations is the identity, runs repeat bit for
  * bit, and bad parameters and inputs are refused.

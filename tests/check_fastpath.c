@@ -185,7 +185,7 @@ START_TEST(grids_equal_samples_on_every_path)
                     float want = (float)h;
                     ck_assert_msg(float_bits(grid[p][j * NX + i]) == float_bits(want),
                                   "path %s spec %d at (%a, %a): grid %a, sample %a",
-                                  tf_terrain_simd_name(t[p]), _i, x, y,
+                                  tf_terrain_path(t[p]), _i, x, y,
                                   (double)grid[p][j * NX + i], h);
                     if (p == 1) {
                         double h0 = tf_terrain_sample(t[0], x, y);
@@ -234,7 +234,7 @@ START_TEST(fractal_sum_rows_sum_the_base_noises)
                 }
                 ck_assert_msg(float_bits(row[k]) == float_bits((float)h),
                               "path %s, %zu octaves, sample %zu: row %a, sum %a",
-                              tf_terrain_simd_name(t), octaves, k, (double)row[k], h);
+                              tf_terrain_path(t), octaves, k, (double)row[k], h);
             }
         }
         tf_terrain_free(t);
@@ -564,7 +564,7 @@ START_TEST(golden_vectors_on_every_path)
                 double h = tf_terrain_sample(t, x, y);
                 ck_assert_msg(double_bits(h) == double_bits(want) || (isnan(h) && isnan(want)),
                               "%s path %s at (%s, %s): %a, want %s", e->d_name,
-                              tf_terrain_simd_name(t), a, b, h, c);
+                              tf_terrain_path(t), a, b, h, c);
                 float cell;
                 tf_terrain_sample_window(t, x, y, 1.0, 0, 0, 1, 1, &cell);
                 ck_assert(float_bits(cell) == float_bits((float)h));

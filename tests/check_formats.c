@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "full/png_bands.h"
+#include "io/png_bands.h"
 #include "terrafit/terrafit.h"
 #include "testutil.h"
 
@@ -272,7 +272,7 @@ START_TEST(test_integer_round_trip)
 }
 END_TEST
 
-/* ---- PNG in parallel bands (lib/full/png_bands.c) */
+/* ---- PNG in parallel bands (lib/io/png_bands.c) */
 
 /* Rows of a wide image: 16-bit big-endian pairs or bytes of a pattern with
  * runs and noise, so bands compress differently. */

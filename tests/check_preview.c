@@ -22,7 +22,7 @@
 #include <stb_image.h>
 #pragma GCC diagnostic pop
 
-#include "full/font.h"
+#include "render/font.h"
 #include "terrafit/terrafit.h"
 #include "testutil.h"
 

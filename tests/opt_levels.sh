@@ -57,8 +57,8 @@ specs=$(ls "$srcdir"/tests/data/terrain/*.json)
 n=0
 fail=0
 for level in 0 2 3; do
-    if ! $cc -std=c11 -O$level -ffp-contract=off -fno-fast-math -I"$srcdir/lib" \
-        $cjson_cflags -o "$tmp/dump$level" "$tmp/dump.c" "$srcdir"/lib/runtime/*.c \
+    if ! $cc -std=c11 -O$level -ffp-contract=off -fno-fast-math -I"$srcdir/lib" -I"$TF_BUILDDIR/lib" \
+        $cjson_cflags -o "$tmp/dump$level" "$tmp/dump.c" "$srcdir"/lib/base/*.c "$srcdir"/lib/runtime/*.c \
         $cjson_libs -lm 2>"$tmp/cc$level.log"; then
         echo "not ok - compile at -O$level"; cat "$tmp/cc$level.log"; exit 1
     fi

@@ -8,7 +8,6 @@
  * spectrum, frequency matching, the amplitude calibration) are in
  * autolayer_spectrum.c.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +19,8 @@
 #include "analysis/fit_internal.h"
 #include "analysis/metrics_internal.h"
 #include "runtime/fractal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
+#include "util/util.h"
 #include "terrafit/terrafit.h"
 
 /* Sample windows of the synthesized layer sum (output curve) and of one
@@ -42,14 +42,6 @@
 static double sample_window_step(double f)
 {
     return SAMPLE_LATTICE_STEP / f > 1.0 ? SAMPLE_LATTICE_STEP / f : 1.0;
-}
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
-        return 0.0;
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 int autolayer_fully_present(const tf_layer_map *map)
@@ -583,10 +575,10 @@ static void stage_frequencies(autolayer_ctx *c)
     double finer = NAN;
     for (size_t k = c->bands.count; k-- > 0;) {
         tf_fit_layer_report *rep = &c->report->layers[k];
-        double t0 = now_seconds();
+        double t0 = tf_clock_seconds();
         finer = c->jobs[k].frequency = band_frequency(c, k, c->kind[k].noise_type, finer,
                                                       &rep->frequency, &rep->frequency_estimated);
-        rep->seconds_frequency = now_seconds() - t0;
+        rep->seconds_frequency = tf_clock_seconds() - t0;
     }
 }
 
@@ -696,7 +688,7 @@ static int stage_band_fits(autolayer_ctx *c)
 {
     band_shared sh;
     band_shared_init(c, &sh);
-    autolayer_parallel_for(c->bands.count, c->opt->threads, band_fit_range, &sh);
+    tf_parallel_for(c->bands.count, c->opt->threads, band_fit_range, &sh);
     for (size_t k = 0; k < c->bands.count; k++)
         if (c->jobs[k].failed) {
             tf_error_set(c->err, c->jobs[k].err.code ? c->jobs[k].err.code : TF_ERR_INVALID,
@@ -791,7 +783,7 @@ static int stage_calibration(autolayer_ctx *c)
             rc = fail_nomem(c);
     if (rc == 0) {
         layer_renderer lr = {c->spec, c->plan, c->rd, c->mask, w, h, maps};
-        autolayer_parallel_for(h, c->opt->threads, layer_rows, &lr);
+        tf_parallel_for(h, c->opt->threads, layer_rows, &lr);
         for (size_t k = 0; k < count && rc == 0; k++)
             rc = tf_radial_spectrum_compute(maps[k], NULL, w, h, &spectra[k], c->err);
     }
@@ -849,7 +841,7 @@ static int stage_output_curve(autolayer_ctx *c)
     }
     stack_sampler ss = {c->spec, c->plan, c->rd, c->mask,
                         sample_window_step(c->jobs[0].frequency), sums};
-    autolayer_parallel_for(m, c->opt->threads, stack_rows, &ss);
+    tf_parallel_for(m, c->opt->threads, stack_rows, &ss);
     tf_error e;
     size_t nsum = tf_sorted_values(sums, NULL, nm, &sum_sorted, &e);
     size_t nref = tf_sorted_values(c->map->value, c->map->weight, c->cells, &ref_sorted, &e);
@@ -989,7 +981,7 @@ static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
     t->h = c->map->height;
     t->cells = c->cells;
     t->count = c->bands.count;
-    autolayer_parallel_for(t->count, c->opt->threads, base_fit_range, t);
+    tf_parallel_for(t->count, c->opt->threads, base_fit_range, t);
     for (size_t k = 0; k < t->count; k++) {
         if (t->base[k].failed) {
             tf_error_set(c->err, t->base[k].err.code ? t->base[k].err.code : TF_ERR_INVALID,
@@ -1076,7 +1068,7 @@ static int render_layer(terrain_trials *t, layer_render *lr, size_t k, tf_noise_
     tf_fractal_plan plan;
     tf_fractal_plan_init(&plan, &layer);
     raw_renderer r = {&layer, &plan, t->rd[k][noise], step, w, lr->values};
-    autolayer_parallel_for(h, t->c->opt->threads, raw_rows, &r);
+    tf_parallel_for(h, t->c->opt->threads, raw_rows, &r);
     lr->noise = noise;
     lr->frequency = f;
     lr->step = step;
@@ -1209,7 +1201,7 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
         if (!t->masked[k] && !(t->masked[k] = malloc(n * sizeof *t->masked[k])))
             return fail_nomem(c);
         trial_loop tl = {t, TRIAL_MASKED, k, NULL, NULL};
-        autolayer_parallel_for(n, c->opt->threads, trial_cells, &tl);
+        tf_parallel_for(n, c->opt->threads, trial_cells, &tl);
         if (t->spectrum_valid[k])
             tf_radial_spectrum_free(&t->spectrum[k]);
         t->spectrum_valid[k] = 0;
@@ -1233,7 +1225,7 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
         if (render_layer(t, &t->sample[k], k, noise[k], freq[k], step, m, m) != 0)
             return -1;
     trial_loop sums = {t, TRIAL_SUMS, 0, amp, NULL};
-    autolayer_parallel_for(m * m, c->opt->threads, trial_cells, &sums);
+    tf_parallel_for(m * m, c->opt->threads, trial_cells, &sums);
     float *sum_sorted = NULL;
     tf_error e;
     size_t nsum = tf_sorted_values(t->sums, NULL, m * m, &sum_sorted, &e);
@@ -1256,7 +1248,7 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
 
     /* The terrain on the reference's window (trial_cells). */
     trial_loop terrain = {t, TRIAL_TERRAIN, 0, amp, oc};
-    autolayer_parallel_for(n, c->opt->threads, trial_cells, &terrain);
+    tf_parallel_for(n, c->opt->threads, trial_cells, &terrain);
     tf_curve_free(oc);
 
     /* The score: compare's slope chi-square and spectrum distance. */
@@ -1345,7 +1337,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
                   const char *label, tf_spec **spec_out, tf_fit_report *report,
                   tf_progress_fn progress, void *user, tf_error *err)
 {
-    double t_start = now_seconds();
+    double t_start = tf_clock_seconds();
     *spec_out = NULL;
     memset(report, 0, sizeof *report);
     autolayer_ctx c;
@@ -1357,11 +1349,11 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     c.err = err;
     c.cells = map->width * map->height;
 
-    double t0 = now_seconds();
+    double t0 = tf_clock_seconds();
     if (stage_bands(&c, count) != 0)
         goto fail;
     count = c.bands.count;
-    report->seconds_bands = now_seconds() - t0;
+    report->seconds_bands = tf_clock_seconds() - t0;
     if (fit_check_layer_kinds(opt, count, err) != 0) {
         tf_error_set(err, TF_ERR_ARGUMENT,
                      "%s: a noise or kind is given for a layer beyond the %zu bands the DEM "
@@ -1373,7 +1365,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     /* Each band's noise and kind; the layer sample (equalization) and the
      * base noise's spectrum (matching) are built once per kind and process;
      * their cost is reported on its own. */
-    t0 = now_seconds();
+    t0 = tf_clock_seconds();
     size_t trials = 0;
     for (size_t k = 0; k < count; k++) {
         fit_layer_kind_of(opt, k, &c.kind[k], &c.try_auto[k]);
@@ -1382,7 +1374,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
         if (kind_prepare(&c.kind[k], &c.u_mean[k], &c.u_sd[k], err) != 0)
             goto fail;
     }
-    report->seconds_noise_sample = now_seconds() - t0;
+    report->seconds_noise_sample = tf_clock_seconds() - t0;
     /* Progress: the kinds, each --noise auto trial, the band fits (one step
      * per band), the calibration and the output curve. */
     fit_progress prog = {progress, user, 0, 1 + trials + count + 2};
@@ -1412,33 +1404,33 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     if (stage_reference_spectrum(&c) != 0 || stage_coarse_bins(&c) != 0)
         goto fail;
     if (trials) {
-        t0 = now_seconds();
+        t0 = tf_clock_seconds();
         if (stage_noise_auto(&c, &prog) != 0)
             goto fail;
-        report->seconds_noise_auto = now_seconds() - t0;
+        report->seconds_noise_auto = tf_clock_seconds() - t0;
     }
     stage_frequencies(&c);
-    t0 = now_seconds();
-    if (stage_band_fits(&c) != 0 || stage_spec_layers(&c, now_seconds() - t0) != 0)
+    t0 = tf_clock_seconds();
+    if (stage_band_fits(&c) != 0 || stage_spec_layers(&c, tf_clock_seconds() - t0) != 0)
         goto fail;
     prog.done += count - 1;
     progress_step(&prog);
 
-    t0 = now_seconds();
+    t0 = tf_clock_seconds();
     if (stage_calibration(&c) != 0)
         goto fail;
-    report->seconds_calibration = now_seconds() - t0;
+    report->seconds_calibration = tf_clock_seconds() - t0;
     progress_step(&prog);
 
-    t0 = now_seconds();
+    t0 = tf_clock_seconds();
     if (stage_output_curve(&c) != 0)
         goto fail;
-    report->seconds_output_curve = now_seconds() - t0;
+    report->seconds_output_curve = tf_clock_seconds() - t0;
     if (tf_spec_validate(c.spec, err) != 0)
         goto fail;
     report->min_value = c.spec->min_value;
     report->max_value = c.spec->max_value;
-    report->seconds_total = now_seconds() - t_start;
+    report->seconds_total = tf_clock_seconds() - t_start;
     *spec_out = c.spec;
     c.spec = NULL;
     ctx_free(&c);

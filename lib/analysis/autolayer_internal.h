@@ -10,13 +10,6 @@
 
 #include "terrafit/fit.h"
 
-#define AUTOLAYER_MAX_THREADS 64
-
-/* Run fn(ctx, lo, hi) over disjoint ranges covering [0, n) on up to
- * `threads` threads (0: one per core), the calling thread included. */
-void autolayer_parallel_for(size_t n, unsigned threads, void (*fn)(void *, size_t, size_t),
-                            void *ctx);
-
 /* Merge the finest band into the next one (count >= 2): the new finest is
  * the residual above the next low-pass scale. */
 void autolayer_bands_merge_finest(tf_bands *bands);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/autolayer_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 /* The base noise's spectrum: 2 sheets of 512 x 512 samples, 1/8 lattice

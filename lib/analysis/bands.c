@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "analysis/autolayer_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
+#include "util/util.h"
 #include "terrafit/terrafit.h"
 
 /* Young & van Vliet (1995) recursive Gaussian: a causal and an anti-causal
@@ -141,54 +142,6 @@ static void lowpass_divide(void *ctx, size_t y0, size_t y1)
         }
 }
 
-/* ------------------------------------------------------------ threads */
-
-typedef struct {
-    void (*fn)(void *, size_t, size_t);
-    void *ctx;
-    size_t lo, hi;
-} range_task;
-
-static void *range_thread(void *arg)
-{
-    range_task *t = arg;
-    t->fn(t->ctx, t->lo, t->hi);
-    return NULL;
-}
-
-void autolayer_parallel_for(size_t n, unsigned threads, void (*fn)(void *, size_t, size_t),
-                            void *ctx)
-{
-    if (threads == 0)
-        threads = tf_cpu_count();
-    if (threads > AUTOLAYER_MAX_THREADS)
-        threads = AUTOLAYER_MAX_THREADS;
-    if ((size_t)threads > n)
-        threads = n ? (unsigned)n : 1;
-    if (threads <= 1) {
-        fn(ctx, 0, n);
-        return;
-    }
-    pthread_t tid[AUTOLAYER_MAX_THREADS];
-    range_task task[AUTOLAYER_MAX_THREADS];
-    int started[AUTOLAYER_MAX_THREADS];
-    for (unsigned t = 0; t < threads; t++) {
-        task[t].fn = fn;
-        task[t].ctx = ctx;
-        task[t].lo = n * t / threads;
-        task[t].hi = n * (t + 1) / threads;
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, range_thread, &task[t]) == 0;
-    }
-    /* The first range runs here; a range whose thread could not start
-     * runs here too. Ranges are disjoint, so the order never matters. */
-    for (unsigned t = 0; t < threads; t++)
-        if (!started[t])
-            fn(ctx, task[t].lo, task[t].hi);
-    for (unsigned t = 1; t < threads; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
-}
-
 /* -------------------------------------------------------------- bands */
 
 size_t tf_bands_auto_count(size_t width, size_t height)
@@ -299,9 +252,9 @@ int tf_bands_decompose(const tf_layer_map *map, size_t count, unsigned threads, 
             iir_line(job.den_x, w, 1, &job.c);
             iir_line(job.den_y, h, 1, &job.c);
         }
-        autolayer_parallel_for(h, threads, lowpass_rows, &job);
-        autolayer_parallel_for(w, threads, lowpass_cols, &job);
-        autolayer_parallel_for(h, threads, lowpass_divide, &job);
+        tf_parallel_for(h, threads, lowpass_rows, &job);
+        tf_parallel_for(w, threads, lowpass_cols, &job);
+        tf_parallel_for(h, threads, lowpass_divide, &job);
     }
     free(job.num);
     free(job.den);

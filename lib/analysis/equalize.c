@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/fit_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/fit.h"
 #include "terrafit/stats.h"
 

@@ -3,7 +3,6 @@
  * analysed on its own thread (quantiles, equalized curve, frequency, the
  * synthesized check); then masks, the value range, and the report.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -16,7 +15,8 @@
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
 #include "runtime/fractal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
+#include "util/util.h"
 #include "terrafit/metrics.h"
 #include "terrafit/terrafit.h"
 
@@ -40,14 +40,6 @@ void tf_fit_options_init(tf_fit_options *opt)
     opt->seed = 0;
     opt->threads = 0;
     opt->names = NULL;
-}
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
-        return 0.0;
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* ------------------------------------------------------------ per layer */
@@ -451,7 +443,7 @@ static void pool_run(fit_pool *pool, task_fn run, size_t count, unsigned threads
 static void task_analyze(fit_pool *pool, size_t task)
 {
     layer_job *job = &pool->jobs[task];
-    double t0 = now_seconds();
+    double t0 = tf_clock_seconds();
     int ok = stage_quantiles(job) == 0;
     /* A flat layer is the same at any noise: no candidates to compare. */
     if (ok && job->try_auto && !job->data.flat)
@@ -459,7 +451,7 @@ static void task_analyze(fit_pool *pool, size_t task)
     ok = ok && stage_equalize(job) == 0;
     job->rep->noise = job->kind.noise_type;
     job->rep->fractal = job->kind.fractal_kind;
-    double t1 = now_seconds();
+    double t1 = tf_clock_seconds();
     job->rep->seconds_quantiles = t1 - t0;
     pool_step_done(pool);
     tf_curve *curve = NULL;
@@ -472,11 +464,11 @@ static void task_analyze(fit_pool *pool, size_t task)
         }
     }
     ok = ok && stage_frequency(job, curve) == 0;
-    double t2 = now_seconds();
+    double t2 = tf_clock_seconds();
     job->rep->seconds_frequency = t2 - t1;
     pool_step_done(pool);
     ok = ok && stage_synthesis(job, curve) == 0;
-    job->rep->seconds_synthesis = now_seconds() - t2;
+    job->rep->seconds_synthesis = tf_clock_seconds() - t2;
     pool_step_done(pool);
     tf_curve_free(curve);
 }
@@ -484,10 +476,10 @@ static void task_analyze(fit_pool *pool, size_t task)
 static void task_mask(fit_pool *pool, size_t task)
 {
     layer_job *job = &pool->jobs[task];
-    double t0 = now_seconds();
+    double t0 = tf_clock_seconds();
     if (!job->failed && fit_mask_search(pool->layers, task, job->rep, &job->err) != 0)
         job->failed = 1;
-    job->rep->seconds_mask = now_seconds() - t0;
+    job->rep->seconds_mask = tf_clock_seconds() - t0;
     pool_step_done(pool);
 }
 
@@ -717,7 +709,7 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
            tf_spec **spec_out, tf_fit_report *report_out, tf_progress_fn progress, void *user,
            tf_error *err)
 {
-    double t_start = now_seconds();
+    double t_start = tf_clock_seconds();
     if (spec_out)
         *spec_out = NULL;
     if (report_out)
@@ -767,14 +759,14 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
 
     /* The base-noise sample, built here (once per process) so its cost is
      * reported on its own rather than inside one layer's timing. */
-    double t_sample = now_seconds();
+    double t_sample = tf_clock_seconds();
     for (size_t i = 0; i < count; i++) {
         layer_job *job = &jobs[i];
         fit_layer_kind_of(opt, i, &job->kind, &job->try_auto);
         if (!job->try_auto && !fit_layer_sample(&job->kind, err))
             goto fail;
     }
-    report.seconds_noise_sample = now_seconds() - t_sample;
+    report.seconds_noise_sample = tf_clock_seconds() - t_sample;
 
     for (size_t i = 0; i < count; i++) {
         layer_job *job = &jobs[i];
@@ -847,7 +839,7 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     free_jobs(jobs, count);
     free(data);
     free(labels);
-    report.seconds_total = now_seconds() - t_start;
+    report.seconds_total = tf_clock_seconds() - t_start;
     if (report_out)
         *report_out = report;
     else

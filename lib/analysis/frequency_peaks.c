@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "analysis/frequency_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* ------------------------------------------------------------ counting */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/frequency_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/stats.h"
 
 /*

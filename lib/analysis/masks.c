@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "analysis/fit_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* A side of j's range counts as cut when the core stops more than this
  * share of j's value range short of it ... */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/metrics_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/stats.h"
 
 /* Spectral slope band, in radial bins b (frequency b / N cycles per pixel,

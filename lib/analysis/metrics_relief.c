@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/metrics_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/stats.h"
 
 /* Box sizes 2, 4, 8, ... up to the largest power of two that still puts

@@ -11,7 +11,7 @@
 
 #include "analysis/fit_internal.h"
 #include "runtime/fractal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 /* The sample (docs/fitting.md, "The base-noise sample"): SHEETS grids of

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/stats.h"
 
 /* FFTW's planner is not thread-safe; executing a plan is. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "base/error.h"
 #include "terrafit/stats.h"
 
 /* Floats sort by their bits once the sign is folded: an LSD radix sort on

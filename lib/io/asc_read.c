@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "io/io_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 enum { KEY_NCOLS, KEY_NROWS, KEY_XLLCORNER, KEY_XLLCENTER, KEY_YLLCORNER, KEY_YLLCENTER,
        KEY_CELLSIZE, KEY_NODATA, KEY_COUNT };

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "io/heightmap_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* The sidecar is a few hundred bytes; anything much larger is not one. */
 #define MAX_SIDECAR_BYTES ((size_t)1 << 20)

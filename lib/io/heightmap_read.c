@@ -15,7 +15,7 @@
 
 #include "io/heightmap_internal.h"
 #include "io/io_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* An ESRI grid value takes at least two bytes ("0 "); allow headers and
  * long numbers: 32 bytes a cell. */

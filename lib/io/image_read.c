@@ -13,7 +13,7 @@
 
 #include "io/heightmap_internal.h" /* PFM and f32 (issue 7) */
 #include "io/io_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* ------------------------------------------------------------ layer maps */
 

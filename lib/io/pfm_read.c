@@ -10,7 +10,7 @@
 
 #include "io/heightmap_internal.h"
 #include "io/io_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 static float float_from_bytes(const unsigned char *p, int little_endian)
 {

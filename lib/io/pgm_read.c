@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "io/io_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* The next header number ("the width", ...): a decimal integer. */
 static int header_number(const char *path, io_cursor *c, const char *what, uint64_t *value,

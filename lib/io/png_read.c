@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "io/io_internal.h"
-#include "runtime/internal.h"
+#include "base/error.h"
 
 /* stb_image is compiled here, privately (STB_IMAGE_STATIC: no symbol can
  * clash with libstb or a host program's own copy), for PNG only, from

@@ -28,3 +28,34 @@ tf_simd_level tf_simd_select(void)
         return TF_SIMD_NONE;
     return tf_simd_avx2_available() ? TF_SIMD_AVX2 : TF_SIMD_NONE;
 }
+
+const char *tf_terrain_path(const tf_terrain *t)
+{
+    return t && t->simd == TF_SIMD_AVX2 ? "avx2" : "none";
+}
+
+int tf_terrain_set_path(tf_terrain *t, const char *name, tf_error *err)
+{
+    if (!t || !name) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "tf_terrain_set_path: no terrain or no path name");
+        return -1;
+    }
+    if (strcmp(name, "auto") == 0) {
+        t->simd = tf_simd_avx2_available() ? TF_SIMD_AVX2 : TF_SIMD_NONE;
+    } else if (strcmp(name, "none") == 0) {
+        t->simd = TF_SIMD_NONE;
+    } else if (strcmp(name, "avx2") == 0) {
+        if (!tf_simd_avx2_available()) {
+            tf_error_set(err, TF_ERR_ARGUMENT,
+                         "evaluation path 'avx2': this CPU (or build) has no AVX2");
+            return -1;
+        }
+        t->simd = TF_SIMD_AVX2;
+    } else {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "unknown evaluation path '%.64s': expected auto, none or avx2", name);
+        return -1;
+    }
+    tf_error_clear(err);
+    return 0;
+}

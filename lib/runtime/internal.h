@@ -1,5 +1,5 @@
 /*
- * Private declarations shared by the runtime's sources: error helpers,
+ * Private declarations shared by the runtime's sources:
  * the compiled curve tables (used by terrain.c and curve.c), the derived
  * default rules (seeds, offsets, falloff) and the spec's allocation helpers.
  */
@@ -10,14 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/error.h"
 #include "terrafit/runtime.h"
 #include "fractal.h"
-
-#if defined(__GNUC__)
-#define TF_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define TF_PRINTF(fmt, args)
-#endif
 
 /* Lookups every sample makes: inlined whole where the compiler allows
  * asking (GCC, clang), so their loads overlap the caller's work. */
@@ -27,9 +22,6 @@
 #define TF_ALWAYS_INLINE static inline
 #endif
 
-/* Fill `err` (may be NULL) with a code and a printf-style message. */
-void tf_error_set(tf_error *err, int code, const char *fmt, ...) TF_PRINTF(3, 4);
-void tf_error_clear(tf_error *err);
 
 /* The AVX2 functions are compiled (with a target attribute, no -m flags)
  * where GCC-style x86 intrinsics exist; they run only when the CPU has
@@ -233,8 +225,6 @@ struct tf_terrain {
 tf_simd_level tf_simd_select(void);
 /* Whether this CPU can run the AVX2 path. */
 int tf_simd_avx2_available(void);
-/* "none" or "avx2": the path `t` runs. */
-const char *tf_terrain_simd_name(const tf_terrain *t);
 
 /* Mask weight (step 4) of a TF_MASK_RANGE layer: 1 inside [min, max]
  * (and for NaN), the smoothstep of s = 1 - d / falloff at distance d < falloff
@@ -281,14 +271,6 @@ double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny);
 void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
                          size_t n, float *out);
 
-/* The benchmarks' baseline (docs/performance.md): at the samples of
- * tf_terrain_eval_row, a plain fractal sum of the base noises of layers 0
- * .. octaves - 1 (each layer's kind, seed, frequency and offsets) with
- * amplitudes 1, 1/2, 1/4, ..., computed the way that function computes a
- * layer (chunks, the same vector steps) and nothing else: no rd curve, mask
- * or output curve. */
-void tf_fractal_sum_row(const tf_terrain *t, size_t octaves, double x0, double step, int64_t i0,
-                        double y, size_t n, float *out);
 
 /* Base noise of one kind at n points (x[i], y) on the path `simd`: the bits
  * of tf_noise_eval(type, seed, x[i], y, z). The benchmarks' baseline rows

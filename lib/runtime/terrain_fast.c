@@ -8,6 +8,7 @@
  * the same order, so a sample has the same bits whichever way it is
  * computed.
  */
+#include "bench.h"
 #include "internal.h"
 #include "noise.h"
 
@@ -28,11 +29,6 @@
 #else
 #define ON_AVX2(simd, call) (void)(simd)
 #endif
-
-const char *tf_terrain_simd_name(const tf_terrain *t)
-{
-    return t && t->simd == TF_SIMD_AVX2 ? "avx2" : "none";
-}
 
 static inline void fast_simplex_row(tf_simd_level simd, uint32_t seed, const double *x, double y,
                                     size_t n, double *out)

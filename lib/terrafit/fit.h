@@ -120,7 +120,7 @@ typedef struct {
 
 /* Defaults: TF_FIT_DEFAULT_POINTS, auto, simplex, seed 0, threads 0,
  * layers auto. */
-void tf_fit_options_init(tf_fit_options *opt);
+TF_API void tf_fit_options_init(tf_fit_options *opt);
 
 /* What the mask search found for layer i against one lower layer j
  * (thesis 5.4.2; docs/fitting.md, "Masks"). Values are in j's units. */
@@ -210,17 +210,17 @@ typedef struct {
  * layer and the problem: layers of different sizes, a layer with no visible
  * cell, points out of range, ... A layer whose visible values are all equal
  * is legal: its curve is flat (docs/fitting.md, "Flat layers"). */
-int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options *opt,
+TF_API int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options *opt,
            tf_spec **spec_out, tf_fit_report *report_out, tf_progress_fn progress, void *user,
            tf_error *err);
 
 /* Free what a report holds (not the struct itself); a zeroed report is fine. */
-void tf_fit_report_free(tf_fit_report *report);
+TF_API void tf_fit_report_free(tf_fit_report *report);
 
 /* The report as JSON text (malloc'd; free with free()). With timings = 0 the
  * "seconds" members are left out, so two fits of the same input give the
  * same text. NULL on failure. */
-char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *err);
+TF_API char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *err);
 
 /* ---- the building blocks, for tools and tests */
 
@@ -228,14 +228,14 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
  * probabilities p[k] in [0, 1], from a deterministic sample of
  * TF_NOISE_SAMPLE_COUNT values (built once per noise kind and process,
  * thread-safe). 0 on success. */
-int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, double *out,
+TF_API int tf_noise_unit_quantiles(tf_noise_type noise, const double *p, size_t count, double *out,
                             tf_error *err);
 
 /* The same for a layer kind: the unit value u = (n + 1) / 2 of the layer's
  * actual output, its noise_type and fractal (the other members are
  * ignored), sampled as tf_fractal_eval evaluates it; one sample per
  * distinct (noise, fractal parameters) and process, thread-safe. */
-int tf_layer_unit_quantiles(const tf_layer_spec *kind, const double *p, size_t count,
+TF_API int tf_layer_unit_quantiles(const tf_layer_spec *kind, const double *p, size_t count,
                             double *out, tf_error *err);
 
 /* The equalized redistribution curve (thesis 5.4.1) of `n` >= 1 sorted
@@ -243,11 +243,11 @@ int tf_layer_unit_quantiles(const tf_layer_spec *kind, const double *p, size_t c
  * x_k = noise quantile, y_k = reference quantile at p_k = k / (points - 1),
  * ties in x merged. Writes at most `points` points into out and their
  * number into *out_count (>= 2). 0 on success. */
-int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size_t points,
+TF_API int tf_equalized_points(const float *sorted, size_t n, tf_noise_type noise, size_t points,
                         tf_point *out, size_t *out_count, tf_error *err);
 /* The same against a layer kind's output distribution (noise_type and
  * fractal of `kind`, as tf_layer_unit_quantiles). */
-int tf_equalized_points_layer(const float *sorted, size_t n, const tf_layer_spec *kind,
+TF_API int tf_equalized_points_layer(const float *sorted, size_t n, const tf_layer_spec *kind,
                               size_t points, tf_point *out, size_t *out_count, tf_error *err);
 
 /* ---- auto-layering: the octave bands of one reference (docs/fitting.md) */
@@ -263,33 +263,33 @@ typedef struct {
 /* The band count TF_FIT_LAYERS_AUTO gives a width x height reference: one
  * more than the octave scales 1, 2, 4, ... px up to 1/8 of the shorter side
  * (1 below 8 px). */
-size_t tf_bands_auto_count(size_t width, size_t height);
+TF_API size_t tf_bands_auto_count(size_t width, size_t height);
 
 /* Split `map` into `count` bands (0: tf_bands_auto_count) of differences of
  * Gaussian low-passes, by normalized convolution over the visible cells
  * (weight > 0, weighted), on up to `threads` threads (0: one per core). Summed
  * in band order, the bands give each visible value back to one rounding.
  * 0 on success (free with tf_bands_free). Deterministic. */
-int tf_bands_decompose(const tf_layer_map *map, size_t count, unsigned threads, tf_bands *out,
+TF_API int tf_bands_decompose(const tf_layer_map *map, size_t count, unsigned threads, tf_bands *out,
                        tf_error *err);
-void tf_bands_free(tf_bands *bands);
+TF_API void tf_bands_free(tf_bands *bands);
 
 /* The nominal transfer function of band k at f cycles per pixel:
  * G_fine(f) - G_coarse(f) with G_s(f) = exp(-2 pi^2 s^2 f^2) (G = 1 without
  * a finer scale, 0 without a coarser one). NaN for k out of range. */
-double tf_band_transfer(const tf_bands *bands, size_t k, double f);
+TF_API double tf_band_transfer(const tf_bands *bands, size_t k, double f);
 
 /* The spectral centroid (cycles per pixel) of a radial power spectrum seen
  * through band k's transfer function H: sum f P H^2 n / sum P H^2 n over the
  * bins b >= 2 (n: frequencies in the bin; bin 1 is mostly the window). NaN when it has no power. */
-double tf_band_centroid(const tf_bands *bands, size_t k, const tf_radial_spectrum *spectrum);
+TF_API double tf_band_centroid(const tf_bands *bands, size_t k, const tf_radial_spectrum *spectrum);
 
 /* Frequency matching of one band (docs/fitting.md): the base-noise
  * frequency f (lattice units per pixel) at which `noise`, seen through band
  * k's transfer function on the bins of `spectrum`, has spectral centroid
  * `centroid` (cycles per pixel). NaN (err filled) when no f in
  * [1e-5, 4] does. The noise's spectrum is measured once per kind. */
-double tf_band_match_frequency(const tf_bands *bands, size_t k, tf_noise_type noise,
+TF_API double tf_band_match_frequency(const tf_bands *bands, size_t k, tf_noise_type noise,
                                double centroid, const tf_radial_spectrum *spectrum,
                                tf_error *err);
 

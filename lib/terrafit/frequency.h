@@ -31,9 +31,9 @@ typedef enum {
 } tf_frequency_method;
 
 /* "peaks", "spectrum", "auto"; NULL when out of range. */
-const char *tf_frequency_method_name(tf_frequency_method method);
+TF_API const char *tf_frequency_method_name(tf_frequency_method method);
 /* 0 and *method set when `name` is a method name; -1 otherwise. */
-int tf_frequency_method_from_name(const char *name, tf_frequency_method *method);
+TF_API int tf_frequency_method_from_name(const char *name, tf_frequency_method *method);
 
 typedef struct {
     double peaks;     /* frequency (lattice units per pixel) from peak density; NaN if none */
@@ -59,7 +59,7 @@ typedef struct {
  * With TF_FREQUENCY_PEAKS or TF_FREQUENCY_SPECTRUM only that estimator runs
  * (the other field is NaN) and its failure is the call's failure; with
  * TF_FREQUENCY_AUTO both run and the call fails only when both do. */
-int tf_estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, const tf_curve *rd,
+TF_API int tf_estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, const tf_curve *rd,
                           tf_frequency_method method, tf_frequency_estimate *out, tf_error *err);
 
 /* The thesis's peak density of a layer (5.4.1): along every row and every
@@ -68,16 +68,16 @@ int tf_estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, const 
  * divided by the number of interior cells of the runs (a run of n cells has
  * n - 2 cells that can be a peak). 0 on success; -1 with err filled when no
  * run has an interior cell. */
-int tf_layer_peak_density(const tf_layer_map *layer, double *peaks_per_pixel, tf_error *err);
+TF_API int tf_layer_peak_density(const tf_layer_map *layer, double *peaks_per_pixel, tf_error *err);
 
 /* Peaks per sample of base noise `noise` sampled along lines at `step`
  * lattice units per sample, from a table built once per noise kind
  * (docs/frequency.md, "Peak density of the base noise"). Increasing in
  * step up to tf_noise_peak_step_max(noise); NaN beyond it or for step <= 0
  * or non-finite step. */
-double tf_noise_peak_density(tf_noise_type noise, double step);
+TF_API double tf_noise_peak_density(tf_noise_type noise, double step);
 /* The largest step the table resolves (where the density stops increasing). */
-double tf_noise_peak_step_max(tf_noise_type noise);
+TF_API double tf_noise_peak_step_max(tf_noise_type noise);
 
 #ifdef __cplusplus
 }

@@ -37,22 +37,22 @@ typedef struct {
 #define TF_MAX_REFERENCE_BYTES ((size_t)1 << 30)
 
 /* A zeroed map (value 0.5, weight 1) of the given size; NULL on failure. */
-tf_layer_map *tf_layer_map_new(size_t width, size_t height, tf_error *err);
-void tf_layer_map_free(tf_layer_map *map);
+TF_API tf_layer_map *tf_layer_map_new(size_t width, size_t height, tf_error *err);
+TF_API void tf_layer_map_free(tf_layer_map *map);
 
 /* Read a reference layer: PNG (8/16-bit grey, grey+alpha, RGB, RGBA),
  * PGM (P2/P5, 8/16-bit) or ESRI ASCII grid (.asc; NODATA_value cells get
  * weight 0). The format is recognized from the content, not the name.
  * NULL on failure, with a message naming the file (and the line or pixel). */
-tf_layer_map *tf_layer_map_load(const char *path, tf_error *err);
+TF_API tf_layer_map *tf_layer_map_load(const char *path, tf_error *err);
 
 /* Apply a validity mask image of the same size: cells whose mask sample is 0
  * get weight 0 (the data set's convention: 255 valid, 0 no-data). 0 on
  * success. */
-int tf_layer_map_apply_valid(tf_layer_map *map, const char *mask_path, tf_error *err);
+TF_API int tf_layer_map_apply_valid(tf_layer_map *map, const char *mask_path, tf_error *err);
 
 /* Number of cells with weight > 0. */
-size_t tf_layer_map_visible_count(const tf_layer_map *map);
+TF_API size_t tf_layer_map_visible_count(const tf_layer_map *map);
 
 #ifdef __cplusplus
 }

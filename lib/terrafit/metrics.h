@@ -38,7 +38,7 @@ typedef struct {
     unsigned lowpass_radius;
 } tf_metrics_options;
 
-tf_metrics_options tf_metrics_options_default(void);
+TF_API tf_metrics_options tf_metrics_options_default(void);
 
 /* Values of one map. NaN where undefined (docs/metrics.md says when: e.g.
  * a flat map has no slope rate and no median contour). */
@@ -70,22 +70,22 @@ typedef struct {
  * -1 with err filled on different sizes, a side below TF_METRICS_MIN_SIDE,
  * more than TF_MAX_REFERENCE_PIXELS cells, no cell counted, bad options or
  * no memory. Deterministic; `out` is untouched on failure. */
-int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
+TF_API int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
                        const tf_metrics_options *options, tf_metrics_report *out, tf_error *err);
 
 /* Distance between two per-map values: |x - y|, NaN when either is NaN. */
-double tf_metrics_difference(double x, double y);
+TF_API double tf_metrics_difference(double x, double y);
 
 /* Pearson correlation of the normal scores of x and y (n pairs): each
  * series is ranked (ties get their mean rank), rank r of n maps to
  * Phi^-1((r - 0.5) / n), then the two score series are correlated. NaN when
  * n < 3 or a series is constant; -2 (not a correlation) on allocation
  * failure, with err filled. */
-double tf_normal_score_correlation(const double *x, const double *y, size_t n, tf_error *err);
+TF_API double tf_normal_score_correlation(const double *x, const double *y, size_t n, tf_error *err);
 
 /* The standard normal quantile Phi^-1(p) for p in (0, 1) (Wichura's AS241,
  * about 1e-16 relative accuracy); -inf / +inf at 0 / 1, NaN outside. */
-double tf_normal_quantile(double p);
+TF_API double tf_normal_quantile(double p);
 
 #ifdef __cplusplus
 }

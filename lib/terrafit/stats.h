@@ -17,24 +17,24 @@ extern "C" {
  * ascending, in a new malloc'd array (*out; free with free()). Returns the
  * count; 0 with *out NULL when there are none. (size_t)-1 on allocation
  * failure, with err filled. NaN values are skipped. */
-size_t tf_sorted_values(const float *values, const float *weight, size_t n, float **out,
+TF_API size_t tf_sorted_values(const float *values, const float *weight, size_t n, float **out,
                         tf_error *err);
 
 /* Quantile at probability p in [0, 1] of n >= 1 sorted values: linear
  * interpolation between order statistics at position p * (n - 1)
  * (Hyndman & Fan type 7). */
-double tf_quantile_sorted(const float *sorted, size_t n, double p);
+TF_API double tf_quantile_sorted(const float *sorted, size_t n, double p);
 
 /* Normalized histogram (sums to 1) of the values with weight > 0 (all when
  * weight is NULL) over [lo, hi] in `bins` equal bins; values outside are
  * counted in the end bins. All zero when no value counts. */
-void tf_histogram(const float *values, const float *weight, size_t n, double lo, double hi,
+TF_API void tf_histogram(const float *values, const float *weight, size_t n, double lo, double hi,
                   size_t bins, double *out);
 
 /* The thesis's chi-square histogram distance (5.4.1, Table 3):
  * 0.5 * sum_b (a_b - b_b)^2 / (a_b + b_b) over bins where a_b + b_b > 0.
  * 0 for identical histograms, 1 for disjoint normalized ones. */
-double tf_chi2_distance(const double *a, const double *b, size_t bins);
+TF_API double tf_chi2_distance(const double *a, const double *b, size_t bins);
 
 /* Radially averaged power spectrum of a w x h map:
  *  1. subtract the mean of the cells with weight > 0 (all when weight is
@@ -54,9 +54,9 @@ typedef struct {
 } tf_radial_spectrum;
 
 /* 0 on success (free with tf_radial_spectrum_free). w, h >= 4. Thread-safe. */
-int tf_radial_spectrum_compute(const float *values, const float *weight, size_t w, size_t h,
+TF_API int tf_radial_spectrum_compute(const float *values, const float *weight, size_t w, size_t h,
                                tf_radial_spectrum *out, tf_error *err);
-void tf_radial_spectrum_free(tf_radial_spectrum *spectrum);
+TF_API void tf_radial_spectrum_free(tf_radial_spectrum *spectrum);
 
 #ifdef __cplusplus
 }

@@ -48,27 +48,27 @@ typedef enum {
 } tf_heightmap_format;
 
 /* "png16", "png8", "pgm16", "r16", "f32", "pfm", "asc"; NULL when out of range. */
-const char *tf_heightmap_format_name(tf_heightmap_format format);
+TF_API const char *tf_heightmap_format_name(tf_heightmap_format format);
 /* 0 and *format set when `name` is a format name; -1 otherwise. */
-int tf_heightmap_format_from_name(const char *name, tf_heightmap_format *format);
+TF_API int tf_heightmap_format_from_name(const char *name, tf_heightmap_format *format);
 /* 0 and *format set from a file name's extension (.png -> png16, .pgm ->
  * pgm16, .r16/.raw -> r16, .f32 -> f32, .pfm -> pfm, .asc -> asc); -1 when
  * the extension says nothing. */
-int tf_heightmap_format_from_path(const char *path, tf_heightmap_format *format);
+TF_API int tf_heightmap_format_from_path(const char *path, tf_heightmap_format *format);
 /* 1 for the formats that store floats (f32, pfm, asc), 0 otherwise. */
-int tf_heightmap_format_is_float(tf_heightmap_format format);
+TF_API int tf_heightmap_format_is_float(tf_heightmap_format format);
 /* The usual file name extension of a format, without the dot ("png"). */
-const char *tf_heightmap_format_extension(tf_heightmap_format format);
+TF_API const char *tf_heightmap_format_extension(tf_heightmap_format format);
 
 /* Quantize one height: v = clamp((h - lo) / (hi - lo), 0, 1) (NaN -> 0),
  * q = floor(v * maxval + 0.5). */
-unsigned tf_quantize(double h, double lo, double hi, unsigned maxval);
+TF_API unsigned tf_quantize(double h, double lo, double hi, unsigned maxval);
 
 /* Write nx * ny heights (row-major, row 0 at the top), quantized with
  * tf_quantize over [lo, hi], atomically: the file appears complete or not
  * at all. 0 on success. Float formats store (h - lo) / (hi - lo), not
  * clamped, with origin 0,0 and step 1 (see tf_heightmap_write_with). */
-int tf_heightmap_write(const char *path, tf_heightmap_format format, const float *heights,
+TF_API int tf_heightmap_write(const char *path, tf_heightmap_format format, const float *heights,
                        size_t nx, size_t ny, double lo, double hi, tf_error *err);
 
 /* How heights become stored values. */
@@ -81,9 +81,9 @@ typedef enum {
 } tf_normalize;
 
 /* "spec", "minmax", "none"; NULL when out of range. */
-const char *tf_normalize_name(tf_normalize mode);
+TF_API const char *tf_normalize_name(tf_normalize mode);
 /* 0 and *mode set when `name` is a mode name; -1 otherwise. */
-int tf_normalize_from_name(const char *name, tf_normalize *mode);
+TF_API int tf_normalize_from_name(const char *name, tf_normalize *mode);
 
 typedef struct {
     tf_normalize normalize;
@@ -105,13 +105,13 @@ typedef struct {
  * committed after the data, so a sidecar means the pair is complete. asc
  * and the sidecar carry origin and step (georeferencing in
  * docs/formats.md). 0 on success. */
-int tf_heightmap_write_with(const char *path, tf_heightmap_format format, const float *heights,
+TF_API int tf_heightmap_write_with(const char *path, tf_heightmap_format format, const float *heights,
                             size_t nx, size_t ny, const tf_heightmap_options *options,
                             tf_error *err);
 
 /* The f32 sidecar's name: `path` + ".json". 0 on success; -1 when `size`
  * is too small. */
-int tf_heightmap_sidecar_path(const char *path, char *out, size_t size);
+TF_API int tf_heightmap_sidecar_path(const char *path, char *out, size_t size);
 
 /* A heightmap file read back as stored (tf_heightmap_read). */
 typedef struct {
@@ -128,9 +128,9 @@ typedef struct {
  * height (0, 0: a square from the file size). Other formats take their size
  * from the file; a nonzero width and height must then match it. f32 needs
  * its sidecar. NULL on failure, with a message naming the file. */
-tf_heightmap *tf_heightmap_read(const char *path, tf_heightmap_format format, size_t width,
+TF_API tf_heightmap *tf_heightmap_read(const char *path, tf_heightmap_format format, size_t width,
                                 size_t height, tf_error *err);
-void tf_heightmap_free(tf_heightmap *map);
+TF_API void tf_heightmap_free(tf_heightmap *map);
 
 /* ------------------------------------------------------- atomic writing */
 
@@ -138,14 +138,14 @@ void tf_heightmap_free(tf_heightmap *map);
  * on commit; abort (or a failed commit) removes the temporary. */
 typedef struct tf_atomic_file tf_atomic_file;
 
-tf_atomic_file *tf_atomic_open(const char *path, tf_error *err);
-FILE *tf_atomic_stream(tf_atomic_file *file);
+TF_API tf_atomic_file *tf_atomic_open(const char *path, tf_error *err);
+TF_API FILE *tf_atomic_stream(tf_atomic_file *file);
 /* Flush, close and rename; frees `file` whatever happens. 0 on success. */
-int tf_atomic_commit(tf_atomic_file *file, tf_error *err);
+TF_API int tf_atomic_commit(tf_atomic_file *file, tf_error *err);
 /* Close and remove the temporary; frees `file`. NULL is allowed. */
-void tf_atomic_abort(tf_atomic_file *file);
+TF_API void tf_atomic_abort(tf_atomic_file *file);
 /* Write a whole buffer atomically. 0 on success. */
-int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_error *err);
+TF_API int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_error *err);
 
 /* ------------------------------------------------------------- rendering */
 
@@ -154,11 +154,11 @@ int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_err
 typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 
 /* Number of online processors (at least 1). */
-unsigned tf_cpu_count(void);
+TF_API unsigned tf_cpu_count(void);
 
 /* Fill out[j*nx + i] exactly as tf_terrain_sample_grid would, splitting the
  * rows over `threads` threads (0 = tf_cpu_count()). 0 on success. */
-int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx, size_t ny,
+TF_API int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx, size_t ny,
                    unsigned threads, float *out, tf_progress_fn progress, void *user,
                    tf_error *err);
 
@@ -166,7 +166,7 @@ int tf_render_grid(const tf_terrain *t, double x0, double y0, double step, size_
  * out[j*nx + i] exactly as tf_terrain_sample_window(t, x0, y0, step, i0, j0,
  * nx, ny, out) would, so tiles cut from one lattice match a whole render bit
  * for bit. tf_render_grid is the window at i0 = j0 = 0. */
-int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
+TF_API int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                      int64_t j0, size_t nx, size_t ny, unsigned threads, float *out,
                      tf_progress_fn progress, void *user, tf_error *err);
 
@@ -176,7 +176,7 @@ int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int
  * tint over [lo, hi] lit from the north-west. `z_scale` converts height
  * units to pixel units for the slope (<= 0 picks a scale from the range:
  * (hi - lo) * nx / 4). Written atomically. 0 on success. */
-int tf_preview_write(const char *path, const float *heights, size_t nx, size_t ny, double lo,
+TF_API int tf_preview_write(const char *path, const float *heights, size_t nx, size_t ny, double lo,
                      double hi, double z_scale, tf_error *err);
 
 /* Two nx * ny height maps side by side (left | right), TF_PREVIEW_PAIR_GAP
@@ -184,7 +184,7 @@ int tf_preview_write(const char *path, const float *heights, size_t nx, size_t n
  * scale (z_scale, or when <= 0 the default picked from the left map), so
  * a reference and its synthesis can be compared by eye. 0 on success. */
 #define TF_PREVIEW_PAIR_GAP 8
-int tf_preview_write_pair(const char *path, const float *left, const float *right, size_t nx,
+TF_API int tf_preview_write_pair(const char *path, const float *left, const float *right, size_t nx,
                           size_t ny, double lo, double hi, double z_scale, tf_error *err);
 
 /* Preview styles (docs/preview.md has the colours and thresholds). */
@@ -198,9 +198,9 @@ typedef enum {
 } tf_preview_style;
 
 /* "hillshade", "color", ...; NULL when out of range. */
-const char *tf_preview_style_name(tf_preview_style style);
+TF_API const char *tf_preview_style_name(tf_preview_style style);
 /* 0 and *style set when `name` is a style name; -1 otherwise. */
-int tf_preview_style_from_name(const char *name, tf_preview_style *style);
+TF_API int tf_preview_style_from_name(const char *name, tf_preview_style *style);
 
 typedef struct {
     tf_preview_style style;
@@ -224,7 +224,7 @@ typedef struct {
 
 /* The defaults: color over [0, 1], automatic height scale, sun at 315 /
  * 45 degrees, water 0.2, snow 0.8, talus 0.8, OpenGL normals. */
-tf_preview_options tf_preview_options_default(void);
+TF_API tf_preview_options tf_preview_options_default(void);
 
 /* One image of a preview: width x height pixels from (width + 2 * border)
  * x (height + 2 * border) heights, row-major, row 0 at the top (north).
@@ -244,12 +244,12 @@ typedef struct {
  * panel has one (as the thesis's Figure 23), all shaded with one scale.
  * A new RGB image (malloc'd, *width * *height * 3 bytes; free with free()),
  * or NULL with `err` filled. */
-unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t count,
+TF_API unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t count,
                                  const tf_preview_options *options, size_t *width,
                                  size_t *height, tf_error *err);
 
 /* tf_preview_render written as an 8-bit RGB PNG, atomically. 0 on success. */
-int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, size_t count,
+TF_API int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, size_t count,
                             const tf_preview_options *options, tf_error *err);
 
 /* ---------------------------------------------------------------- meshes */
@@ -285,18 +285,18 @@ typedef enum {
 } tf_mesh_format;
 
 /* 0 and *format set from a file name's extension (.obj, .glb); -1 otherwise. */
-int tf_mesh_format_from_path(const char *path, tf_mesh_format *format);
+TF_API int tf_mesh_format_from_path(const char *path, tf_mesh_format *format);
 /* "obj", "glb"; NULL when out of range. */
-const char *tf_mesh_format_name(tf_mesh_format format);
-int tf_mesh_format_from_name(const char *name, tf_mesh_format *format);
+TF_API const char *tf_mesh_format_name(tf_mesh_format format);
+TF_API int tf_mesh_format_from_name(const char *name, tf_mesh_format *format);
 
 /* Build tile (tile_x, tile_y) of n x n vertices. NULL on failure. */
-tf_mesh *tf_mesh_build(const tf_terrain *t, double x0, double y0, double step, size_t n,
+TF_API tf_mesh *tf_mesh_build(const tf_terrain *t, double x0, double y0, double step, size_t n,
                        int64_t tile_x, int64_t tile_y, double height_scale, tf_error *err);
-void tf_mesh_free(tf_mesh *mesh);
+TF_API void tf_mesh_free(tf_mesh *mesh);
 
 /* Write a mesh atomically. 0 on success. */
-int tf_mesh_write(const char *path, tf_mesh_format format, const tf_mesh *mesh, tf_error *err);
+TF_API int tf_mesh_write(const char *path, tf_mesh_format format, const tf_mesh *mesh, tf_error *err);
 
 /* --------------------------------------------------------------- erosion */
 
@@ -341,42 +341,42 @@ typedef struct {
 #define TF_EROSION_MAX_ITERATIONS 1000000ul
 
 /* "thermal", "inverse-thermal", "hydraulic"; NULL when out of range. */
-const char *tf_erosion_method_name(tf_erosion_method method);
+TF_API const char *tf_erosion_method_name(tf_erosion_method method);
 /* 0 and *method set when `name` is a method name; -1 otherwise. */
-int tf_erosion_method_from_name(const char *name, tf_erosion_method *method);
+TF_API int tf_erosion_method_from_name(const char *name, tf_erosion_method *method);
 
 /* The defaults for a method on an nx * ny grid: 0 iterations, talus
  * 4 / max(nx, ny) (Olsen 2004), rain 0.01, solubility 0.01, evaporation
  * 0.5, capacity 0.01 (Olsen 2004). */
-void tf_erosion_params_default(tf_erosion_params *params, tf_erosion_method method, size_t nx,
+TF_API void tf_erosion_params_default(tf_erosion_params *params, tf_erosion_method method, size_t nx,
                                size_t ny);
 /* 0 when every field is in range; else TF_ERR_ARGUMENT naming the field. */
-int tf_erosion_params_check(const tf_erosion_params *params, tf_error *err);
+TF_API int tf_erosion_params_check(const tf_erosion_params *params, tf_error *err);
 
 /* Erosion in steps, for programs that look at the state between them. */
 typedef struct tf_erosion tf_erosion;
 
 /* Copy nx * ny heights (finite) into a new erosion state. NULL on failure. */
-tf_erosion *tf_erosion_new(const float *heights, size_t nx, size_t ny,
+TF_API tf_erosion *tf_erosion_new(const float *heights, size_t nx, size_t ny,
                            const tf_erosion_params *params, tf_error *err);
-void tf_erosion_free(tf_erosion *erosion);
+TF_API void tf_erosion_free(tf_erosion *erosion);
 /* Run `iterations` more iterations (params->iterations is not used here),
  * calling `progress` (may be NULL) with iterations done and `iterations`. */
-void tf_erosion_run(tf_erosion *erosion, unsigned long iterations, tf_progress_fn progress,
+TF_API void tf_erosion_run(tf_erosion *erosion, unsigned long iterations, tf_progress_fn progress,
                     void *user);
 /* The state, nx * ny doubles each: terrain height, and for the hydraulic
  * method the water and the sediment dissolved in it (NULL otherwise).
  * Terrain + sediment is what the methods conserve. */
-const double *tf_erosion_terrain(const tf_erosion *erosion);
-const double *tf_erosion_water(const tf_erosion *erosion);
-const double *tf_erosion_sediment(const tf_erosion *erosion);
+TF_API const double *tf_erosion_terrain(const tf_erosion *erosion);
+TF_API const double *tf_erosion_water(const tf_erosion *erosion);
+TF_API const double *tf_erosion_sediment(const tf_erosion *erosion);
 /* The eroded heights: terrain plus the sediment still dissolved, deposited
  * where it is (the water evaporates), so the sum of heights is conserved. */
-void tf_erosion_result(const tf_erosion *erosion, float *heights);
+TF_API void tf_erosion_result(const tf_erosion *erosion, float *heights);
 
 /* All of the above: erode nx * ny heights in place for params->iterations
  * iterations. On failure the heights are unchanged. 0 on success. */
-int tf_erode(float *heights, size_t nx, size_t ny, const tf_erosion_params *params,
+TF_API int tf_erode(float *heights, size_t nx, size_t ny, const tf_erosion_params *params,
              tf_progress_fn progress, void *user, tf_error *err);
 
 /* Measures that say what erosion did, over the 8-neighbourhood: the sum of
@@ -389,7 +389,7 @@ typedef struct {
     double flat_share;
 } tf_erosion_measures;
 
-void tf_erosion_measure(const float *heights, size_t nx, size_t ny, double flat_slope,
+TF_API void tf_erosion_measure(const float *heights, size_t nx, size_t ny, double flat_slope,
                         tf_erosion_measures *out);
 
 #ifdef __cplusplus

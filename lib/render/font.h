@@ -1,10 +1,10 @@
 /*
  * A small bitmap font for captions on previews: printable ASCII as 5x8
  * glyphs (rows 0-6 the body, row 7 descenders) in a 6x10 cell, drawn for
- * terrafit. Internal to the full library.
+ * terrafit. Internal to lib/render.
  */
-#ifndef TF_FULL_FONT_H
-#define TF_FULL_FONT_H
+#ifndef TF_RENDER_FONT_H
+#define TF_RENDER_FONT_H
 
 #include <stddef.h>
 
@@ -30,4 +30,4 @@ void tf_font_draw(unsigned char *image, size_t row_stride, size_t width, size_t 
                   size_t x, size_t y, const char *text, size_t length, unsigned scale,
                   const unsigned char rgb[3]);
 
-#endif /* TF_FULL_FONT_H */
+#endif /* TF_RENDER_FONT_H */

@@ -19,7 +19,7 @@
 #include <strings.h>
 
 #include "png_bands.h"
-#include "runtime/internal.h" /* tf_error_set */
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 static const char *const FORMAT_NAMES[TF_HEIGHTMAP_FORMAT_COUNT] = {

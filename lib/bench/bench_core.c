@@ -5,14 +5,15 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
-#include "bench_core.h"
+#include "bench/bench_core.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "runtime/internal.h" /* tf_fractal_sum_row, the terrain's path */
+#include "base/error.h"
+#include "runtime/bench.h" /* tf_fractal_sum_row */
 
 #define BENCH_X0 1000.5
 #define BENCH_Y0 -2000.25
@@ -187,7 +188,7 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         }
         r->output_curve = spec->output_curve_point_count > 0;
         r->noise = spec->layer_count ? tf_noise_type_name(spec->layers[0].noise_type) : "-";
-        r->path = tf_terrain_simd_name(t);
+        r->path = tf_terrain_path(t);
         r->threads = w.threads;
     }
     free(w.grid);

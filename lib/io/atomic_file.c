@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/internal.h" /* tf_error_set */
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 /* Tries at a fresh temporary name before giving up; collisions need a

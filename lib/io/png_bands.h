@@ -1,5 +1,5 @@
 /*
- * The parallel PNG encoder of lib/full/png_bands.c, for the heightmap
+ * The parallel PNG encoder of lib/io/png_bands.c, for the heightmap
  * writers: grey 8- or 16-bit rows from a callback, deflated in bands on
  * several threads, the same file bytes for any thread count.
  */

@@ -20,7 +20,7 @@
 #include <zlib.h>
 
 #include "png_bands.h"
-#include "runtime/internal.h" /* tf_error_set */
+#include "base/error.h"
 
 /* Uncompressed bytes per band, at least one row: large enough that the
  * 5 bytes of each sync flush and the 12 of each IDAT header do not matter,

@@ -3,7 +3,7 @@
  * wide and 8 high, drawn pixel by pixel for terrafit (no font file was
  * copied or converted), and a clipped, scaled text blitter.
  */
-#include "full/font.h"
+#include "render/font.h"
 
 /* Glyph rows, top to bottom, for ' ' (0x20) to '~' (0x7e); bit 4 is the
  * leftmost column. Capitals and digits fill rows 0-6, lowercase bodies

@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/internal.h" /* tf_error_set */
+#include "base/error.h"
+#include "util/util.h"
 #include "terrafit/terrafit.h"
 
 /* Samples in one claim of rows: large enough that the shared counter is
@@ -44,20 +45,6 @@ typedef struct {
     double next_report_seconds;
 } progress_reporter;
 
-unsigned tf_cpu_count(void)
-{
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online >= 1 && online <= 65536 ? (unsigned)online : 1u;
-}
-
-static double monotonic_seconds(void)
-{
-    struct timespec now;
-    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-        return 0.0;
-    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
-}
-
 /* A report now and then while rows remain; the final one (done == total)
  * is left to tf_render_grid so that it comes exactly once. */
 static void report_progress(progress_reporter *reporter, const render_job *job)
@@ -65,7 +52,7 @@ static void report_progress(progress_reporter *reporter, const render_job *job)
     if (!reporter || !reporter->fn)
         return;
     size_t done = atomic_load_explicit(&job->rows_done, memory_order_relaxed);
-    double now = monotonic_seconds();
+    double now = tf_clock_seconds();
     if (done < job->ny && now >= reporter->next_report_seconds) {
         reporter->fn(reporter->user, done, job->ny);
         reporter->next_report_seconds = now + PROGRESS_INTERVAL_SECONDS;
@@ -190,7 +177,7 @@ int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int
     progress_reporter reporter = {
         .fn = progress,
         .user = user,
-        .next_report_seconds = monotonic_seconds() + PROGRESS_INTERVAL_SECONDS,
+        .next_report_seconds = tf_clock_seconds() + PROGRESS_INTERVAL_SECONDS,
     };
     render_rows(&job, &reporter);
     if (progress) {

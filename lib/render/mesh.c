@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h" /* tf_error_set */
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 /* glTF 2.0 binary container (glTF spec, "GLB File Format Specification"). */

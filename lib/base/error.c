@@ -1,9 +1,9 @@
 /* The caller-owned error struct: every failure in the library fills one
  * with a code and a sentence that names the file, path or value at fault. */
-#include <stdio.h>
-#include <string.h>
+#include "base/error.h"
 
-#include "internal.h"
+#include <stdarg.h>
+#include <stdio.h>
 
 void tf_error_set(tf_error *err, int code, const char *fmt, ...)
 {

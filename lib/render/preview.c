@@ -12,8 +12,8 @@
 
 #include <stb_image_write.h>
 
-#include "full/font.h"
-#include "runtime/internal.h" /* tf_error_set */
+#include "render/font.h"
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 /* The sun, in the cartographic convention: azimuth clockwise from north,

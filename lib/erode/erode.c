@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h" /* tf_error_set */
+#include "base/error.h"
 #include "terrafit/terrafit.h"
 
 /* The Moore neighbourhood (the survey's best-looking choice, 3.1), in a

@@ -1,0 +1,22 @@
+/*
+ * The error helper every terrafit library shares: fill a caller-owned
+ * tf_error (terrafit/runtime.h) with a code and a printf-style sentence.
+ * Internal: compiled into each installed library, exported by none.
+ */
+#ifndef TF_BASE_ERROR_H
+#define TF_BASE_ERROR_H
+
+#include "terrafit/runtime.h"
+
+#if defined(__GNUC__)
+#define TF_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TF_PRINTF(fmt, args)
+#endif
+
+/* Fill `err` (may be NULL) with a code and a printf-style message. */
+void tf_error_set(tf_error *err, int code, const char *fmt, ...) TF_PRINTF(3, 4);
+/* Set `err` (may be NULL) to TF_OK with an empty message. */
+void tf_error_clear(tf_error *err);
+
+#endif
