@@ -18,7 +18,6 @@
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
 #include "analysis/metrics_internal.h"
-#include "runtime/fractal.h"
 #include "base/error.h"
 #include "util/util.h"
 #include "terrafit/terrafit.h"
@@ -136,28 +135,27 @@ static void learn_mask_curve(const band_shared *sh, size_t k, band_job *job)
  * gives it, through its curve, before amplitude and mask) against the
  * values its curve was equalized to, on a window far from the reference. */
 static double band_chi2(const band_shared *sh, size_t k, const tf_layer_spec *kind,
-                        const band_job *job, const tf_curve *curve, const float *values,
-                        size_t cells)
+                        const band_job *job, const float *values, size_t cells)
 {
-    const tf_layer_spec *ls = &sh->spec->layers[k];
-    tf_layer_spec layer = *kind;
-    layer.seed = ls->seed;
-    tf_fractal_plan plan;
-    tf_fractal_plan_init(&plan, &layer);
     double f = job->frequency, step = sample_window_step(f);
     size_t m = BAND_CHI2_SIDE;
     float *syn = malloc(m * m * sizeof *syn);
-    if (!syn)
+    double *r = malloc(m * m * sizeof *r);
+    tf_terrain *t = syn && r ? fit_layer_terrain(kind, &sh->spec->layers[k], f, job->rd,
+                                                 job->rd_count, NULL)
+                             : NULL;
+    if (!t || tf_terrain_sample_stage_window(t, TF_STAGE_REDISTRIBUTED, 0, TF_FIT_SYNTHESIS_OFFSET,
+                                             TF_FIT_SYNTHESIS_OFFSET, step, 0, 0, m, m, r,
+                                             NULL) != 0) {
+        tf_terrain_free(t);
+        free(syn);
+        free(r);
         return NAN;
-    for (size_t j = 0; j < m; j++) {
-        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j * step;
-        for (size_t i = 0; i < m; i++) {
-            double x = TF_FIT_SYNTHESIS_OFFSET + (double)i * step;
-            double nv = tf_fractal_plan_eval(&plan, x * f + ls->offset[0],
-                                             y * f + ls->offset[1], ls->offset[2], NULL, NULL);
-            syn[j * m + i] = (float)tf_curve_eval(curve, (nv + 1.0) * 0.5);
-        }
     }
+    tf_terrain_free(t);
+    for (size_t i = 0; i < m * m; i++)
+        syn[i] = (float)r[i];
+    free(r);
     double lo = job->value_min, hi = job->value_max;
     if (!(hi > lo)) {
         lo -= 0.5;
@@ -305,14 +303,7 @@ static int band_curve(const band_shared *sh, size_t k, const band_values *bv,
         }
         job->blend = t;
     }
-    tf_curve *curve = tf_curve_new(job->rd, job->rd_count, TF_INTERP_MONOTONE_CUBIC, &err);
-    if (!curve) {
-        job->err = err;
-        return -1;
-    }
-    job->chi2 = band_chi2(sh, k, kind, job, curve, bv->demod,
-                          sh->map->width * sh->map->height);
-    tf_curve_free(curve);
+    job->chi2 = band_chi2(sh, k, kind, job, bv->demod, sh->map->width * sh->map->height);
     return 0;
 }
 
@@ -334,89 +325,6 @@ static void band_fit_range(void *ctx, size_t lo, size_t hi)
             sh->jobs[k].failed = 1;
 }
 
-/* ------------------------------------------------------ output curve */
-
-typedef struct {
-    const tf_spec *spec;
-    const tf_fractal_plan *plan;
-    tf_curve **rd, **mask;
-    double step;
-    float *out; /* OUTPUT_SAMPLE_SIDE^2 layer sums */
-} stack_sampler;
-
-/* Layer k's redistributed value r = RD_k(u) at world point (x, y), the
- * runtime's steps 1-2 (docs/spec.md): its base noise or fractal through
- * the layer's plan, the function the runtime evaluates. */
-static double layer_redistributed(const tf_layer_spec *l, const tf_fractal_plan *plan,
-                                  const tf_curve *rd, double x, double y)
-{
-    double n = tf_fractal_plan_eval(plan, x * l->frequency + l->offset[0],
-                                    y * l->frequency + l->offset[1], l->offset[2], NULL, NULL);
-    return tf_curve_eval(rd, (n + 1.0) * 0.5);
-}
-
-/* The layer sum at world point (x, y), as the runtime evaluates a spec
- * with mask curves over layer 0 (docs/spec.md), before the output curve. */
-static double stack_sum(const stack_sampler *s, double x, double y)
-{
-    const tf_spec *spec = s->spec;
-    double h = 0.0, r0 = 0.0;
-    for (size_t i = 0; i < spec->layer_count; i++) {
-        const tf_layer_spec *l = &spec->layers[i];
-        double r = layer_redistributed(l, &s->plan[i], s->rd[i], x, y);
-        if (i == 0)
-            r0 = r;
-        double v = (r + l->pre_amp_shift) * l->amp_scale;
-        if (s->mask[i])
-            v *= tf_curve_eval(s->mask[i], r0);
-        h += v;
-    }
-    return h;
-}
-
-static void stack_rows(void *ctx, size_t j0, size_t j1)
-{
-    stack_sampler *s = ctx;
-    size_t m = OUTPUT_SAMPLE_SIDE;
-    for (size_t j = j0; j < j1; j++) {
-        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j * s->step;
-        for (size_t i = 0; i < m; i++)
-            s->out[j * m + i] =
-                (float)stack_sum(s, TF_FIT_SYNTHESIS_OFFSET + (double)i * s->step, y);
-    }
-}
-
-/* Each layer synthesized alone at amplitude 1 (its mask curve over layer
- * 0's value included) on a window of the reference's size at the synthesis
- * offset: the maps whose spectra the calibration fits. */
-typedef struct {
-    const tf_spec *spec;
-    const tf_fractal_plan *plan;
-    tf_curve **rd, **mask;
-    size_t w, h;
-    float **maps; /* layer_count maps of w * h */
-} layer_renderer;
-
-static void layer_rows(void *ctx, size_t j0, size_t j1)
-{
-    layer_renderer *lr = ctx;
-    const tf_spec *spec = lr->spec;
-    for (size_t j = j0; j < j1; j++) {
-        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j;
-        for (size_t i = 0; i < lr->w; i++) {
-            double x = TF_FIT_SYNTHESIS_OFFSET + (double)i, r0 = 0.0;
-            for (size_t k = 0; k < spec->layer_count; k++) {
-                double r = layer_redistributed(&spec->layers[k], &lr->plan[k], lr->rd[k], x, y);
-                if (k == 0)
-                    r0 = r;
-                if (lr->mask[k])
-                    r *= tf_curve_eval(lr->mask[k], r0);
-                lr->maps[k][j * lr->w + i] = (float)r;
-            }
-        }
-    }
-}
-
 /* -------------------------------------------------------------- driver */
 
 /* Everything one auto-layered fit holds; freed by ctx_free. */
@@ -433,23 +341,16 @@ typedef struct {
     band_job *jobs;
     unsigned char *bin_of;
     double bin_x[TF_FIT_MASK_CURVE_BINS];
-    tf_curve *rd[TF_FIT_MAX_BANDS], *mask[TF_FIT_MAX_BANDS];
     /* Each band's noise and layer kind (--noise, --layer-kind, per band or
-     * for all), its unit value's mean and standard deviation, and the
-     * compiled plan of its spec layer (set with the layers). */
+     * for all), and its unit value's mean and standard deviation. */
     tf_layer_spec kind[TF_FIT_MAX_BANDS];
     double u_mean[TF_FIT_MAX_BANDS], u_sd[TF_FIT_MAX_BANDS];
-    tf_fractal_plan plan[TF_FIT_MAX_BANDS];
     /* --noise auto: the bands that try the candidates. */
     int try_auto[TF_FIT_MAX_BANDS];
 } autolayer_ctx;
 
 static void ctx_free(autolayer_ctx *c)
 {
-    for (size_t k = 0; k < TF_FIT_MAX_BANDS; k++) {
-        tf_curve_free(c->rd[k]);
-        tf_curve_free(c->mask[k]);
-    }
     if (c->jobs)
         for (size_t k = 0; k < c->bands.count; k++)
             free(c->jobs[k].rd);
@@ -716,13 +617,8 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
         int has_mask = job->mask_count >= 2;
         if (tf_spec_set_rd_points(c->spec, k, job->rd, job->rd_count, c->err) != 0 ||
             (has_mask && tf_spec_set_mask_curve(c->spec, k, 0, job->mask, job->mask_count,
-                                                TF_INTERP_MONOTONE_CUBIC, c->err) != 0) ||
-            !(c->rd[k] =
-                  tf_curve_new(job->rd, job->rd_count, TF_INTERP_MONOTONE_CUBIC, c->err)) ||
-            (has_mask && !(c->mask[k] = tf_curve_new(job->mask, job->mask_count,
-                                                     TF_INTERP_MONOTONE_CUBIC, c->err))))
+                                                TF_INTERP_MONOTONE_CUBIC, c->err) != 0))
             return -1;
-        tf_fractal_plan_init(&c->plan[k], ls);
 
         tf_fit_layer_report *rep = &c->report->layers[k];
         rep->noise = ls->noise_type;
@@ -769,6 +665,47 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
     return 0;
 }
 
+/* Each layer at amplitude 1 (its mask curve over layer 0's value
+ * included: TF_STAGE_CONTRIBUTION of the spec as it stands) on a window of
+ * the reference's size at the synthesis offset, as floats: the maps whose
+ * spectra the calibration fits. Layer 0's redistributed values are
+ * rendered once and combined with each layer's. */
+static int render_calibration_maps(autolayer_ctx *c, float **maps)
+{
+    size_t count = c->bands.count, w = c->map->width, h = c->map->height, n = c->cells;
+    tf_terrain *t = tf_terrain_compile(c->spec, c->err);
+    double *r0 = malloc(n * sizeof *r0), *rk = malloc(n * sizeof *rk);
+    double *contribution = malloc(n * sizeof *contribution);
+    int rc = 0;
+    if (!t)
+        rc = -1;
+    else if (!r0 || !rk || !contribution)
+        rc = fail_nomem(c);
+    if (rc == 0)
+        rc = fit_render_stage(t, TF_STAGE_REDISTRIBUTED, 0, 1.0, w, h, c->opt->threads, r0,
+                              c->err);
+    const double *rows[TF_FIT_MAX_BANDS] = {r0};
+    for (size_t k = 0; k < count && rc == 0; k++) {
+        if (k > 0)
+            rc = fit_render_stage(t, TF_STAGE_REDISTRIBUTED, k, 1.0, w, h, c->opt->threads, rk,
+                                  c->err);
+        if (k > 0)
+            rows[k] = rk;
+        if (rc == 0)
+            rc = fit_combine(t, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
+                             contribution, c->err);
+        if (k > 0)
+            rows[k] = NULL;
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            maps[k][i] = (float)contribution[i];
+    }
+    tf_terrain_free(t);
+    free(r0);
+    free(rk);
+    free(contribution);
+    return rc;
+}
+
 /* Amplitudes from the layers' spectra, measured like the reference's. */
 static int stage_calibration(autolayer_ctx *c)
 {
@@ -781,12 +718,10 @@ static int stage_calibration(autolayer_ctx *c)
     for (size_t k = 0; k < count && rc == 0; k++)
         if (!(maps[k] = malloc(c->cells * sizeof **maps)))
             rc = fail_nomem(c);
-    if (rc == 0) {
-        layer_renderer lr = {c->spec, c->plan, c->rd, c->mask, w, h, maps};
-        tf_parallel_for(h, c->opt->threads, layer_rows, &lr);
-        for (size_t k = 0; k < count && rc == 0; k++)
-            rc = tf_radial_spectrum_compute(maps[k], NULL, w, h, &spectra[k], c->err);
-    }
+    if (rc == 0)
+        rc = render_calibration_maps(c, maps);
+    for (size_t k = 0; k < count && rc == 0; k++)
+        rc = tf_radial_spectrum_compute(maps[k], NULL, w, h, &spectra[k], c->err);
     for (size_t k = 0; k < count; k++)
         free(maps[k]);
     if (rc == 0)
@@ -825,23 +760,29 @@ static size_t output_curve_points(const float *sum_sorted, size_t nsum, const fl
     return mo;
 }
 
-/* The output curve: the layer sum sampled on a window far from the
- * reference that spans many coarse features; its quantiles to the
- * reference's. Also sets the spec's range (the reference's). */
+/* The output curve: the layer sum (TF_STAGE_SUM of the spec as it
+ * stands) sampled on a window far from the reference that spans many
+ * coarse features; its quantiles to the reference's. The chi-square after
+ * is the terrain's own (TF_STAGE_HEIGHT) with the curve. Also sets the
+ * spec's range (the reference's). */
 static int stage_output_curve(autolayer_ctx *c)
 {
     size_t m = OUTPUT_SAMPLE_SIDE, nm = m * m, kpts = c->opt->points;
+    double step = sample_window_step(c->jobs[0].frequency);
     float *sums = malloc(nm * sizeof *sums), *sum_sorted = NULL, *ref_sorted = NULL;
+    double *values = malloc(nm * sizeof *values);
     tf_point *pts = malloc(kpts * sizeof *pts);
-    tf_curve *oc = NULL;
+    tf_terrain *t = NULL;
     int rc = -1;
-    if (!sums || !pts) {
+    if (!sums || !values || !pts) {
         fail_nomem(c);
         goto done;
     }
-    stack_sampler ss = {c->spec, c->plan, c->rd, c->mask,
-                        sample_window_step(c->jobs[0].frequency), sums};
-    tf_parallel_for(m, c->opt->threads, stack_rows, &ss);
+    if (!(t = tf_terrain_compile(c->spec, c->err)) ||
+        fit_render_stage(t, TF_STAGE_SUM, 0, step, m, m, c->opt->threads, values, c->err) != 0)
+        goto done;
+    for (size_t i = 0; i < nm; i++)
+        sums[i] = (float)values[i];
     tf_error e;
     size_t nsum = tf_sorted_values(sums, NULL, nm, &sum_sorted, &e);
     size_t nref = tf_sorted_values(c->map->value, c->map->weight, c->cells, &ref_sorted, &e);
@@ -860,22 +801,27 @@ static int stage_output_curve(autolayer_ctx *c)
     tf_histogram(sums, NULL, nm, lo, hi, TF_FIT_CHI2_BINS, b);
     c->report->output_chi2_before = c->report->output_chi2_after =
         tf_chi2_distance(a, b, TF_FIT_CHI2_BINS);
+    c->spec->min_value = lo;
+    c->spec->max_value = hi;
     if (mo >= 2) {
-        if (!(oc = tf_curve_new(pts, mo, TF_INTERP_MONOTONE_CUBIC, c->err)) ||
-            tf_spec_set_output_curve(c->spec, pts, mo, TF_INTERP_MONOTONE_CUBIC, c->err) != 0)
+        if (tf_spec_set_output_curve(c->spec, pts, mo, TF_INTERP_MONOTONE_CUBIC, c->err) != 0)
+            goto done;
+        tf_terrain_free(t);
+        if (!(t = tf_terrain_compile(c->spec, c->err)) ||
+            fit_render_stage(t, TF_STAGE_HEIGHT, 0, step, m, m, c->opt->threads, values,
+                             c->err) != 0)
             goto done;
         for (size_t i = 0; i < nm; i++)
-            sums[i] = (float)tf_curve_eval(oc, sums[i]);
+            sums[i] = (float)values[i];
         tf_histogram(sums, NULL, nm, lo, hi, TF_FIT_CHI2_BINS, b);
         c->report->output_chi2_after = tf_chi2_distance(a, b, TF_FIT_CHI2_BINS);
         c->report->output_curve_points = mo;
     }
-    c->spec->min_value = lo;
-    c->spec->max_value = hi;
     rc = 0;
 done:
-    tf_curve_free(oc);
+    tf_terrain_free(t);
     free(sums);
+    free(values);
     free(sum_sorted);
     free(ref_sorted);
     free(pts);
@@ -912,21 +858,22 @@ typedef struct {
     size_t w, h, cells, count;
     band_values bv[TF_FIT_MAX_BANDS];
     band_job base[TF_FIT_MAX_BANDS]; /* the noise-independent fit: mask curve, moments */
-    tf_curve *mask[TF_FIT_MAX_BANDS];
-    /* Band k's redistribution curve for noise n (and its chi-square),
-     * built on first use: it does not depend on the other bands. */
-    tf_curve *rd[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
+    /* Band k's redistribution curve for noise n (its points and
+     * chi-square), built on first use: it does not depend on the other
+     * bands. */
+    tf_point *rd[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
+    size_t rd_count[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
     double rd_chi2[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
     layer_render raw[TF_FIT_MAX_BANDS];    /* on the reference's window */
     layer_render sample[TF_FIT_MAX_BANDS]; /* on the output curve's sample window */
-    /* m_k = r_k x mask_k(r_0) on the reference's window and its spectrum
-     * (the calibration's), keyed by the noise and frequency of layer k and
-     * of layer 0. */
-    double *masked[TF_FIT_MAX_BANDS];
+    /* Layer k's spectrum at amplitude 1, its mask over layer 0's value
+     * included (the calibration's), keyed by the noise and frequency of
+     * layer k and of layer 0. */
     tf_radial_spectrum spectrum[TF_FIT_MAX_BANDS];
     int spectrum_valid[TF_FIT_MAX_BANDS];
     tf_noise_type spectrum_noise[TF_FIT_MAX_BANDS][2];
     double spectrum_freq[TF_FIT_MAX_BANDS][2];
+    double *values;
     float *scratch, *sums, *terrain, *slope, *slope_weight;
     unsigned char *ok;
     /* The reference: sorted values (output curve), range, and its [0, 1]
@@ -943,15 +890,14 @@ static void terrain_trials_free(terrain_trials *t)
 {
     for (size_t k = 0; k < TF_FIT_MAX_BANDS; k++) {
         band_values_free(&t->bv[k]);
-        tf_curve_free(t->mask[k]);
         for (size_t n = 0; n < TF_NOISE_KIND_COUNT; n++)
-            tf_curve_free(t->rd[k][n]);
+            free(t->rd[k][n]);
         free(t->raw[k].values);
         free(t->sample[k].values);
-        free(t->masked[k]);
         if (t->spectrum_valid[k])
             tf_radial_spectrum_free(&t->spectrum[k]);
     }
+    free(t->values);
     free(t->scratch);
     free(t->sums);
     free(t->terrain);
@@ -988,12 +934,9 @@ static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
                          "%s: band %zu: %s", c->label, k, t->base[k].err.message);
             return -1;
         }
-        if (t->base[k].mask_count >= 2 &&
-            !(t->mask[k] = tf_curve_new(t->base[k].mask, t->base[k].mask_count,
-                                        TF_INTERP_MONOTONE_CUBIC, c->err)))
-            return -1;
     }
     size_t n = t->cells, m = OUTPUT_SAMPLE_SIDE;
+    t->values = malloc((n > m * m ? n : m * m) * sizeof *t->values);
     t->scratch = malloc(n * sizeof *t->scratch);
     t->sums = malloc(m * m * sizeof *t->sums);
     t->terrain = malloc(n * sizeof *t->terrain);
@@ -1003,7 +946,7 @@ static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
     t->ref_unit = malloc(n * sizeof *t->ref_unit);
     t->ref_slope = malloc(n * sizeof *t->ref_slope);
     tf_error e;
-    if (!t->scratch || !t->sums || !t->terrain || !t->slope || !t->slope_weight || !t->ok ||
+    if (!t->values || !t->scratch || !t->sums || !t->terrain || !t->slope || !t->slope_weight || !t->ok ||
         !t->ref_unit || !t->ref_slope)
         return fail_nomem(c);
     size_t nref = tf_sorted_values(c->map->value, c->map->weight, n, &t->ref_sorted, &e);
@@ -1028,30 +971,9 @@ static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
     return 0;
 }
 
-typedef struct {
-    const tf_layer_spec *layer;
-    const tf_fractal_plan *plan;
-    const tf_curve *rd;
-    double step;
-    size_t w;
-    double *out;
-} raw_renderer;
-
-/* r = RD(u) on a window at the synthesis origin, `step` apart: the values
- * layer_rows (step 1) and stack_rows (the sample window) compute. */
-static void raw_rows(void *ctx, size_t j0, size_t j1)
-{
-    raw_renderer *r = ctx;
-    for (size_t j = j0; j < j1; j++) {
-        double y = TF_FIT_SYNTHESIS_OFFSET + (double)j * r->step;
-        for (size_t i = 0; i < r->w; i++)
-            r->out[j * r->w + i] = layer_redistributed(
-                r->layer, r->plan, r->rd, TF_FIT_SYNTHESIS_OFFSET + (double)i * r->step, y);
-    }
-}
-
-/* Layer k with `noise` at frequency f rendered into lr (w x h, `step`
- * apart) unless it already holds exactly that. */
+/* Layer k with `noise` at frequency f: r = RD(u) (TF_STAGE_REDISTRIBUTED)
+ * on a window at the synthesis origin, `step` apart, into lr (w x h)
+ * unless it already holds exactly that. */
 static int render_layer(terrain_trials *t, layer_render *lr, size_t k, tf_noise_type noise,
                         double f, double step, size_t w, size_t h)
 {
@@ -1059,16 +981,17 @@ static int render_layer(terrain_trials *t, layer_render *lr, size_t k, tf_noise_
         return 0;
     if (!lr->values && !(lr->values = malloc(w * h * sizeof *lr->values)))
         return fail_nomem(t->c);
-    const tf_layer_spec *ls = &t->c->spec->layers[k];
-    tf_layer_spec layer = t->c->kind[k];
-    layer.noise_type = noise;
-    layer.seed = ls->seed;
-    memcpy(layer.offset, ls->offset, sizeof layer.offset);
-    layer.frequency = f;
-    tf_fractal_plan plan;
-    tf_fractal_plan_init(&plan, &layer);
-    raw_renderer r = {&layer, &plan, t->rd[k][noise], step, w, lr->values};
-    tf_parallel_for(h, t->c->opt->threads, raw_rows, &r);
+    lr->valid = 0;
+    tf_layer_spec kind = t->c->kind[k];
+    kind.noise_type = noise;
+    tf_terrain *layer = fit_layer_terrain(&kind, &t->c->spec->layers[k], f, t->rd[k][noise],
+                                          t->rd_count[k][noise], t->c->err);
+    int rc = layer ? fit_render_stage(layer, TF_STAGE_REDISTRIBUTED, 0, step, w, h,
+                                      t->c->opt->threads, lr->values, t->c->err)
+                   : -1;
+    tf_terrain_free(layer);
+    if (rc != 0)
+        return -1;
     lr->noise = noise;
     lr->frequency = f;
     lr->step = step;
@@ -1076,62 +999,45 @@ static int render_layer(terrain_trials *t, layer_render *lr, size_t k, tf_noise_
     return 0;
 }
 
-/* The per-cell loops of a trial, split over the threads (each cell is
- * computed alone, so the result does not depend on the split). */
-typedef enum { TRIAL_MASKED, TRIAL_SUMS, TRIAL_TERRAIN } trial_loop_kind;
-
-typedef struct {
-    terrain_trials *t;
-    trial_loop_kind kind;
-    size_t k;             /* TRIAL_MASKED: the layer */
-    const double *amp;    /* TRIAL_SUMS, TRIAL_TERRAIN */
-    const tf_curve *oc;   /* TRIAL_TERRAIN: the output curve, or NULL */
-} trial_loop;
-
-static void trial_cells(void *ctx, size_t lo, size_t hi)
+/* The terrain a trial scores, compiled by the runtime: every band's layer
+ * with its noise, frequency, curve and mask curve over layer 0, the
+ * amplitudes `amp` (NULL: 1) and the output curve `oc` (NULL: none). NULL
+ * on failure (c->err filled). */
+static tf_terrain *trial_terrain(terrain_trials *t, const tf_noise_type *noise,
+                                 const double *freq, const double *amp, const tf_point *oc,
+                                 size_t oc_count)
 {
-    const trial_loop *tl = ctx;
-    terrain_trials *t = tl->t;
-    size_t count = t->count;
-    if (tl->kind == TRIAL_MASKED) {
-        /* m_k = r_k x mask_k(r_0), and its float copy for the spectrum. */
-        const double *r = t->raw[tl->k].values, *r0 = t->raw[0].values;
-        const tf_curve *mask = t->mask[tl->k];
-        double *mk = t->masked[tl->k];
-        for (size_t i = lo; i < hi; i++) {
-            mk[i] = mask ? r[i] * tf_curve_eval(mask, r0[i]) : r[i];
-            t->scratch[i] = (float)mk[i];
-        }
-    } else if (tl->kind == TRIAL_SUMS) {
-        /* The layer sum on the sample window, as stack_sum adds it. */
-        for (size_t i = lo; i < hi; i++) {
-            double sum = 0.0, s0 = t->sample[0].values[i];
-            for (size_t k = 0; k < count; k++) {
-                double v = (t->sample[k].values[i] + 0.0) * tl->amp[k];
-                if (t->mask[k])
-                    v *= tf_curve_eval(t->mask[k], s0);
-                sum += v;
-            }
-            t->sums[i] = (float)sum;
-        }
-    } else {
-        /* The terrain through the output curve, mapped to [0, 1] over the
-         * reference's range; invisible cells hold compare's placeholder.
-         * (a_k m_k may differ from the runtime's (r_k a_k) mask_k(r_0) in
-         * the last bit: this terrain is only scored.) */
-        double span = t->hi > t->lo ? t->hi - t->lo : 1.0;
-        for (size_t i = lo; i < hi; i++) {
-            if (!t->ok[i]) {
-                t->terrain[i] = 0.5f;
-                continue;
-            }
-            double sum = 0.0;
-            for (size_t k = 0; k < count; k++)
-                sum += tl->amp[k] * t->masked[k][i];
-            double v = ((tl->oc ? tf_curve_eval(tl->oc, sum) : sum) - t->lo) / span;
-            t->terrain[i] = (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
-        }
+    autolayer_ctx *c = t->c;
+    tf_spec *spec = tf_spec_copy(c->spec, c->err);
+    int rc = spec ? 0 : -1;
+    for (size_t k = 0; k < t->count && rc == 0; k++) {
+        tf_layer_spec *ls = &spec->layers[k];
+        tf_fractal_set_defaults(ls, c->kind[k].fractal_kind);
+        ls->noise_type = noise[k];
+        ls->frequency = freq[k];
+        ls->rd_interpolation = TF_INTERP_MONOTONE_CUBIC;
+        ls->pre_amp_shift = 0.0;
+        ls->amp_scale = amp ? amp[k] : 1.0;
+        const band_job *base = &t->base[k];
+        rc = tf_spec_set_rd_points(spec, k, t->rd[k][noise[k]], t->rd_count[k][noise[k]],
+                                   c->err);
+        if (rc == 0 && base->mask_count >= 2)
+            rc = tf_spec_set_mask_curve(spec, k, 0, base->mask, base->mask_count,
+                                        TF_INTERP_MONOTONE_CUBIC, c->err);
     }
+    if (rc == 0 && oc)
+        rc = tf_spec_set_output_curve(spec, oc, oc_count, TF_INTERP_MONOTONE_CUBIC, c->err);
+    tf_terrain *terrain = rc == 0 ? tf_terrain_compile(spec, c->err) : NULL;
+    tf_spec_free(spec);
+    return terrain;
+}
+
+/* The layers' cached windows (raw or sample), as tf_terrain_combine
+ * reads them. */
+static void window_rows(const layer_render *lr, size_t count, const double **rows)
+{
+    for (size_t k = 0; k < count; k++)
+        rows[k] = lr[k].values;
 }
 
 /* Band k's curve for `noise` (built once; band_curve at frequency f).
@@ -1154,12 +1060,19 @@ static int band_curve_for(terrain_trials *t, size_t k, tf_noise_type noise, doub
     job.rd = NULL;
     job.frequency = f;
     int rc = band_curve(&t->sh, k, &t->bv[k], &kind, u_mean, u_sd, &job) != 0 ? 1 : 0;
-    if (rc == 0 &&
-        !(t->rd[k][noise] = tf_curve_new(job.rd, job.rd_count, TF_INTERP_MONOTONE_CUBIC, &e)))
-        rc = 1;
-    if (rc == 0)
+    /* a curve the runtime would refuse fails the candidate, not the fit */
+    tf_curve *check = rc == 0 ? tf_curve_new(job.rd, job.rd_count, TF_INTERP_MONOTONE_CUBIC, &e)
+                              : NULL;
+    if (rc == 0 && !check)
+        rc = e.code == TF_ERR_NOMEM ? fail_nomem(c) : 1;
+    tf_curve_free(check);
+    if (rc == 0) {
+        t->rd[k][noise] = job.rd; /* kept: the trials' curve of this band and noise */
+        t->rd_count[k][noise] = job.rd_count;
         t->rd_chi2[k][noise] = job.chi2;
-    else if (job.err.code == TF_ERR_NOMEM || e.code == TF_ERR_NOMEM)
+        return 0;
+    }
+    if (rc == 1 && job.err.code == TF_ERR_NOMEM)
         rc = fail_nomem(c);
     free(job.rd);
     return rc;
@@ -1193,39 +1106,58 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
 
     /* The calibration (stage_calibration): each layer's spectrum at
      * amplitude 1, its mask over layer 0's value included. */
+    const double *rows[TF_FIT_MAX_BANDS];
+    window_rows(t->raw, count, rows);
+    tf_terrain *terrain = NULL;
     for (size_t k = 0; k < count; k++) {
         if (t->spectrum_valid[k] && t->spectrum_noise[k][0] == noise[k] &&
             t->spectrum_freq[k][0] == freq[k] && t->spectrum_noise[k][1] == noise[0] &&
             t->spectrum_freq[k][1] == freq[0])
             continue;
-        if (!t->masked[k] && !(t->masked[k] = malloc(n * sizeof *t->masked[k])))
-            return fail_nomem(c);
-        trial_loop tl = {t, TRIAL_MASKED, k, NULL, NULL};
-        tf_parallel_for(n, c->opt->threads, trial_cells, &tl);
+        if (!terrain && !(terrain = trial_terrain(t, noise, freq, NULL, NULL, 0)))
+            return -1;
+        if (fit_combine(terrain, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
+                        t->values, c->err) != 0) {
+            tf_terrain_free(terrain);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            t->scratch[i] = (float)t->values[i];
         if (t->spectrum_valid[k])
             tf_radial_spectrum_free(&t->spectrum[k]);
         t->spectrum_valid[k] = 0;
-        if (tf_radial_spectrum_compute(t->scratch, NULL, w, h, &t->spectrum[k], c->err) != 0)
+        if (tf_radial_spectrum_compute(t->scratch, NULL, w, h, &t->spectrum[k], c->err) != 0) {
+            tf_terrain_free(terrain);
             return -1;
+        }
         t->spectrum_valid[k] = 1;
         t->spectrum_noise[k][0] = noise[k];
         t->spectrum_freq[k][0] = freq[k];
         t->spectrum_noise[k][1] = noise[0];
         t->spectrum_freq[k][1] = freq[0];
     }
+    tf_terrain_free(terrain);
     double amp[TF_FIT_MAX_BANDS], calibration_rms;
     if (autolayer_calibrate_amplitudes(t->spectrum, &c->ref_spectrum, count, amp,
                                        &calibration_rms, c->err) != 0)
         return -1;
 
     /* The output curve (stage_output_curve): the layer sum on the sample
-     * window, as stack_sum adds it. */
+     * window. */
     double step = sample_window_step(freq[0]);
     for (size_t k = 0; k < count; k++)
         if (render_layer(t, &t->sample[k], k, noise[k], freq[k], step, m, m) != 0)
             return -1;
-    trial_loop sums = {t, TRIAL_SUMS, 0, amp, NULL};
-    tf_parallel_for(m * m, c->opt->threads, trial_cells, &sums);
+    window_rows(t->sample, count, rows);
+    if (!(terrain = trial_terrain(t, noise, freq, amp, NULL, 0)) ||
+        fit_combine(terrain, TF_STAGE_SUM, 0, rows, m * m, c->opt->threads, t->values,
+                    c->err) != 0) {
+        tf_terrain_free(terrain);
+        return -1;
+    }
+    tf_terrain_free(terrain);
+    for (size_t i = 0; i < m * m; i++)
+        t->sums[i] = (float)t->values[i];
     float *sum_sorted = NULL;
     tf_error e;
     size_t nsum = tf_sorted_values(t->sums, NULL, m * m, &sum_sorted, &e);
@@ -1239,17 +1171,30 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
                                                 c->opt->points, pts)
                           : 0;
     free(sum_sorted);
-    tf_curve *oc = NULL;
-    if (mo >= 2 && !(oc = tf_curve_new(pts, mo, TF_INTERP_MONOTONE_CUBIC, &e))) {
+    tf_curve *check = NULL;
+    if (mo >= 2 && !(check = tf_curve_new(pts, mo, TF_INTERP_MONOTONE_CUBIC, &e))) {
         free(pts);
         return e.code == TF_ERR_NOMEM ? fail_nomem(c) : 1;
     }
-    free(pts);
+    tf_curve_free(check);
 
-    /* The terrain on the reference's window (trial_cells). */
-    trial_loop terrain = {t, TRIAL_TERRAIN, 0, amp, oc};
-    tf_parallel_for(n, c->opt->threads, trial_cells, &terrain);
-    tf_curve_free(oc);
+    /* The terrain on the reference's window, as the runtime renders it,
+     * mapped to [0, 1] over the reference's range; invisible cells hold
+     * compare's placeholder. */
+    window_rows(t->raw, count, rows);
+    terrain = trial_terrain(t, noise, freq, amp, mo >= 2 ? pts : NULL, mo);
+    free(pts);
+    if (!terrain ||
+        fit_combine(terrain, TF_STAGE_HEIGHT, 0, rows, n, c->opt->threads, t->values, c->err) != 0) {
+        tf_terrain_free(terrain);
+        return -1;
+    }
+    tf_terrain_free(terrain);
+    double span = t->hi > t->lo ? t->hi - t->lo : 1.0;
+    for (size_t i = 0; i < n; i++) {
+        double v = (t->values[i] - t->lo) / span;
+        t->terrain[i] = !t->ok[i] ? 0.5f : (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
+    }
 
     /* The score: compare's slope chi-square and spectrum distance. */
     metrics_grid terrain_grid = {w, h, t->terrain, c->map->weight, t->ok};

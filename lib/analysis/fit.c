@@ -14,7 +14,6 @@
 
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
-#include "runtime/fractal.h"
 #include "base/error.h"
 #include "util/util.h"
 #include "terrafit/metrics.h"
@@ -177,19 +176,17 @@ static int stage_frequency(layer_job *job, const tf_curve *curve)
  * seed and offset through its curve — on a window of the same size at
  * (TF_FIT_SYNTHESIS_OFFSET, TF_FIT_SYNTHESIS_OFFSET), and the chi-square
  * distance of its histogram to the reference's (thesis 5.4.1, Table 3). */
-static int synthesize(layer_job *job, const tf_curve *curve, double f, float *keep,
-                      double *chi2_out);
+static int synthesize(layer_job *job, double f, float *keep, double *chi2_out);
 
-static int stage_synthesis(layer_job *job, const tf_curve *curve)
+static int stage_synthesis(layer_job *job)
 {
-    return synthesize(job, curve, job->frequency, NULL, &job->rep->chi2);
+    return synthesize(job, job->frequency, NULL, &job->rep->chi2);
 }
 
-/* The window rendered through the layer's kind (tf_fractal_eval, the
- * function the runtime uses), at frequency f; the whole window into keep
- * (w * h values) when not NULL. */
-static int synthesize(layer_job *job, const tf_curve *curve, double f, float *keep,
-                      double *chi2_out)
+/* The window rendered by the runtime (a one-layer terrain of the layer's
+ * kind through its equalized curve, fit_layer_terrain) at frequency f; the
+ * whole window into keep (w * h values) when not NULL. */
+static int synthesize(layer_job *job, double f, float *keep, double *chi2_out)
 {
     const tf_layer_map *map = job->map;
     tf_fit_layer_report *rep = job->rep;
@@ -210,36 +207,38 @@ static int synthesize(layer_job *job, const tf_curve *curve, double f, float *ke
     if (keep)
         band_rows = h;
     float *band = keep ? keep : malloc(band_rows * w * sizeof *band);
-    if (!band) {
-        tf_error_set(&job->err, TF_ERR_NOMEM, "%s: out of memory", job->label);
+    double *row = malloc(w * sizeof *row);
+    tf_error err;
+    tf_terrain *t = band && row ? fit_layer_terrain(&job->kind, job->spec_layer, f, job->points,
+                                                    job->point_count, &err)
+                                : NULL;
+    if (!t) {
+        if (!band || !row)
+            tf_error_set(&err, TF_ERR_NOMEM, "out of memory");
+        if (!keep)
+            free(band);
+        free(row);
+        tf_error_set(&job->err, err.code, "%s: %s", job->label, err.message);
         job->failed = 1;
         return -1;
     }
-    const tf_layer_spec *ls = job->spec_layer;
-    tf_layer_spec layer = job->kind;
-    layer.seed = ls->seed;
-    tf_fractal_plan plan;
-    tf_fractal_plan_init(&plan, &layer);
     double counts[TF_FIT_CHI2_BINS] = {0.0}, band_hist[TF_FIT_CHI2_BINS];
     for (size_t j0 = 0; j0 < h; j0 += band_rows) {
         size_t rows = h - j0 < band_rows ? h - j0 : band_rows;
         for (size_t r = 0; r < rows; r++) {
-            /* World point (x, y) through the layer exactly as the runtime
-             * evaluates it (docs/spec.md steps 1-2). */
-            double y = TF_FIT_SYNTHESIS_OFFSET + (double)(j0 + r);
-            double ny = y * f + ls->offset[1];
-            float *row = band + r * w;
-            for (size_t i = 0; i < w; i++) {
-                double x = TF_FIT_SYNTHESIS_OFFSET + (double)i;
-                double n = tf_fractal_plan_eval(&plan, x * f + ls->offset[0], ny,
-                                                ls->offset[2], NULL, NULL);
-                row[i] = (float)tf_curve_eval(curve, (n + 1.0) * 0.5);
-            }
+            /* the layer's redistributed value r (docs/spec.md, step 2) */
+            tf_terrain_sample_stage_window(t, TF_STAGE_REDISTRIBUTED, 0,
+                                           TF_FIT_SYNTHESIS_OFFSET, TF_FIT_SYNTHESIS_OFFSET,
+                                           1.0, 0, (int64_t)(j0 + r), w, 1, row, NULL);
+            for (size_t i = 0; i < w; i++)
+                band[r * w + i] = (float)row[i];
         }
         tf_histogram(band, NULL, rows * w, lo, hi, TF_FIT_CHI2_BINS, band_hist);
         for (size_t b = 0; b < TF_FIT_CHI2_BINS; b++)
             counts[b] += round(band_hist[b] * (double)(rows * w));
     }
+    tf_terrain_free(t);
+    free(row);
     if (!keep)
         free(band);
     double total = 0.0, syn_hist[TF_FIT_CHI2_BINS], ref_hist[TF_FIT_CHI2_BINS];
@@ -309,7 +308,7 @@ static int stage_auto(layer_job *job)
                  isfinite(est.chosen) && est.chosen > 0.0;
         if (ok) {
             cand->frequency = est.chosen;
-            ok = synthesize(job, curve, est.chosen, window, &cand->chi2) == 0;
+            ok = synthesize(job, est.chosen, window, &cand->chi2) == 0;
         }
         tf_curve_free(curve);
         if (!ok)
@@ -467,7 +466,7 @@ static void task_analyze(fit_pool *pool, size_t task)
     double t2 = tf_clock_seconds();
     job->rep->seconds_frequency = t2 - t1;
     pool_step_done(pool);
-    ok = ok && stage_synthesis(job, curve) == 0;
+    ok = ok && stage_synthesis(job) == 0;
     job->rep->seconds_synthesis = tf_clock_seconds() - t2;
     pool_step_done(pool);
     tf_curve_free(curve);

@@ -14,12 +14,31 @@
  * TF_NOISE_SAMPLE_COUNT values, built on first use (thread-safe) and kept
  * for the process. NULL with err filled on failure. */
 const double *fit_noise_sample(tf_noise_type noise, tf_error *err);
-/* (issue 6 kinds) The same for a layer kind: noise_type and fractal of
+/* The same for a layer kind: noise_type and fractal of
  * `kind` (tf_layer_unit_quantiles). */
 const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err);
 
 /* Type 7 quantile of n >= 1 sorted doubles. */
 double fit_sample_quantile(const double *sorted, size_t n, double p);
+
+/* The layer `kind` (its noise and fractal) synthesized alone as the
+ * runtime renders it: a one-layer terrain with the seed and offsets of
+ * `placed`, frequency f and the monotone-cubic curve through `points`
+ * (count >= 2). NULL with err filled on failure. */
+tf_terrain *fit_layer_terrain(const tf_layer_spec *kind, const tf_layer_spec *placed, double f,
+                              const tf_point *points, size_t count, tf_error *err);
+
+/* A stage of `t` (tf_terrain_sample_stage_window) on the w x h window at
+ * (TF_FIT_SYNTHESIS_OFFSET, TF_FIT_SYNTHESIS_OFFSET), `step` apart, rows
+ * split over `threads` threads (0: one per core). 0 on success. */
+int fit_render_stage(const tf_terrain *t, tf_stage stage, size_t layer, double step, size_t w,
+                     size_t h, unsigned threads, double *out, tf_error *err);
+
+/* tf_terrain_combine of n points (rows[i]: layer i's redistributed values,
+ * NULL where the stage does not read them), the points split over
+ * `threads` threads (0: one per core). 0 on success. */
+int fit_combine(const tf_terrain *t, tf_stage stage, size_t layer, const double *const *rows,
+                size_t n, unsigned threads, double *out, tf_error *err);
 
 /* A layer's core: the cells within half an 8-bit step of its strongest
  * presence (weight >= max weight - this). */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "analysis/fit_internal.h"
-#include "runtime/fractal.h"
 #include "base/error.h"
+#include "util/util.h"
 #include "terrafit/terrafit.h"
 
 /* The sample (docs/fitting.md, "The base-noise sample"): SHEETS grids of
@@ -143,76 +143,72 @@ static int radix_sort_doubles(double *values, size_t n)
     return 0;
 }
 
-/* One sheet of the sample into u[0 .. SIDE*SIDE - 1]. A layer kind is
- * evaluated as the runtime evaluates it (tf_fractal_eval), with the sheet's
- * seed as the layer's noise seed (so its octave offsets follow it too). */
-static void sample_sheet(const tf_layer_spec *kind, int s, double *u)
+/* One sheet of the sample into u[0 .. SIDE*SIDE - 1]: the layer kind's
+ * base value n (TF_STAGE_NOISE) as the runtime evaluates it, with the
+ * sheet's seed as the layer's noise seed (so its octave offsets follow it
+ * too), at frequency 1 and no x, y offset, so the noise-space point is the
+ * sample point itself. 0 on success, -1 out of memory. */
+static int sample_sheet(const tf_layer_spec *kind, int s, double *u)
 {
+    static const tf_point identity[2] = {{0.0, 0.0}, {1.0, 1.0}};
     const double *o = SHEET_ORIGIN[s];
-    tf_layer_spec layer = *kind;
-    layer.seed = SHEET_SEEDS[s];
-    tf_fractal_plan plan;
-    tf_fractal_plan_init(&plan, &layer);
+    tf_layer_spec placed;
+    memset(&placed, 0, sizeof placed);
+    placed.seed = SHEET_SEEDS[s];
     /* Perlin's 3D noises (and their exponential variant) have a value
      * distribution that depends on z's fraction, and a layer samples one
      * z = oz: rows step z by an irrational amount so the sample covers
      * every fraction evenly (the two older kinds keep their sheets' z). */
     int vary_z = kind->noise_type == TF_NOISE_PERLIN ||
                  kind->noise_type == TF_NOISE_EXPONENTIAL_PERLIN;
-    size_t k = 0;
+    tf_terrain *t = NULL;
+    double n[SIDE];
     for (int j = 0; j < SIDE; j++) {
-        double y = o[1] + (double)j * STEP_Y;
-        double z = vary_z ? o[2] + (double)j * STEP_Z : o[2];
-        for (int i = 0; i < SIDE; i++) {
-            double x = o[0] + (double)i * STEP_X;
-            /* u exactly as the runtime computes it (docs/spec.md step 2) */
-            double n = tf_fractal_plan_eval(&plan, x, y, z, NULL, NULL);
-            u[k++] = (n + 1.0) * 0.5;
+        if (!t || vary_z) {
+            tf_terrain_free(t);
+            placed.offset[2] = vary_z ? o[2] + (double)j * STEP_Z : o[2];
+            if (!(t = fit_layer_terrain(kind, &placed, 1.0, identity, 2, NULL)))
+                return -1;
         }
+        /* the row x = o0 + i * STEP_X at y = o1 + j * STEP_Y */
+        double y = o[1] + (double)j * STEP_Y;
+        tf_terrain_sample_stage_window(t, TF_STAGE_NOISE, 0, o[0], y, STEP_X, 0, 0, SIDE, 1, n,
+                                       NULL);
+        /* u exactly as the runtime computes it (docs/spec.md step 2) */
+        for (int i = 0; i < SIDE; i++)
+            u[(size_t)j * SIDE + (size_t)i] = (n[i] + 1.0) * 0.5;
     }
+    tf_terrain_free(t);
+    return 0;
 }
 
 typedef struct {
-    const tf_layer_spec *noise;
-    int first, step; /* sheets first, first + step, ... */
+    const tf_layer_spec *kind;
     double *u;
+    int failed[SHEETS];
 } sheet_job;
 
-static void *sheet_worker(void *arg)
+static void sheet_range(void *ctx, size_t lo, size_t hi)
 {
-    sheet_job *job = arg;
-    for (int s = job->first; s < SHEETS; s += job->step)
-        sample_sheet(job->noise, s, job->u + (size_t)s * SIDE * SIDE);
-    return NULL;
+    sheet_job *job = ctx;
+    for (size_t s = lo; s < hi; s++)
+        job->failed[s] = sample_sheet(job->kind, (int)s, job->u + s * SIDE * SIDE) != 0;
 }
 
 /* The sheets are independent: evaluated on up to one thread per core
  * (perlin-reference-simplex takes ~0.17 s on one), then sorted. The values,
  * hence the result, do not depend on the threads. */
-static double *build_sample(const tf_layer_spec *noise)
+static double *build_sample(const tf_layer_spec *kind)
 {
     double *u = malloc(TF_NOISE_SAMPLE_COUNT * sizeof *u);
     if (!u)
         return NULL;
-    unsigned threads = tf_cpu_count();
-    if (threads > SHEETS)
-        threads = SHEETS;
-    pthread_t tid[SHEETS];
-    sheet_job jobs[SHEETS];
-    unsigned started = 0;
-    for (unsigned t = 0; t < threads; t++) {
-        jobs[t] = (sheet_job){noise, (int)t, (int)threads, u};
-        if (t > 0 && pthread_create(&tid[t], NULL, sheet_worker, &jobs[t]) == 0)
-            started |= 1u << t;
-    }
-    sheet_worker(&jobs[0]);
-    for (unsigned t = 1; t < threads; t++) {
-        if (started & (1u << t))
-            pthread_join(tid[t], NULL);
-        else
-            sheet_worker(&jobs[t]); /* no thread: do its sheets here */
-    }
-    if (radix_sort_doubles(u, TF_NOISE_SAMPLE_COUNT) != 0) {
+    sheet_job job = {kind, u, {0}};
+    tf_parallel_for(SHEETS, 0, sheet_range, &job);
+    int failed = 0;
+    for (int s = 0; s < SHEETS; s++)
+        failed |= job.failed[s];
+    if (failed || radix_sort_doubles(u, TF_NOISE_SAMPLE_COUNT) != 0) {
         free(u);
         return NULL;
     }

@@ -272,6 +272,17 @@ void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0
                          size_t n, float *out);
 
 
+/* tf_terrain_sample_stage at the n samples of a lattice row, x = x0 +
+ * (double)(i0 + i) * step and the given y (stage and layer checked by the
+ * caller). */
+void tf_terrain_stage_row(const tf_terrain *t, tf_stage stage, size_t layer, double x0,
+                          double step, int64_t i0, double y, size_t n, double *out);
+
+/* tf_terrain_combine's work (arguments checked by the caller): r[i] may be
+ * NULL for a layer the stage does not read. */
+void tf_terrain_combine_row(const tf_terrain *t, tf_stage stage, size_t layer,
+                            const double *const *r, size_t n, double *out);
+
 /* Base noise of one kind at n points (x[i], y) on the path `simd`: the bits
  * of tf_noise_eval(type, seed, x[i], y, z). The benchmarks' baseline rows
  * (tf_fractal_sum_row) use it. */

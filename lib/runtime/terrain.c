@@ -53,7 +53,8 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
     return base_noise(L, nx, ny);
 }
 
-static inline double evaluate(const tf_terrain *t, double x, double y)
+/* Steps 1-5: the layers' sum at (x, y). */
+TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
 {
     double redistributed[TF_MAX_LAYERS], noise[TF_MAX_LAYERS];
     double h = 0.0;
@@ -97,6 +98,13 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
         /* 5. sum in layer order */
         h += contribution;
     }
+    return h;
+}
+
+/* Steps 1-6: the height at (x, y). */
+TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
+{
+    double h = evaluate_sum(t, x, y);
     /* 6. output curve */
     if (t->has_output_curve)
         h = tf_curve_table_eval_inline(&t->output_curve, h);
@@ -106,6 +114,107 @@ static inline double evaluate(const tf_terrain *t, double x, double y)
 double tf_terrain_sample(const tf_terrain *t, double x, double y)
 {
     return evaluate(t, x, y);
+}
+
+/* ---- stages (docs/spec.md, "Stages"): the same steps, stopped early */
+
+static double layer_redistributed(const tf_terrain *t, size_t i, double x, double y)
+{
+    const tf_compiled_layer *L = &t->layers[i];
+    return tf_curve_table_eval_inline(&L->rd, (layer_noise(t, L, x, y) + 1.0) * 0.5);
+}
+
+static int stage_is_valid(const tf_terrain *t, tf_stage stage, size_t layer)
+{
+    if (stage == TF_STAGE_SUM || stage == TF_STAGE_HEIGHT)
+        return 1;
+    return (stage == TF_STAGE_NOISE || stage == TF_STAGE_REDISTRIBUTED ||
+            stage == TF_STAGE_CONTRIBUTION) &&
+           layer < t->layer_count;
+}
+
+double tf_terrain_sample_stage(const tf_terrain *t, tf_stage stage, size_t layer, double x,
+                               double y)
+{
+    if (!t || !stage_is_valid(t, stage, layer))
+        return NAN;
+    switch (stage) {
+    case TF_STAGE_NOISE:
+        return layer_noise(t, &t->layers[layer], x, y);
+    case TF_STAGE_REDISTRIBUTED:
+        return layer_redistributed(t, layer, x, y);
+    case TF_STAGE_CONTRIBUTION: {
+        /* steps 3-4 as evaluate_sum does them, added to a zero sum */
+        const tf_compiled_layer *L = &t->layers[layer];
+        double contribution = (layer_redistributed(t, layer, x, y) + L->pre_amp_shift) *
+                              L->amp_scale;
+        if (L->mask == TF_MASK_RANGE)
+            contribution *=
+                tf_mask_weight(L, layer_redistributed(t, (size_t)L->mask_layer_index, x, y));
+        else if (L->mask == TF_MASK_CURVE)
+            contribution *= tf_curve_table_eval_inline(
+                &L->mask_curve, layer_redistributed(t, (size_t)L->mask_layer_index, x, y));
+        return 0.0 + contribution;
+    }
+    case TF_STAGE_SUM:
+        return evaluate_sum(t, x, y);
+    default:
+        return evaluate(t, x, y);
+    }
+}
+
+int tf_terrain_sample_stage_window(const tf_terrain *t, tf_stage stage, size_t layer, double x0,
+                                   double y0, double step, int64_t i0, int64_t j0, size_t nx,
+                                   size_t ny, double *out, tf_error *err)
+{
+    if (!t || (!out && nx && ny)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "stage window: no terrain or no output");
+        return -1;
+    }
+    if (!stage_is_valid(t, stage, layer)) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "stage window: stage %d of layer %zu: no such stage (the terrain has "
+                     "%zu layers)",
+                     (int)stage, layer, t->layer_count);
+        return -1;
+    }
+    for (size_t j = 0; j < ny; j++) {
+        double y = y0 + (double)(j0 + (int64_t)j) * step;
+        tf_terrain_stage_row(t, stage, layer, x0, step, i0, y, nx, out + j * nx);
+    }
+    tf_error_clear(err);
+    return 0;
+}
+
+int tf_terrain_combine(const tf_terrain *t, tf_stage stage, size_t layer,
+                       const double *const *redistributed, size_t n, double *out, tf_error *err)
+{
+    if (!t || !redistributed || (!out && n)) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "combine: no terrain, no values or no output");
+        return -1;
+    }
+    if (!(stage == TF_STAGE_CONTRIBUTION || stage == TF_STAGE_SUM ||
+          stage == TF_STAGE_HEIGHT) ||
+        !stage_is_valid(t, stage, layer)) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "combine: stage %d of layer %zu: expected the contribution of one of "
+                     "the %zu layers, the sum or the height",
+                     (int)stage, layer, t->layer_count);
+        return -1;
+    }
+    /* the layers the stage reads must be given */
+    const tf_compiled_layer *L = stage == TF_STAGE_CONTRIBUTION ? &t->layers[layer] : NULL;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        int read = !L || i == layer ||
+                   (L->mask != TF_MASK_NONE && (size_t)L->mask_layer_index == i);
+        if (read && !redistributed[i]) {
+            tf_error_set(err, TF_ERR_ARGUMENT, "combine: layer %zu's values are missing", i);
+            return -1;
+        }
+    }
+    tf_terrain_combine_row(t, stage, layer, redistributed, n, out);
+    tf_error_clear(err);
+    return 0;
 }
 
 /* Layer L's base noise and its derivatives in noise space: analytic where

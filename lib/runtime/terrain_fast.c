@@ -226,43 +226,137 @@ static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, f
         out[k] = (float)h[k];
 }
 
-/* n <= ROW_CHUNK samples at x[k], y: steps 1-6 of docs/spec.md, layer by
- * layer. */
-static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n, float *out)
+/* Step 1 for layer L at the chunk's samples x[k], y: the base noise in
+ * noise space into value[] (nx[] is scratch). */
+TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_layer *L,
+                                        const double *x, double y, size_t n, double *nx,
+                                        double *value)
+{
+    affine_row(simd, x, L->frequency, L->offset_x, n, nx);
+    double ny = y * L->frequency + L->offset_y;
+    if (tf_layer_is_plain_simplex(L)) {
+        fast_simplex_row(simd, L->seed, nx, ny, n, value);
+    } else { /* kinds without a row version */
+        for (size_t k = 0; k < n; k++)
+            value[k] = tf_layer_base_noise(L, nx[k], ny);
+    }
+}
+
+/* Step 4's weight of layer L from its mask layer's redistributed values
+ * rm[] into w[]; NULL when the layer is unmasked. */
+TF_ALWAYS_INLINE const double *mask_chunk(tf_simd_level simd, const tf_compiled_layer *L,
+                                          const double *rm, size_t n, double *w)
+{
+    if (L->mask == TF_MASK_RANGE) {
+        mask_weight_row(simd, L, rm, n, w);
+        return w;
+    }
+    if (L->mask == TF_MASK_CURVE) {
+        fast_curve_row(simd, &L->mask_curve, rm, n, w);
+        return w;
+    }
+    return NULL;
+}
+
+/* n <= ROW_CHUNK samples at x[k], y: steps 1-5 of docs/spec.md, layer by
+ * layer, the sum into h[]. */
+TF_ALWAYS_INLINE void sum_chunk(const tf_terrain *t, const double *x, double y, size_t n,
+                                double *h)
 {
     double saved[TF_MAX_LAYERS][ROW_CHUNK]; /* rd values of mask layers */
-    double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK], h[ROW_CHUNK];
+    double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK];
     tf_simd_level simd = t->simd;
     /* h is set by the first layer's accumulate (a spec has one or more) */
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         /* 1. base noise in noise space */
-        affine_row(simd, x, L->frequency, L->offset_x, n, nx);
-        double ny = y * L->frequency + L->offset_y;
-        if (tf_layer_is_plain_simplex(L)) {
-            fast_simplex_row(simd, L->seed, nx, ny, n, value);
-        } else { /* kinds without a row version */
-            for (size_t k = 0; k < n; k++)
-                value[k] = tf_layer_base_noise(L, nx[k], ny);
-        }
+        layer_noise_chunk(simd, L, x, y, n, nx, value);
         /* 2. redistribution of u = (n + 1) / 2: (n + 1) * 0.5 */
         double *ri = L->is_mask_source ? saved[i] : r;
         fast_unit_curve_row(simd, &L->rd, value, n, ri);
         /* 3.-5. shift, scale, mask, sum */
-        const double *weight = NULL;
-        if (L->mask == TF_MASK_RANGE) {
-            mask_weight_row(simd, L, saved[L->mask_layer_index], n, value);
-            weight = value;
-        } else if (L->mask == TF_MASK_CURVE) {
-            fast_curve_row(simd, &L->mask_curve, saved[L->mask_layer_index], n, value);
-            weight = value;
-        }
+        const double *weight =
+            L->mask == TF_MASK_NONE ? NULL : mask_chunk(simd, L, saved[L->mask_layer_index], n, value);
         accumulate_row(simd, h, ri, L->pre_amp_shift, L->amp_scale, weight, i == 0, n);
     }
+}
+
+/* n <= ROW_CHUNK samples at x[k], y: steps 1-6 of docs/spec.md. */
+static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n, float *out)
+{
+    double h[ROW_CHUNK];
+    sum_chunk(t, x, y, n, h);
     /* 6. output curve */
     if (t->has_output_curve)
-        fast_curve_row(simd, &t->output_curve, h, n, h);
-    to_float_row(simd, h, n, out);
+        fast_curve_row(t->simd, &t->output_curve, h, n, h);
+    to_float_row(t->simd, h, n, out);
+}
+
+/* Layer `layer`'s redistributed value r (step 2) at the chunk's samples. */
+static void layer_redistributed_chunk(const tf_terrain *t, size_t layer, const double *x,
+                                      double y, size_t n, double *r)
+{
+    double nx[ROW_CHUNK], value[ROW_CHUNK];
+    const tf_compiled_layer *L = &t->layers[layer];
+    layer_noise_chunk(t->simd, L, x, y, n, nx, value);
+    fast_unit_curve_row(t->simd, &L->rd, value, n, r);
+}
+
+/* Steps 3-6 from the layers' redistributed values r[i][k], k < n <=
+ * ROW_CHUNK: layer `layer`'s contribution as summed, the sum, or the
+ * height, as sum_chunk and eval_chunk compute them (the same row
+ * functions in the same order). */
+static void combine_chunk(const tf_terrain *t, tf_stage stage, size_t layer,
+                          const double *const *r, size_t n, double *out)
+{
+    double w[ROW_CHUNK];
+    tf_simd_level simd = t->simd;
+    if (stage == TF_STAGE_CONTRIBUTION) {
+        const tf_compiled_layer *L = &t->layers[layer];
+        const double *weight =
+            L->mask == TF_MASK_NONE ? NULL : mask_chunk(simd, L, r[L->mask_layer_index], n, w);
+        accumulate_row(simd, out, r[layer], L->pre_amp_shift, L->amp_scale, weight, 1, n);
+        return;
+    }
+    for (size_t i = 0; i < t->layer_count; i++) {
+        const tf_compiled_layer *L = &t->layers[i];
+        const double *weight =
+            L->mask == TF_MASK_NONE ? NULL : mask_chunk(simd, L, r[L->mask_layer_index], n, w);
+        accumulate_row(simd, out, r[i], L->pre_amp_shift, L->amp_scale, weight, i == 0, n);
+    }
+    if (stage == TF_STAGE_HEIGHT && t->has_output_curve)
+        fast_curve_row(simd, &t->output_curve, out, n, out);
+}
+
+/* The stage of docs/spec.md's evaluation at the chunk's samples, in
+ * doubles: what tf_terrain_sample_stage gives at each. */
+static void stage_chunk(const tf_terrain *t, tf_stage stage, size_t layer, const double *x,
+                        double y, size_t n, double *out)
+{
+    if (stage == TF_STAGE_SUM || stage == TF_STAGE_HEIGHT) {
+        sum_chunk(t, x, y, n, out);
+        if (stage == TF_STAGE_HEIGHT && t->has_output_curve)
+            fast_curve_row(t->simd, &t->output_curve, out, n, out);
+        return;
+    }
+    const tf_compiled_layer *L = &t->layers[layer];
+    if (stage == TF_STAGE_NOISE) {
+        double nx[ROW_CHUNK];
+        layer_noise_chunk(t->simd, L, x, y, n, nx, out);
+        return;
+    }
+    /* only the layers the stage reads: this one and its mask layer */
+    double r[ROW_CHUNK], rm[ROW_CHUNK];
+    layer_redistributed_chunk(t, layer, x, y, n, stage == TF_STAGE_REDISTRIBUTED ? out : r);
+    if (stage == TF_STAGE_REDISTRIBUTED)
+        return;
+    const double *rows[TF_MAX_LAYERS] = {NULL};
+    rows[layer] = r;
+    if (L->mask != TF_MASK_NONE) {
+        layer_redistributed_chunk(t, (size_t)L->mask_layer_index, x, y, n, rm);
+        rows[L->mask_layer_index] = rm;
+    }
+    combine_chunk(t, TF_STAGE_CONTRIBUTION, layer, rows, n, out);
 }
 
 /* The baseline chunk: what eval_chunk does for a layer's noise (the same
@@ -309,5 +403,30 @@ void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0
         size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
         lattice_x_row(t->simd, x0, step, i0 + (int64_t)start, count, x);
         eval_chunk(t, x, y, count, out + start);
+    }
+}
+
+/* The third copy of the chunk loop (see tf_fractal_sum_row): the stages
+ * are for tools, and keep the hot loops above as they are. */
+void tf_terrain_stage_row(const tf_terrain *t, tf_stage stage, size_t layer, double x0,
+                          double step, int64_t i0, double y, size_t n, double *out)
+{
+    double x[ROW_CHUNK];
+    for (size_t start = 0; start < n; start += ROW_CHUNK) {
+        size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
+        lattice_x_row(t->simd, x0, step, i0 + (int64_t)start, count, x);
+        stage_chunk(t, stage, layer, x, y, count, out + start);
+    }
+}
+
+void tf_terrain_combine_row(const tf_terrain *t, tf_stage stage, size_t layer,
+                            const double *const *r, size_t n, double *out)
+{
+    const double *rows[TF_MAX_LAYERS];
+    for (size_t start = 0; start < n; start += ROW_CHUNK) {
+        size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
+        for (size_t i = 0; i < t->layer_count; i++)
+            rows[i] = r[i] ? r[i] + start : NULL;
+        combine_chunk(t, stage, layer, rows, count, out + start);
     }
 }

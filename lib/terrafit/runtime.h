@@ -124,6 +124,50 @@ TF_API void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, 
 TF_API double tf_terrain_sample_gradient(const tf_terrain *t, double x, double y, double *dhdx,
                                   double *dhdy);
 
+/* ---------------------------------------------------------------- stages */
+/*
+ * The evaluation's intermediate values (docs/spec.md, "Evaluation" and
+ * "Stages"), for tools that measure or edit a spec: the fitter measures
+ * layers and sums through these, an editor previews one layer. Each is
+ * computed by the code that computes heights, in the same order, so a
+ * stage is exactly the value tf_terrain_sample builds on.
+ */
+typedef enum {
+    TF_STAGE_NOISE = 0,         /* layer i's base value n (step 1) */
+    TF_STAGE_REDISTRIBUTED = 1, /* layer i's r = RD(u), u = (n + 1) / 2 (step 2) */
+    TF_STAGE_CONTRIBUTION = 2,  /* layer i's (r + shift) * scale * weight (steps 3-4),
+                                 * added to a sum of 0 */
+    TF_STAGE_SUM = 3,           /* the layers' sum (step 5); the layer is unused */
+    TF_STAGE_HEIGHT = 4         /* the height h (step 6): tf_terrain_sample */
+} tf_stage;
+
+/* A stage's value at world point (x, y); NaN for an unknown stage or a
+ * layer the terrain does not have. Never allocates; safe from many threads. */
+TF_API double tf_terrain_sample_stage(const tf_terrain *t, tf_stage stage, size_t layer,
+                                      double x, double y);
+
+/* A stage on the window of tf_terrain_sample_window (the same lattice),
+ * in doubles: out[j*nx + i] == tf_terrain_sample_stage(t, stage, layer,
+ * x0 + (double)(i0 + i) * step, y0 + (double)(j0 + j) * step) bit for
+ * bit. Only the layers the stage reads are evaluated. 0 on success; -1
+ * with TF_ERR_ARGUMENT for an unknown stage or layer. Never allocates. */
+TF_API int tf_terrain_sample_stage_window(const tf_terrain *t, tf_stage stage, size_t layer,
+                                          double x0, double y0, double step, int64_t i0,
+                                          int64_t j0, size_t nx, size_t ny, double *out,
+                                          tf_error *err);
+
+/* Steps 3-6 from each layer's redistributed values: redistributed[i]
+ * holds layer i's r (TF_STAGE_REDISTRIBUTED) at n points, and out[k] gets
+ * TF_STAGE_CONTRIBUTION of `layer`, TF_STAGE_SUM or TF_STAGE_HEIGHT at
+ * point k, the bits the sampling functions give where r came from them.
+ * For re-weighting layers without evaluating their noises again (a fitter's
+ * trials, an editor's amplitude slider). Entries of layers the stage does
+ * not read may be NULL. 0 on success; -1 with TF_ERR_ARGUMENT otherwise.
+ * Never allocates. */
+TF_API int tf_terrain_combine(const tf_terrain *t, tf_stage stage, size_t layer,
+                              const double *const *redistributed, size_t n, double *out,
+                              tf_error *err);
+
 /* (h - minValue) / (maxValue - minValue): 0..1 over the spec's stated range
  * (not clamped: a terrain may step outside the range it states). */
 TF_API double tf_terrain_normalize(const tf_terrain *t, double h);
