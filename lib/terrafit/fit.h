@@ -60,7 +60,7 @@ typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 /* --noise auto (docs/fitting.md, "Noises and layer kinds"): the noises
  * tried per layer, in this order (ties keep the earlier one). */
 #define TF_FIT_AUTO_CANDIDATES 7
-extern const tf_noise_type tf_fit_auto_candidates[TF_FIT_AUTO_CANDIDATES];
+extern TF_API const tf_noise_type tf_fit_auto_candidates[TF_FIT_AUTO_CANDIDATES];
 /* tf_fit_options.layer_noise[i]: this layer tries the candidates. */
 #define TF_FIT_LAYER_NOISE_AUTO 255
 
