@@ -14,7 +14,7 @@
  * TF_NOISE_SAMPLE_COUNT values, built on first use (thread-safe) and kept
  * for the process. NULL with err filled on failure. */
 const double *fit_noise_sample(tf_noise_type noise, tf_error *err);
-/* (issue 6 kinds) The same for a layer kind: noise_type and fractal of
+/* The same for a layer kind: noise_type and fractal of
  * `kind` (tf_layer_unit_quantiles). */
 const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err);
 

@@ -79,7 +79,7 @@ typedef struct {
      * TF_FIT_MAX_BANDS. Several references keep one layer per reference
      * (then only 0 or their count is accepted). */
     size_t layers;
-    /* Layer kinds (issue 6; docs/fitting.md, "Noises and layer kinds").
+    /* Layer kinds (docs/fitting.md, "Noises and layer kinds").
      * `fractal`: every layer's kind, with tf_fractal_set_defaults'
      * parameters; TF_FRACTAL_NONE (the default) is plain noise.
      * `noise_auto`: every layer tries tf_fit_auto_candidates and keeps the
@@ -171,7 +171,7 @@ typedef struct {
     double gentle_blend;      /* 1: equalized curve; < 1: heavy-tailed, blended toward linear */
     size_t mask_curve_points; /* 0: no mask curve; else over layer 0's value */
     double mask_curve_min, mask_curve_max; /* its smallest and largest weight */
-    /* The layer's noise and kind (issue 6), and the --noise auto trials
+    /* The layer's noise and kind, and the --noise auto trials
      * (NULL, 0 when the layer did not try candidates). */
     tf_noise_type noise;
     tf_fractal_kind fractal;

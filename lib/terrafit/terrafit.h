@@ -162,7 +162,7 @@ TF_API int tf_render_grid(const tf_terrain *t, double x0, double y0, double step
                    unsigned threads, float *out, tf_progress_fn progress, void *user,
                    tf_error *err);
 
-/* The same over a window of the endless lattice (issue 7, tiles): fill
+/* The same over a window of the endless lattice (`terrafit tiles`): fill
  * out[j*nx + i] exactly as tf_terrain_sample_window(t, x0, y0, step, i0, j0,
  * nx, ny, out) would, so tiles cut from one lattice match a whole render bit
  * for bit. tf_render_grid is the window at i0 = j0 = 0. */

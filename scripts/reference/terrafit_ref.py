@@ -457,7 +457,7 @@ def derived_offset(seed):
 
 
 # ---------------------------------------------------------------------------
-# docs/noise.md, "Issue-6 base noises": perlin, exponential-perlin,
+# docs/noise.md, "The further base noises": perlin, exponential-perlin,
 # polynomial, value, cellular; each returns (n, dn/dx, dn/dy).
 # ---------------------------------------------------------------------------
 
@@ -1018,7 +1018,7 @@ def main(argv):
             for x, y, z in read_points(sys.stdin, 3):
                 out.write(fmt_g17(perlin_reference_simplex(x, y, z)) + "\n")
             return 0
-        if len(argv) == 4:   # the issue-6 kinds: "x y z" -> "n dn/dx dn/dy"
+        if len(argv) == 4:   # the further kinds: "x y z" -> "n dn/dx dn/dy"
             seed = int(argv[3]) & MASK32
             for x, y, z in read_points(sys.stdin, 3):
                 out.write(" ".join(fmt_g17(v) for v in noise_kind(kind, seed, x, y, z)) + "\n")
