@@ -35,8 +35,10 @@
 extern "C" {
 #endif
 
-/* Progress: called from the calling thread, a few times per layer, and once
- * at the end with done == total (the same type as in terrafit.h). */
+/* Progress, for fitting here and for rendering and erosion in terrafit.h
+ * (declared once, here, as terrafit.h includes this header): called from
+ * the calling thread, at most a few times a second (fitting: a few times
+ * per layer), and once at the end with done == total. */
 typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 
 #define TF_FIT_DEFAULT_POINTS 64
