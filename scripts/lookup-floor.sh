@@ -1,8 +1,8 @@
 #!/bin/sh
-# `make bench-lookup-floor`: how far terrain / fractal (issue 5's 1.25
-# target) could fall if the redistribution lookup were cheaper than the
-# exact one (docs/performance.md, "Why terrain / fractal stays above
-# 1.25"). Not a test, and the two experimental builds compute wrong heights
+# `make bench-lookup-floor`: how far terrain / fractal (the performance
+# target of 1.25 in docs/performance.md) could fall if the redistribution
+# lookup were cheaper than the exact one (docs/performance.md, "Why terrain
+# / fractal stays above 1.25"). Not a test, and the two experimental builds compute wrong heights
 # on purpose. It builds the library and the CLI in a scratch copy of the
 # source three times and prints the AVX2 path's grid figures of
 # `terrafit bench --suite` for the simplex specs:

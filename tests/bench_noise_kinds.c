@@ -1,5 +1,5 @@
 /*
- * The issue-6 base noises outside the test suite: `make bench` prints ns per
+ * The further base noises outside the test suite: `make bench` prints ns per
  * sample of each (against tf_simplex2 and Perlin's reference simplex);
  * --vectors prints the C golden vectors (tests/data/noise/kinds_golden.txt);
  * --stats prints the range figures quoted in docs/noise.md.
@@ -59,7 +59,7 @@ static double uniform(void)
 
 static void vectors(void)
 {
-    printf("# issue-6 base noises, C golden vectors: kind seed x y z n dn/dx dn/dy (hex\n"
+    printf("# further base noises, C golden vectors: kind seed x y z n dn/dx dn/dy (hex\n"
            "# doubles), from tests/bench_noise_kinds --vectors (2D kinds ignore z).\n");
     static const uint32_t seeds[] = {0, 7, 4000000000u};
     static const double scales[] = {1, 50, 1e5, 1e7};

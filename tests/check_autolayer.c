@@ -1,9 +1,9 @@
 /*
- * Check suite for auto-layering (issue 4): the band decomposition (sums
+ * Check suite for auto-layering: the band decomposition (sums
  * back, masked cells), frequency matching on known noise, mask curves
  * learned on a synthetic "rough where high" reference, the output curve,
  * --layers rules and determinism, and noises and layer kinds on the bands,
- * --noise auto included (issue 6).
+ * --noise auto included.
  */
 #include <check.h>
 #include <math.h>
@@ -345,7 +345,7 @@ START_TEST(layers_option_rules)
 }
 END_TEST
 
-/* Noises and layer kinds on the bands (issue 6): per band or for all; each
+/* Noises and layer kinds on the bands: per band or for all; each
  * band's spec layer carries its kind, its curve is equalized against that
  * kind's output distribution, the fit stays deterministic across thread
  * counts, and the output curve still brings the histogram home. */
@@ -430,7 +430,7 @@ START_TEST(layer_kinds_on_bands)
 }
 END_TEST
 
-/* --noise auto on the bands (issue 6): each band that asks tries every
+/* --noise auto on the bands: each band that asks tries every
  * candidate, scored by the whole fitted terrain, and keeps the lowest
  * finite score; the written spec is the fit with those noises given. */
 

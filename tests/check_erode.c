@@ -179,6 +179,64 @@ START_TEST(test_bad_heights)
 }
 END_TEST
 
+/* Every failure is -1 (NULL from tf_erosion_new) with the error code the
+ * header documents for it: a caller tells a bad argument from a limit by
+ * err.code, never by the return value. */
+START_TEST(test_error_codes_follow_the_header)
+{
+    tf_error err;
+    tf_erosion_params p = params_for(TF_EROSION_THERMAL, 1);
+    float h[4] = {0.0f, 0.5f, 1.0f, 0.25f};
+
+    /* tf_erosion_params_check: TF_ERR_ARGUMENT, or TF_ERR_LIMIT for the
+     * iteration count. */
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erosion_params_check(NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    p.method = TF_EROSION_METHOD_COUNT;
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erosion_params_check(&p, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    p = params_for(TF_EROSION_THERMAL, 1);
+    p.talus = -1.0;
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erosion_params_check(&p, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    p = params_for(TF_EROSION_THERMAL, TF_EROSION_MAX_ITERATIONS + 1);
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erosion_params_check(&p, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+
+    /* tf_erosion_new and tf_erode: the same codes, plus the grid's. */
+    p = params_for(TF_EROSION_THERMAL, 1);
+    err.code = TF_OK;
+    ck_assert_ptr_null(tf_erosion_new(h, 2, 2, NULL, &err));
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erode(h, 2, 2, NULL, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erode(NULL, 2, 2, &p, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erode(h, 0, 2, &p, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    h[3] = NAN;
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erode(h, 2, 2, &p, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    h[3] = 0.25f;
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erode(h, TF_MAX_IMAGE_SIDE + 1, 1, &p, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    p.iterations = TF_EROSION_MAX_ITERATIONS + 1;
+    err.code = TF_OK;
+    ck_assert_int_eq(tf_erode(h, 2, 2, &p, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert(h[0] == 0.0f && h[1] == 0.5f && h[2] == 1.0f && h[3] == 0.25f);
+}
+END_TEST
+
 /* ------------------------------------------------------------- behaviour */
 
 /* Zero iterations returns the input bit for bit, for every method. */
@@ -434,6 +492,7 @@ static Suite *erode_suite(void)
     tcase_add_test(api, test_defaults);
     tcase_add_test(api, test_bad_params);
     tcase_add_test(api, test_bad_heights);
+    tcase_add_test(api, test_error_codes_follow_the_header);
     tcase_add_test(api, test_measure);
     suite_add_tcase(s, api);
     TCase *run = tcase_create("behaviour");

@@ -8,13 +8,13 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/bench.h" /* tf_fractal_sum_row */
 #include "runtime/internal.h"
 #include "runtime/noise.h"
 #include "terrafit/runtime.h"
@@ -534,53 +534,59 @@ START_TEST(environment_selects_the_path)
 END_TEST
 
 /* The golden vectors hold on every path: single samples (double) and
- * one-sample windows (float). */
+ * one-sample windows (float). One loop-test iteration per spec of
+ * tests/data/terrain/, listed when the suite is built. */
+static char **golden_specs;
+static size_t golden_count;
+
+START_TEST(golden_specs_are_present)
+{
+    ck_assert_msg(golden_count >= 8, "tests/data/terrain: %zu specs, expected at least 8",
+                  golden_count);
+}
+END_TEST
+
 START_TEST(golden_vectors_on_every_path)
 {
-    const char *dir_path = tu_path("%s/tests/data/terrain", tu_srcdir());
-    char dir_copy[4096];
-    snprintf(dir_copy, sizeof dir_copy, "%s", dir_path);
-    DIR *d = opendir(dir_copy);
-    ck_assert_ptr_nonnull(d);
+    const char *name = golden_specs[_i];
+    size_t len = strlen(name);
+    char spec_path[4400], vec_path[4400];
+    snprintf(spec_path, sizeof spec_path, "%s/tests/data/terrain/%s", tu_srcdir(), name);
+    snprintf(vec_path, sizeof vec_path, "%s/tests/data/terrain/%.*s.vectors", tu_srcdir(),
+             (int)(len - 5), name);
     int checked = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        char spec_path[4400], vec_path[4400];
-        snprintf(spec_path, sizeof spec_path, "%s/%s", dir_copy, e->d_name);
-        snprintf(vec_path, sizeof vec_path, "%s/%.*s.vectors", dir_copy, (int)(len - 5),
-                 e->d_name);
-        for (int p = 0; p < path_count(); p++) {
-            tf_error err;
-            tf_terrain *t = tf_terrain_load(spec_path, &err);
-            ck_assert_msg(t != NULL, "%s", err.message);
-            t->simd = path_level(p);
-            FILE *f = fopen(vec_path, "r");
-            ck_assert_ptr_nonnull(f);
-            char a[64], b[64], c[64];
-            while (fscanf(f, "%63s %63s %63s", a, b, c) == 3) {
-                double x = strtod(a, NULL), y = strtod(b, NULL), want = strtod(c, NULL);
-                double h = tf_terrain_sample(t, x, y);
-                ck_assert_msg(double_bits(h) == double_bits(want) || (isnan(h) && isnan(want)),
-                              "%s path %s at (%s, %s): %a, want %s", e->d_name,
-                              tf_terrain_path(t), a, b, h, c);
-                float cell;
-                tf_terrain_sample_window(t, x, y, 1.0, 0, 0, 1, 1, &cell);
-                ck_assert(float_bits(cell) == float_bits((float)h));
-                checked++;
-            }
-            fclose(f);
-            tf_terrain_free(t);
+    for (int p = 0; p < path_count(); p++) {
+        tf_error err;
+        tf_terrain *t = tf_terrain_load(spec_path, &err);
+        ck_assert_msg(t != NULL, "%s: %s", name, err.message);
+        t->simd = path_level(p);
+        FILE *f = fopen(vec_path, "r");
+        ck_assert_msg(f != NULL, "%s: no vectors", name);
+        char a[64], b[64], c[64];
+        while (fscanf(f, "%63s %63s %63s", a, b, c) == 3) {
+            double x = strtod(a, NULL), y = strtod(b, NULL), want = strtod(c, NULL);
+            double h = tf_terrain_sample(t, x, y);
+            ck_assert_msg(double_bits(h) == double_bits(want) || (isnan(h) && isnan(want)),
+                          "%s path %s at (%s, %s): %a, want %s", name, tf_terrain_path(t), a, b,
+                          h, c);
+            float cell;
+            tf_terrain_sample_window(t, x, y, 1.0, 0, 0, 1, 1, &cell);
+            ck_assert_msg(float_bits(cell) == float_bits((float)h),
+                          "%s path %s at (%s, %s): window %a, sample %a", name,
+                          tf_terrain_path(t), a, b, (double)cell, h);
+            checked++;
         }
+        fclose(f);
+        tf_terrain_free(t);
     }
-    closedir(d);
-    ck_assert_int_ge(checked, 16);
+    ck_assert_msg(checked >= 16, "%s: %d vectors checked, expected at least 16", name, checked);
 }
 END_TEST
 
 static Suite *fastpath_suite(void)
 {
+    golden_specs = tu_list_cases(tu_path("%s/tests/data/terrain", tu_srcdir()), ".json", 0,
+                                 &golden_count);
     Suite *s = suite_create("fastpath");
     TCase *c = tcase_create("exactness");
     tcase_set_timeout(c, 120);
@@ -591,12 +597,15 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);
     tcase_add_test(c, environment_selects_the_path);
-    tcase_add_test(c, golden_vectors_on_every_path);
+    tcase_add_test(c, golden_specs_are_present);
+    tcase_add_loop_test(c, golden_vectors_on_every_path, 0, (int)golden_count);
     suite_add_tcase(s, c);
     return s;
 }
 
 int main(void)
 {
-    return tu_run_suite(fastpath_suite());
+    int status = tu_run_suite(fastpath_suite());
+    tu_free_list(golden_specs, golden_count);
+    return status;
 }

@@ -231,7 +231,7 @@ END_TEST
 
 /* Thesis Table 3: chi-square of reference vs synthesized histograms (32
  * bins), here on a synthesis window 10^5 units away from the fitting one.
- * The bounds are the issue's: 0.01 at K = 64, 0.02 at K = 16. */
+ * The bounds, the fitting's targets: 0.01 at K = 64, 0.02 at K = 16. */
 static const struct {
     size_t points;
     double max_chi2;
@@ -249,7 +249,7 @@ START_TEST(chi2_of_synthesized_layer)
     tf_layer_map *ref = render_reference(1024, 1.0 / 24.0, 7);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     opt.points = CHI2_CASES[_i].points;
     opt.noise = CHI2_CASES[_i].noise;
     tf_fit_report report;
@@ -285,7 +285,7 @@ START_TEST(more_points_fit_better)
     tf_layer_map *ref = render_reference(256, 1.0 / 8.0, 3);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     double chi2[3];
     size_t ks[3] = {2, 8, 64};
     for (int k = 0; k < 3; k++) {
@@ -320,7 +320,7 @@ START_TEST(mask_is_found)
     mask_by(layers[1], layers[0], lo, hi, falloff);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     tf_fit_report report;
     tf_spec *spec = fit_ok(layers, 2, &opt, &report);
     const tf_layer_spec *l1 = &spec->layers[1];
@@ -361,7 +361,7 @@ START_TEST(mask_picks_the_explaining_layer)
     /* layer 3 stays fully opaque */
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     tf_fit_report report;
     tf_spec *spec = fit_ok(layers, 4, &opt, &report);
     ck_assert_int_eq(spec->layers[1].mask_layer_index, 0);
@@ -400,7 +400,7 @@ START_TEST(unrelated_presence_is_not_a_mask)
         }
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     tf_fit_report report;
     tf_spec *spec = fit_ok(layers, 2, &opt, &report);
     ck_assert_msg(spec->layers[1].mask_layer_index == -1, "%s", report.layers[1].mask_reason);
@@ -422,7 +422,7 @@ START_TEST(fit_is_deterministic)
     mask_by(layers[1], layers[0], 0.2, 0.7, 0.05);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     tf_error err;
     char *spec_json[3], *report_json[3];
     for (int run = 0; run < 3; run++) {
@@ -472,7 +472,7 @@ START_TEST(progress_reaches_the_end)
                                render_reference(64, 1.0 / 4.0, 23)};
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     progress_log log = {0, 0, 0, 0};
     tf_spec *spec = NULL;
     tf_error err;
@@ -498,7 +498,7 @@ START_TEST(fitted_spec_renders)
     mask_by(layers[1], layers[0], 0.5, 1.0, 0.0);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     opt.seed = 99;
     opt.points = 16;
     tf_fit_report report;
@@ -567,7 +567,7 @@ START_TEST(report_json_has_the_decisions)
     const char *names[2] = {"base.png", "detail.png"};
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     opt.names = names;
     tf_fit_report report;
     tf_spec *spec = fit_ok(layers, 2, &opt, &report);
@@ -773,7 +773,7 @@ START_TEST(flat_layer_is_legal)
     }
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     opt.points = 8;
     tf_fit_report report;
     tf_spec *spec = fit_ok(layers, 2, &opt, &report);
@@ -826,7 +826,7 @@ START_TEST(bad_inputs_are_rejected)
     const char *names[2] = {"a.png", "b.png"};
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    opt.layers = 1; /* the thesis's one layer per reference (issue 3) */
+    opt.layers = 1; /* the thesis's one layer per reference */
     opt.names = names;
     expect_fit_error(layers, 2, &opt, TF_ERR_INVALID, "b.png: 32x16, but a.png is 32x32");
 

@@ -1,5 +1,5 @@
 /*
- * Check suite for issue 7's heightmap formats and tiles: every format
+ * Check suite for the heightmap formats and tiles: every format
  * written and read back (floats bit for bit, integers quantization-exact),
  * the normalization modes and height scale, PFM's bottom-up rows, the asc
  * and f32 georeferencing, refusals that leave no file, and tiles cut with

@@ -320,7 +320,7 @@ START_TEST(deterministic_and_seeded)
 }
 END_TEST
 
-/* The independent Python port (scripts/reference/terrafit_ref.py, written
+/* The independent Python port (tests/oracle/terrafit_ref.py, written
  * from docs/spec.md and docs/noise.md) gives the same bits for every kind
  * over every noise, at scales up to 1e6. Skipped without /usr/bin/python3. */
 START_TEST(python_port_agrees)
@@ -359,7 +359,7 @@ START_TEST(python_port_agrees)
                 L->fractal_lacunarity, L->fractal_gain, px[k], py[k], pz[k]);
     }
     fclose(in);
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/scripts/reference/terrafit_ref.py fractal < %s",
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/oracle/terrafit_ref.py fractal < %s",
              tu_srcdir(), in_path);
     FILE *out = popen(cmd, "r");
     ck_assert_ptr_nonnull(out);

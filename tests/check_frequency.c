@@ -1,7 +1,7 @@
 /*
  * Check suite for the base-frequency estimators (lib/analysis/frequency*.c):
  * the peak counter on hand-made maps, the noise's peak table, and both
- * estimators on rendered references whose frequency is known (issue 3, §4).
+ * estimators on rendered references whose frequency is known.
  */
 #include <check.h>
 #include <math.h>
@@ -147,7 +147,7 @@ START_TEST(noise_peak_table_shape)
             prev = d;
         }
         /* Independent samples have a peak with probability 1/3: the table
-         * tops out near it. (issue 6 kinds: only for the two simplex noises;
+         * tops out near it. (Only for the two simplex noises;
          * at the largest step, 0.5 lattice units, samples of perlin, value
          * and polynomial noise are still correlated, and their tables top
          * out at 0.16 to 0.27.) */
@@ -185,7 +185,8 @@ END_TEST
 
 /* ------------------------------------------------- known references */
 
-/* Issue 3 §4: 1024 x 1024, f from 1/100 to 1/8: both estimators within 3%. */
+/* The accuracy target (docs/frequency.md): 1024 x 1024, f from 1/100 to 1/8,
+ * both estimators within 3%. */
 static const double accuracy_periods[] = {100, 40, 16, 8};
 
 START_TEST(both_estimators_within_3_percent)

@@ -664,35 +664,6 @@ END_TEST
 
 /* ---- bad input: the data-driven corpus */
 
-/* Sorted sub-directories of `dir`, skipping dot entries and plain files. */
-static char **list_subdirs(const char *dir, size_t *count)
-{
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        struct stat st;
-        if (e->d_name[0] == '.' || stat(tu_path("%s/%s", dir, e->d_name), &st) != 0 ||
-            !S_ISDIR(st.st_mode))
-            continue;
-        names = realloc(names, (n + 2) * sizeof *names);
-        ck_assert(names != NULL);
-        names[n++] = strdup(e->d_name);
-        names[n] = NULL;
-    }
-    closedir(d);
-    for (size_t i = 1; i < n; i++) /* insertion sort: small lists */
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *swap = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = swap;
-        }
-    *count = n;
-    return names;
-}
-
 /* The one file named input.* in a case folder (malloc'd). */
 static char *find_input(const char *dir)
 {
@@ -710,50 +681,51 @@ static char *find_input(const char *dir)
     return found;
 }
 
-START_TEST(bad_references_fail_with_their_message)
-{
-    char root[4096]; /* tu_path's buffers are reused: keep our own copies */
-    snprintf(root, sizeof root, "%s/tests/bad-references", tu_srcdir());
-    size_t count;
-    char **cases = list_subdirs(root, &count);
-    ck_assert_uint_ge(count, 50);
-    for (size_t i = 0; i < count; i++) {
-        char *dir = strdup(tu_path("%s/%s", root, cases[i]));
-        ck_assert(dir != NULL);
-        char *input = find_input(dir);
-        char *expected = tu_read_file(tu_path("%s/error", dir), NULL);
-        ck_assert_msg(expected != NULL, "%s: no error file", cases[i]);
-        size_t n = strlen(expected);
-        while (n && (expected[n - 1] == '\n' || expected[n - 1] == '\r'))
-            expected[--n] = '\0';
-        ck_assert_msg(n > 0, "%s: empty error file", cases[i]);
+/* tests/bad-references/'s case folders, listed when the suite is built. */
+static char **bad_cases;
+static size_t bad_count;
 
-        tf_error err = {0, ""};
-        tf_layer_map *m = tf_layer_map_load(input, &err);
-        ck_assert_msg(m == NULL, "%s: accepted", cases[i]);
-        ck_assert_msg(err.code != TF_OK, "%s: no error code", cases[i]);
-        ck_assert_msg(strstr(err.message, expected) != NULL, "%s: message \"%s\" lacks \"%s\"",
-                      cases[i], err.message, expected);
-        ck_assert_msg(strncmp(err.message, input, strlen(input)) == 0,
-                      "%s: message \"%s\" does not start with the file name", cases[i],
-                      err.message);
-        /* As a --valid mask the same file fails the same way. */
-        tf_layer_map *host = tf_layer_map_new(4, 4, &err);
-        ck_assert(host != NULL);
-        tf_error err2 = {0, ""};
-        ck_assert_msg(tf_layer_map_apply_valid(host, input, &err2) != 0, "%s: mask accepted",
-                      cases[i]);
-        ck_assert_msg(strstr(err2.message, expected) != NULL, "%s (mask): \"%s\"", cases[i],
-                      err2.message);
-        ck_assert_uint_eq(tf_layer_map_visible_count(host), 16);
-        tf_layer_map_free(host);
-        free(expected);
-        free(input);
-        free(dir);
-    }
-    for (size_t i = 0; i < count; i++)
-        free(cases[i]);
-    free(cases);
+START_TEST(bad_references_are_present)
+{
+    ck_assert_msg(bad_count >= 50, "tests/bad-references: %zu cases, expected at least 50",
+                  bad_count);
+}
+END_TEST
+
+START_TEST(bad_reference_fails_with_its_message)
+{
+    const char *name = bad_cases[_i];
+    char *dir = strdup(tu_path("%s/tests/bad-references/%s", tu_srcdir(), name));
+    ck_assert_msg(dir != NULL, "%s: out of memory", name);
+    char *input = find_input(dir);
+    char *expected = tu_read_file(tu_path("%s/error", dir), NULL);
+    ck_assert_msg(expected != NULL, "%s: no error file", name);
+    size_t n = strlen(expected);
+    while (n && (expected[n - 1] == '\n' || expected[n - 1] == '\r'))
+        expected[--n] = '\0';
+    ck_assert_msg(n > 0, "%s: empty error file", name);
+
+    tf_error err = {0, ""};
+    tf_layer_map *m = tf_layer_map_load(input, &err);
+    ck_assert_msg(m == NULL, "%s: accepted", name);
+    ck_assert_msg(err.code != TF_OK, "%s: no error code", name);
+    ck_assert_msg(strstr(err.message, expected) != NULL, "%s: message \"%s\" lacks \"%s\"", name,
+                  err.message, expected);
+    ck_assert_msg(strncmp(err.message, input, strlen(input)) == 0,
+                  "%s: message \"%s\" does not start with the file name", name, err.message);
+    /* As a --valid mask the same file fails the same way. */
+    tf_layer_map *host = tf_layer_map_new(4, 4, &err);
+    ck_assert_msg(host != NULL, "%s: %s", name, err.message);
+    tf_error err2 = {0, ""};
+    ck_assert_msg(tf_layer_map_apply_valid(host, input, &err2) != 0, "%s: mask accepted", name);
+    ck_assert_msg(strstr(err2.message, expected) != NULL, "%s (mask): \"%s\"", name,
+                  err2.message);
+    ck_assert_msg(tf_layer_map_visible_count(host) == 16, "%s (mask): the host map changed",
+                  name);
+    tf_layer_map_free(host);
+    free(expected);
+    free(input);
+    free(dir);
 }
 END_TEST
 
@@ -828,6 +800,9 @@ END_TEST
 
 static Suite *image_suite(void)
 {
+    /* One loop-test iteration per bad-input case: a failure names its case
+     * and the other cases still run. */
+    bad_cases = tu_list_cases(tu_path("%s/tests/bad-references", tu_srcdir()), NULL, 1, &bad_count);
     Suite *s = suite_create("image");
     TCase *formats = tcase_create("formats");
     tcase_add_checked_fixture(formats, make_scratch, remove_scratch);
@@ -853,7 +828,8 @@ static Suite *image_suite(void)
     TCase *bad = tcase_create("bad input");
     tcase_add_checked_fixture(bad, make_scratch, remove_scratch);
     tcase_set_timeout(bad, 60);
-    tcase_add_test(bad, bad_references_fail_with_their_message);
+    tcase_add_test(bad, bad_references_are_present);
+    tcase_add_loop_test(bad, bad_reference_fails_with_its_message, 0, (int)bad_count);
     tcase_add_test(bad, unreadable_and_oversized_files);
     suite_add_tcase(s, bad);
     return s;
@@ -861,9 +837,7 @@ static Suite *image_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(image_suite());
-    srunner_run_all(runner, CK_ENV);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    int status = tu_run_suite(image_suite());
+    tu_free_list(bad_cases, bad_count);
+    return status;
 }

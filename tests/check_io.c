@@ -1,5 +1,5 @@
 /*
- * Check suite for the full library's output side: quantization, every
+ * Check suite for the output side (lib/io, lib/render): quantization, every
  * heightmap format written and decoded back (stb_image for PNG, by hand for
  * PGM and R16), atomic files that leave nothing behind on failure, and the
  * threaded renderer against the runtime's grid call.

@@ -1,5 +1,5 @@
 /*
- * The issue-6 base noises (lib/runtime/noise_kinds.h, docs/noise.md): Perlin's
+ * The further base noises (lib/runtime/noise_kinds.h, docs/noise.md): Perlin's
  * Java ImprovedNoise and an independent Java port of every kind, C golden
  * vectors, analytic derivatives against finite differences, range and
  * statistics, seeds, continuity across cells, and large coordinates.

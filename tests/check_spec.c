@@ -6,7 +6,6 @@
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
-#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,39 +16,6 @@
 #include "terrafit/runtime.h"
 #include "testutil.h"
 
-/* Sorted entries of a directory, NULL-terminated; skips dot files. */
-static char **list_dir(const char *dir, size_t *count)
-{
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        names = realloc(names, (n + 2) * sizeof *names);
-        names[n++] = strdup(e->d_name);
-        names[n] = NULL;
-    }
-    closedir(d);
-    for (size_t i = 1; i < n; i++) /* insertion sort: small lists */
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *swap = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = swap;
-        }
-    *count = n;
-    return names;
-}
-
-static void free_list(char **names, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
-}
-
 static void trim_newline(char *s)
 {
     size_t n = strlen(s);
@@ -57,50 +23,55 @@ static void trim_newline(char *s)
         s[--n] = '\0';
 }
 
-/* ---- invalid specs: one folder per class */
+/* ---- invalid specs: one folder per class, each its own test iteration */
 
-START_TEST(invalid_cases_are_rejected_with_their_message)
+/* tests/invalid/'s case folders, listed when the suite is built. */
+static char **invalid_cases;
+static size_t invalid_count;
+
+START_TEST(invalid_cases_are_present)
 {
-    char root[4096]; /* tu_path's buffers are reused: keep our own copy */
-    snprintf(root, sizeof root, "%s/tests/invalid", tu_srcdir());
-    size_t count;
-    char **cases = list_dir(root, &count);
-    ck_assert_uint_ge(count, 40);
-    for (size_t i = 0; i < count; i++) {
-        const char *input = tu_path("%s/%s/input.json", root, cases[i]);
-        char *expected = tu_read_file(tu_path("%s/%s/error", root, cases[i]), NULL);
-        ck_assert_msg(expected != NULL, "%s: no error file", cases[i]);
-        trim_newline(expected);
-        ck_assert_msg(expected[0] != '\0', "%s: empty error file", cases[i]);
+    ck_assert_msg(invalid_count >= 40, "tests/invalid: %zu cases, expected at least 40",
+                  invalid_count);
+}
+END_TEST
 
-        tf_error err = {0, ""};
-        tf_spec *spec = tf_spec_load(input, &err);
-        ck_assert_msg(spec == NULL, "%s: accepted", cases[i]);
-        ck_assert_msg(err.code != TF_OK, "%s: no error code", cases[i]);
-        ck_assert_msg(strstr(err.message, expected) != NULL, "%s: message \"%s\" lacks \"%s\"",
-                      cases[i], err.message, expected);
-        /* It starts with the file name, or, where the name is too long for
-         * the 256 bytes, with "..." and the name's end. */
-        const char *colon = strstr(err.message, ": ");
-        size_t shown = colon ? (size_t)(colon - err.message) : 0, input_len = strlen(input);
-        int named = strstr(err.message, input) == err.message ||
-                    (shown > 3 && strncmp(err.message, "...", 3) == 0 && shown - 3 <= input_len &&
-                     strncmp(err.message + 3, input + input_len - (shown - 3), shown - 3) == 0);
-        ck_assert_msg(named, "%s: message \"%s\" does not start with the file name", cases[i],
-                      err.message);
-        /* The same text from memory fails the same way, and no terrain is built. */
-        size_t len;
-        char *text = tu_read_file(input, &len);
-        ck_assert(text != NULL);
-        tf_error err2;
-        ck_assert(tf_terrain_parse(text, len, &err2) == NULL);
-        ck_assert_msg(strstr(err2.message, expected) != NULL, "%s (memory): \"%s\"", cases[i],
-                      err2.message);
-        ck_assert(tf_terrain_load(input, &err2) == NULL);
-        free(text);
-        free(expected);
-    }
-    free_list(cases, count);
+START_TEST(invalid_case_is_rejected_with_its_message)
+{
+    const char *name = invalid_cases[_i];
+    char input[4200]; /* tu_path's buffers are reused: keep our own copy */
+    snprintf(input, sizeof input, "%s/tests/invalid/%s/input.json", tu_srcdir(), name);
+    char *expected = tu_read_file(tu_path("%s/tests/invalid/%s/error", tu_srcdir(), name), NULL);
+    ck_assert_msg(expected != NULL, "%s: no error file", name);
+    trim_newline(expected);
+    ck_assert_msg(expected[0] != '\0', "%s: empty error file", name);
+
+    tf_error err = {0, ""};
+    tf_spec *spec = tf_spec_load(input, &err);
+    ck_assert_msg(spec == NULL, "%s: accepted", name);
+    ck_assert_msg(err.code != TF_OK, "%s: no error code", name);
+    ck_assert_msg(strstr(err.message, expected) != NULL, "%s: message \"%s\" lacks \"%s\"", name,
+                  err.message, expected);
+    /* It starts with the file name, or, where the name is too long for
+     * the 256 bytes, with "..." and the name's end. */
+    const char *colon = strstr(err.message, ": ");
+    size_t shown = colon ? (size_t)(colon - err.message) : 0, input_len = strlen(input);
+    int named = strstr(err.message, input) == err.message ||
+                (shown > 3 && strncmp(err.message, "...", 3) == 0 && shown - 3 <= input_len &&
+                 strncmp(err.message + 3, input + input_len - (shown - 3), shown - 3) == 0);
+    ck_assert_msg(named, "%s: message \"%s\" does not start with the file name", name,
+                  err.message);
+    /* The same text from memory fails the same way, and no terrain is built. */
+    size_t len;
+    char *text = tu_read_file(input, &len);
+    ck_assert_msg(text != NULL, "%s: cannot read %s", name, input);
+    tf_error err2;
+    ck_assert_msg(tf_terrain_parse(text, len, &err2) == NULL, "%s (memory): accepted", name);
+    ck_assert_msg(strstr(err2.message, expected) != NULL, "%s (memory): \"%s\"", name,
+                  err2.message);
+    ck_assert_msg(tf_terrain_load(input, &err2) == NULL, "%s: tf_terrain_load accepted", name);
+    free(text);
+    free(expected);
 }
 END_TEST
 
@@ -172,28 +143,28 @@ END_TEST
 
 /* ---- valid specs and the writer */
 
-/* Every spec in tests/valid/ and every terrain.json under samples/. */
-static char **valid_spec_paths(size_t *count)
+/* Every spec in tests/valid/ and every terrain.json under samples/, as
+ * paths from the source tree's root, listed when the suite is built. */
+static char **valid_specs;
+static size_t valid_count;
+
+static void list_valid_specs(void)
 {
-    size_t n;
-    char **names = list_dir(tu_path("%s/tests/valid", tu_srcdir()), &n);
-    char **paths = malloc((n + 64) * sizeof *paths);
-    size_t k = 0;
+    size_t n, m;
+    char **names = tu_list_cases(tu_path("%s/tests/valid", tu_srcdir()), ".json", 0, &n);
+    char **samples = tu_list_cases(tu_path("%s/samples", tu_srcdir()), NULL, 1, &m);
+    valid_specs = calloc(n + m + 1, sizeof *valid_specs);
+    if (!valid_specs)
+        abort();
     for (size_t i = 0; i < n; i++)
-        if (strstr(names[i], ".json"))
-            paths[k++] = strdup(tu_path("%s/tests/valid/%s", tu_srcdir(), names[i]));
-    free_list(names, n);
-    size_t m;
-    char **samples = list_dir(tu_path("%s/samples", tu_srcdir()), &m);
-    for (size_t i = 0; i < m && k < n + 63; i++) {
-        const char *p = tu_path("%s/samples/%s/terrain.json", tu_srcdir(), samples[i]);
+        valid_specs[valid_count++] = strdup(tu_path("tests/valid/%s", names[i]));
+    for (size_t i = 0; i < m; i++) {
         struct stat st;
-        if (stat(p, &st) == 0)
-            paths[k++] = strdup(p);
+        if (stat(tu_path("%s/samples/%s/terrain.json", tu_srcdir(), samples[i]), &st) == 0)
+            valid_specs[valid_count++] = strdup(tu_path("samples/%s/terrain.json", samples[i]));
     }
-    free_list(samples, m);
-    *count = k;
-    return paths;
+    tu_free_list(names, n);
+    tu_free_list(samples, m);
 }
 
 static void assert_same_heights(const tf_terrain *a, const tf_terrain *b, const char *what)
@@ -206,45 +177,54 @@ static void assert_same_heights(const tf_terrain *a, const tf_terrain *b, const 
     }
 }
 
-START_TEST(valid_specs_load_and_round_trip)
+START_TEST(valid_specs_are_present)
 {
-    size_t count;
-    char **paths = valid_spec_paths(&count);
-    ck_assert_uint_ge(count, 8);
-    for (size_t i = 0; i < count; i++) {
-        tf_error err;
-        tf_spec *spec = tf_spec_load(paths[i], &err);
-        ck_assert_msg(spec != NULL, "%s", err.message);
-        ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s: %s", paths[i], err.message);
-        tf_terrain *t = tf_terrain_compile(spec, &err);
-        ck_assert_msg(t != NULL, "%s", err.message);
+    ck_assert_msg(valid_count >= 8, "tests/valid and samples: %zu specs, expected at least 8",
+                  valid_count);
+}
+END_TEST
 
-        /* load -> write -> load evaluates bit-identically, and writing
-         * again gives the same text (the writer is a fixed point). */
-        char *json = tf_spec_to_json(spec, &err);
-        ck_assert_msg(json != NULL, "%s", err.message);
-        tf_spec *again = tf_spec_parse(json, strlen(json), "rewritten", &err);
-        ck_assert_msg(again != NULL, "%s: rewritten: %s\n%s", paths[i], err.message, json);
-        char *json2 = tf_spec_to_json(again, &err);
-        ck_assert_str_eq(json, json2);
-        /* unknown members inside control points are dropped on rewrite */
-        ck_assert_uint_le(again->unknown_key_count, spec->unknown_key_count);
-        tf_terrain *t2 = tf_terrain_compile(again, &err);
-        assert_same_heights(t, t2, paths[i]);
-        /* the terrain keeps its own copy of the spec */
-        char *json3 = tf_spec_to_json(tf_terrain_spec(t), &err);
-        ck_assert_str_eq(json, json3);
+START_TEST(valid_spec_loads_and_round_trips)
+{
+    const char *name = valid_specs[_i];
+    char path[4200]; /* tu_path's buffers are reused: keep our own copy */
+    snprintf(path, sizeof path, "%s/%s", tu_srcdir(), name);
+    tf_error err;
+    tf_spec *spec = tf_spec_load(path, &err);
+    ck_assert_msg(spec != NULL, "%s: %s", name, err.message);
+    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s: %s", name, err.message);
+    tf_terrain *t = tf_terrain_compile(spec, &err);
+    ck_assert_msg(t != NULL, "%s: %s", name, err.message);
 
-        free(json);
-        free(json2);
-        free(json3);
-        tf_terrain_free(t);
-        tf_terrain_free(t2);
-        tf_spec_free(again);
-        tf_spec_free(spec);
-        free(paths[i]);
-    }
-    free(paths);
+    /* load -> write -> load evaluates bit-identically, and writing
+     * again gives the same text (the writer is a fixed point). */
+    char *json = tf_spec_to_json(spec, &err);
+    ck_assert_msg(json != NULL, "%s: %s", name, err.message);
+    tf_spec *again = tf_spec_parse(json, strlen(json), "rewritten", &err);
+    ck_assert_msg(again != NULL, "%s: rewritten: %s\n%s", name, err.message, json);
+    char *json2 = tf_spec_to_json(again, &err);
+    ck_assert_msg(json2 != NULL && strcmp(json, json2) == 0,
+                  "%s: written again, the text differs:\n%s\n---\n%s", name, json,
+                  json2 ? json2 : err.message);
+    /* unknown members inside control points are dropped on rewrite */
+    ck_assert_msg(again->unknown_key_count <= spec->unknown_key_count,
+                  "%s: %zu unknown members after rewriting, %zu before", name,
+                  (size_t)again->unknown_key_count, (size_t)spec->unknown_key_count);
+    tf_terrain *t2 = tf_terrain_compile(again, &err);
+    ck_assert_msg(t2 != NULL, "%s: rewritten: %s", name, err.message);
+    assert_same_heights(t, t2, name);
+    /* the terrain keeps its own copy of the spec */
+    char *json3 = tf_spec_to_json(tf_terrain_spec(t), &err);
+    ck_assert_msg(json3 != NULL && strcmp(json, json3) == 0,
+                  "%s: the terrain's copy of the spec writes differently", name);
+
+    free(json);
+    free(json2);
+    free(json3);
+    tf_terrain_free(t);
+    tf_terrain_free(t2);
+    tf_spec_free(again);
+    tf_spec_free(spec);
 }
 END_TEST
 
@@ -740,10 +720,16 @@ END_TEST
 
 static Suite *spec_suite(void)
 {
+    /* The data-driven cases, one loop-test iteration each: a failure names
+     * its case and the other cases still run. */
+    invalid_cases = tu_list_cases(tu_path("%s/tests/invalid", tu_srcdir()), NULL, 0,
+                                  &invalid_count);
+    list_valid_specs();
     Suite *s = suite_create("spec");
     TCase *bad = tcase_create("bad input");
     tcase_set_timeout(bad, 60);
-    tcase_add_test(bad, invalid_cases_are_rejected_with_their_message);
+    tcase_add_test(bad, invalid_cases_are_present);
+    tcase_add_loop_test(bad, invalid_case_is_rejected_with_its_message, 0, (int)invalid_count);
     tcase_add_test(bad, oversized_file_is_refused);
     tcase_add_test(bad, missing_file_names_the_path);
     tcase_add_test(bad, syntax_errors_give_line_and_column);
@@ -751,7 +737,8 @@ static Suite *spec_suite(void)
     suite_add_tcase(s, bad);
     TCase *good = tcase_create("round trip");
     tcase_set_timeout(good, 60);
-    tcase_add_test(good, valid_specs_load_and_round_trip);
+    tcase_add_test(good, valid_specs_are_present);
+    tcase_add_loop_test(good, valid_spec_loads_and_round_trips, 0, (int)valid_count);
     tcase_add_test(good, numbers_read_back_as_the_same_double);
     tcase_add_test(good, writer_ignores_the_locale);
     tcase_add_test(good, unknown_members_are_reported_and_kept);
@@ -771,9 +758,8 @@ static Suite *spec_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(spec_suite());
-    srunner_run_all(runner, CK_ENV);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    int status = tu_run_suite(spec_suite());
+    tu_free_list(invalid_cases, invalid_count);
+    tu_free_list(valid_specs, valid_count);
+    return status;
 }

@@ -7,7 +7,6 @@
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -397,49 +396,49 @@ END_TEST
 /* Golden vectors: tests/data/terrain/NAME.vectors holds "x y h" (hex
  * doubles) for NAME.json, produced by the independent Python port of
  * docs/spec.md. The C runtime must give the same doubles (NaN as NaN). */
+/* tests/data/terrain/'s specs, listed when the suite is built. */
+static char **golden_specs;
+static size_t golden_count;
+
+START_TEST(golden_specs_are_present)
+{
+    ck_assert_msg(golden_count >= 8, "tests/data/terrain: %zu specs, expected at least 8",
+                  golden_count);
+}
+END_TEST
+
 START_TEST(golden_terrain_vectors)
 {
+    const char *name = golden_specs[_i];
     char dir[4096]; /* tu_path's buffers are reused: keep our own copy */
     snprintf(dir, sizeof dir, "%s/tests/data/terrain", tu_srcdir());
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    struct dirent *e;
-    int specs = 0;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0)
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(strlen(name) - 5), name);
+    tf_error err;
+    tf_terrain *t = tf_terrain_load(tu_path("%s/%s.json", dir, base), &err);
+    ck_assert_msg(t != NULL, "%s: %s", name, err.message);
+    FILE *f = fopen(tu_path("%s/%s.vectors", dir, base), "r");
+    ck_assert_msg(f != NULL, "%s: no vectors", base);
+    char line[512];
+    int count = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
             continue;
-        char base[256];
-        snprintf(base, sizeof base, "%.*s", (int)(n - 5), e->d_name);
-        tf_error err;
-        tf_terrain *t = tf_terrain_load(tu_path("%s/%s.json", dir, base), &err);
-        ck_assert_msg(t != NULL, "%s", err.message);
-        FILE *f = fopen(tu_path("%s/%s.vectors", dir, base), "r");
-        ck_assert_msg(f != NULL, "%s: no vectors", base);
-        char line[512];
-        int count = 0;
-        while (fgets(line, sizeof line, f)) {
-            if (line[0] == '#' || line[0] == '\n')
-                continue;
-            char *p = line, *end;
-            double v[3];
-            for (int k = 0; k < 3; k++) {
-                v[k] = strtod(p, &end);
-                ck_assert_msg(end != p, "%s: bad line %s", base, line);
-                p = end;
-            }
-            double h = tf_terrain_sample(t, v[0], v[1]);
-            ck_assert_msg(h == v[2] || (isnan(h) && isnan(v[2])), "%s: h(%a, %a) = %a, want %a",
-                          base, v[0], v[1], h, v[2]);
-            count++;
+        char *p = line, *end;
+        double v[3];
+        for (int k = 0; k < 3; k++) {
+            v[k] = strtod(p, &end);
+            ck_assert_msg(end != p, "%s: bad line %s", base, line);
+            p = end;
         }
-        fclose(f);
-        ck_assert_int_ge(count, 100);
-        tf_terrain_free(t);
-        specs++;
+        double h = tf_terrain_sample(t, v[0], v[1]);
+        ck_assert_msg(h == v[2] || (isnan(h) && isnan(v[2])), "%s: h(%a, %a) = %a, want %a", base,
+                      v[0], v[1], h, v[2]);
+        count++;
     }
-    closedir(d);
-    ck_assert_int_ge(specs, 8);
+    fclose(f);
+    ck_assert_msg(count >= 100, "%s: %d vectors, expected at least 100", base, count);
+    tf_terrain_free(t);
 }
 END_TEST
 
@@ -498,6 +497,10 @@ END_TEST
 
 static Suite *terrain_suite(void)
 {
+    /* One loop-test iteration per golden spec: a failure names its spec and
+     * the other specs still run. */
+    golden_specs = tu_list_cases(tu_path("%s/tests/data/terrain", tu_srcdir()), ".json", 0,
+                                 &golden_count);
     Suite *s = suite_create("terrain");
     TCase *props = tcase_create("properties");
     tcase_set_timeout(props, 120);
@@ -509,7 +512,8 @@ static Suite *terrain_suite(void)
     tcase_add_loop_test(props, mask_curve_weights_follow_the_curve, 0, TF_INTERP_KIND_COUNT);
     tcase_add_loop_test(props, output_curve_maps_the_sum, 0, 12);
     tcase_add_test(props, accessors_and_non_finite_points);
-    tcase_add_test(props, golden_terrain_vectors);
+    tcase_add_test(props, golden_specs_are_present);
+    tcase_add_loop_test(props, golden_terrain_vectors, 0, (int)golden_count);
     tcase_add_test(props, gradient_follows_the_chain_rule);
     suite_add_tcase(s, props);
     return s;
@@ -517,9 +521,7 @@ static Suite *terrain_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(terrain_suite());
-    srunner_run_all(runner, CK_ENV);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    int status = tu_run_suite(terrain_suite());
+    tu_free_list(golden_specs, golden_count);
+    return status;
 }

@@ -170,7 +170,7 @@ check "the base layer is unmasked" \
     [ "$(spec_numbers "$out/two.json" maskLayerIndex | sed -n 1p)" = -1 ]
 expect "the two-layer spec validates" 0 "$TERRAFIT" validate "$out/two.json"
 
-# ---- base noises and layer kinds (issue 6): --noise LIST, --layer-kind LIST
+# ---- base noises and layer kinds: --noise LIST, --layer-kind LIST
 
 expect "fit with --noise perlin,1=value --layer-kind 0=ridged exits 0" 0 \
     "$TERRAFIT" fit "$ref" "$scratch/masked.asc" -o "$out/kinds.json" \
@@ -357,7 +357,7 @@ expect_bad "an unwritable --preview fails before anything is written" "no-dir/pv
 expect_message "--preview naming the spec is a usage error" 2 "same file" \
     "$TERRAFIT" fit "$ref" -o "$out/same.json" --preview "$out/same.json"
 
-# ---- noises and layer kinds on an auto-layered DEM (issue 6)
+# ---- noises and layer kinds on an auto-layered DEM
 
 expect "auto-layering with --noise perlin,2=value --layer-kind 3=ridged,4=billow exits 0" 0 \
     "$TERRAFIT" fit "$ref" -o "$out/al-kinds.json" -r "$out/al-kinds-report.json" -q \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end tests of issue 7's outputs: the float formats and --normalize /
+# End-to-end tests of the heightmap outputs: the float formats and --normalize /
 # --height-scale of `terrafit render`, tiles (`render --tile`, `tiles --list`
 # run through sh) equal to the whole render bit for bit in r16 and f32, and
 # the GDAL VRT mosaic. Run by `make check` with TERRAFIT and TF_SRCDIR.

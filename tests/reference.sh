@@ -1,6 +1,6 @@
 #!/bin/sh
 # Compares the C runtime (`terrafit sample`) with the independent Python
-# reference (scripts/reference/terrafit_ref.py, written from docs/spec.md and
+# reference (tests/oracle/terrafit_ref.py, written from docs/spec.md and
 # docs/noise.md only) byte for byte, on every golden spec in tests/data/terrain/
 # and every spec under samples/, at a fixed set of ~300 points that includes
 # negative and large (up to 1e6) coordinates.
@@ -17,7 +17,7 @@ fi
 
 srcdir=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 terrafit=${TERRAFIT:-"$srcdir/cli/terrafit"}
-ref="$srcdir/scripts/reference/terrafit_ref.py"
+ref="$srcdir/tests/oracle/terrafit_ref.py"
 
 if [ ! -x "$terrafit" ]; then
     echo "reference: $terrafit not built" >&2

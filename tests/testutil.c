@@ -4,10 +4,12 @@
 
 #include <check.h>
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *tu_srcdir(void)
@@ -57,6 +59,56 @@ char *tu_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tu_list_cases(const char *dir, const char *suffix, int dirs_only, size_t *count)
+{
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char **names = NULL;
+    size_t n = 0, suffix_len = suffix ? strlen(suffix) : 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' ||
+            (suffix && (len <= suffix_len || strcmp(e->d_name + len - suffix_len, suffix) != 0)))
+            continue;
+        if (dirs_only) { /* not tu_path: `dir` may be one of its buffers */
+            char path[8192];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+                continue;
+        }
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        char *name = strdup(e->d_name);
+        if (!grown || !name) {
+            free(name);
+            tu_free_list(grown ? grown : names, n);
+            closedir(d);
+            return NULL;
+        }
+        names = grown;
+        names[n++] = name;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_name);
+    *count = n;
+    return names;
+}
+
+void tu_free_list(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
 }
 
 char *tu_mkdtemp(void)

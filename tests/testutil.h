@@ -16,6 +16,14 @@ const char *tu_path(const char *fmt, ...);
 /* Whole file, NUL-terminated (len excludes the NUL); NULL on failure. */
 char *tu_read_file(const char *path, size_t *len);
 
+/* The data-driven cases of a folder, sorted by name (strcmp), dot entries
+ * skipped: with `suffix` non-NULL only names ending in it, with `dirs_only`
+ * only sub-directories. Built when the suite is, so each case can be its
+ * own loop-test iteration (one failing case does not hide the others).
+ * NULL and *count = 0 when `dir` cannot be read; free with tu_free_list. */
+char **tu_list_cases(const char *dir, const char *suffix, int dirs_only, size_t *count);
+void tu_free_list(char **names, size_t count);
+
 /* A fresh scratch directory under $TMPDIR (removed by tu_rmdir). */
 char *tu_mkdtemp(void);
 void tu_rmtree(const char *dir);

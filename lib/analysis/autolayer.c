@@ -1,9 +1,9 @@
 /*
- * Auto-layering (issue 4): one fully present reference (a DEM) fitted as a
+ * Auto-layering: one fully present reference (a DEM) fitted as a
  * stack of octave-band layers: frequency by spectral-centroid matching,
  * amplitudes calibrated jointly on the radial spectrum, learned mask curves
  * over the coarse elevation, and an output curve; with --noise auto, each
- * band's noise chosen by trials of the whole terrain (issue 6).
+ * band's noise chosen by trials of the whole terrain.
  * docs/fitting.md has every formula. The spectral parts (the noise's
  * spectrum, frequency matching, the amplitude calibration) are in
  * autolayer_spectrum.c.

@@ -1,5 +1,5 @@
 /*
- * Octave-band decomposition of one reference for auto-layering (issue 4):
+ * Octave-band decomposition of one reference for auto-layering:
  * differences of Gaussian low-passes, masked cells handled by normalized
  * convolution, the finest band the residual so the bands sum back to the map.
  */

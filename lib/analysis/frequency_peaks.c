@@ -157,7 +157,7 @@ typedef struct {
 } peak_table;
 
 /* One table and one builder per noise kind (pthread_once takes no argument). */
-/* (issue 6 kinds: extended to the seven new noise types; they are
+/* (Extended to the seven further noise types; they are
  * evaluated through tf_noise_kind_eval, the same values tf_noise_eval
  * gives the first two.) */
 _Static_assert(TF_NOISE_KIND_COUNT == 9, "a new noise kind needs its peak table and builder");

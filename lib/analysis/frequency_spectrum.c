@@ -33,7 +33,7 @@
 #define GRID_POINTS 31
 #define MAX_ROUNDS 12
 
-/* (issue 6 kinds: extended to the seven new noise types, evaluated through
+/* (Extended to the seven further noise types, evaluated through
  * tf_noise_kind_eval, the same values tf_noise_eval gives the first two.) */
 _Static_assert(TF_NOISE_KIND_COUNT == 9, "a new noise kind needs its model builder");
 

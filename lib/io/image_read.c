@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "io/heightmap_internal.h" /* PFM and f32 (issue 7) */
+#include "io/heightmap_internal.h" /* PFM and f32 */
 #include "io/io_internal.h"
 #include "base/error.h"
 

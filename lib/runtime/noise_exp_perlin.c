@@ -12,7 +12,7 @@
 /* Parberry's magnitude table m[i] = mu^i with 0 < mu <= 1, here mu = 1/1.02:
  * m[0] = 1 and m[i] = m[i-1] / 1.02 (one IEEE division per entry, so the
  * table is itself exactly reproducible; printed with %a by
- * scripts/noise-vectors/regenerate.sh and checked by tests/check_noise_kinds).
+ * scripts/regenerate-vectors.sh and checked by tests/check_noise_kinds).
  * m[255] = 1.02^-255 ~ 0.00641. */
 const double tf_exp_perlin_magnitude[256] = {
     0x1p+0, 0x1.f5f5f5f5f5f5fp-1, 0x1.ec1e5082b4e71p-1,

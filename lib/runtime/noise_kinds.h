@@ -1,5 +1,5 @@
 /*
- * More base noises (issue 6 §1, docs/noise.md): Perlin's improved noise,
+ * More base noises (docs/noise.md): Perlin's improved noise,
  * exponential-gradient Perlin, zero-gradient D2M1N3 polynomial, value and
  * cellular noise, each with analytic partial derivatives. Private to the
  * runtime; every function is exactly reproducible (plain IEEE double

@@ -35,8 +35,10 @@
 extern "C" {
 #endif
 
-/* Progress: called from the calling thread, a few times per layer, and once
- * at the end with done == total (the same type as in terrafit.h). */
+/* Progress, for fitting here and for rendering and erosion in terrafit.h
+ * (declared once, here, as terrafit.h includes this header): called from
+ * the calling thread, at most a few times a second (fitting: a few times
+ * per layer), and once at the end with done == total. */
 typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 
 #define TF_FIT_DEFAULT_POINTS 64
@@ -79,7 +81,7 @@ typedef struct {
      * TF_FIT_MAX_BANDS. Several references keep one layer per reference
      * (then only 0 or their count is accepted). */
     size_t layers;
-    /* Layer kinds (issue 6; docs/fitting.md, "Noises and layer kinds").
+    /* Layer kinds (docs/fitting.md, "Noises and layer kinds").
      * `fractal`: every layer's kind, with tf_fractal_set_defaults'
      * parameters; TF_FRACTAL_NONE (the default) is plain noise.
      * `noise_auto`: every layer tries tf_fit_auto_candidates and keeps the
@@ -171,7 +173,7 @@ typedef struct {
     double gentle_blend;      /* 1: equalized curve; < 1: heavy-tailed, blended toward linear */
     size_t mask_curve_points; /* 0: no mask curve; else over layer 0's value */
     double mask_curve_min, mask_curve_max; /* its smallest and largest weight */
-    /* The layer's noise and kind (issue 6), and the --noise auto trials
+    /* The layer's noise and kind, and the --noise auto trials
      * (NULL, 0 when the layer did not try candidates). */
     tf_noise_type noise;
     tf_fractal_kind fractal;

@@ -1,5 +1,5 @@
 /*
- * Fidelity metrics between two height maps (issue 3, `terrafit compare`):
+ * Fidelity metrics between two height maps (`terrafit compare`):
  * value histogram, power spectrum, slope distribution, box-counting
  * dimension of the median contour, peaks, depressions and relief structure.
  * Every definition, formula and constant is in docs/metrics.md.

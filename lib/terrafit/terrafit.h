@@ -1,7 +1,9 @@
 /*
  * terrafit full library: everything beside the runtime that tools need —
- * heightmap files, multi-threaded rendering, previews (and, later, image
- * input and analysis). It calls into the runtime, never the reverse.
+ * reference image input (image.h), statistics, frequency estimation,
+ * fitting and comparison (stats.h, frequency.h, fit.h, metrics.h),
+ * heightmap files, multi-threaded rendering, previews, meshes and erosion.
+ * It calls into the runtime, never the reverse.
  *
  *     tf_error err;
  *     tf_terrain *t = tf_terrain_load("terrain.json", &err);
@@ -149,9 +151,9 @@ TF_API int tf_write_file_atomic(const char *path, const void *data, size_t size,
 
 /* ------------------------------------------------------------- rendering */
 
-/* Called from the calling thread, at most a few times a second, and once at
- * the end with done == total. */
-typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
+/* Progress callbacks are tf_progress_fn (terrafit/fit.h): called from the
+ * calling thread, at most a few times a second, and once at the end with
+ * done == total. */
 
 /* Number of online processors (at least 1). */
 TF_API unsigned tf_cpu_count(void);
@@ -162,7 +164,7 @@ TF_API int tf_render_grid(const tf_terrain *t, double x0, double y0, double step
                    unsigned threads, float *out, tf_progress_fn progress, void *user,
                    tf_error *err);
 
-/* The same over a window of the endless lattice (issue 7, tiles): fill
+/* The same over a window of the endless lattice (`terrafit tiles`): fill
  * out[j*nx + i] exactly as tf_terrain_sample_window(t, x0, y0, step, i0, j0,
  * nx, ny, out) would, so tiles cut from one lattice match a whole render bit
  * for bit. tf_render_grid is the window at i0 = j0 = 0. */
@@ -350,13 +352,19 @@ TF_API int tf_erosion_method_from_name(const char *name, tf_erosion_method *meth
  * 0.5, capacity 0.01 (Olsen 2004). */
 TF_API void tf_erosion_params_default(tf_erosion_params *params, tf_erosion_method method, size_t nx,
                                size_t ny);
-/* 0 when every field is in range; else TF_ERR_ARGUMENT naming the field. */
+/* 0 when every field is in range; else -1 with `err` naming the field:
+ * TF_ERR_ARGUMENT for NULL params, an unknown method or a field out of
+ * range, TF_ERR_LIMIT for more than TF_EROSION_MAX_ITERATIONS iterations. */
 TF_API int tf_erosion_params_check(const tf_erosion_params *params, tf_error *err);
 
 /* Erosion in steps, for programs that look at the state between them. */
 typedef struct tf_erosion tf_erosion;
 
-/* Copy nx * ny heights (finite) into a new erosion state. NULL on failure. */
+/* Copy nx * ny heights (finite) into a new erosion state. NULL on failure,
+ * with `err`: tf_erosion_params_check's errors, TF_ERR_ARGUMENT for no
+ * heights (NULL or an empty grid) or one that is not finite, TF_ERR_LIMIT
+ * beyond TF_MAX_IMAGE_SIDE per side or TF_MAX_IMAGE_PIXELS cells,
+ * TF_ERR_NOMEM. */
 TF_API tf_erosion *tf_erosion_new(const float *heights, size_t nx, size_t ny,
                            const tf_erosion_params *params, tf_error *err);
 TF_API void tf_erosion_free(tf_erosion *erosion);
@@ -375,7 +383,8 @@ TF_API const double *tf_erosion_sediment(const tf_erosion *erosion);
 TF_API void tf_erosion_result(const tf_erosion *erosion, float *heights);
 
 /* All of the above: erode nx * ny heights in place for params->iterations
- * iterations. On failure the heights are unchanged. 0 on success. */
+ * iterations. 0 on success; -1 with `err` as tf_erosion_new sets it, and
+ * the heights unchanged. */
 TF_API int tf_erode(float *heights, size_t nx, size_t ny, const tf_erosion_params *params,
              tf_progress_fn progress, void *user, tf_error *err);
 

@@ -2,11 +2,13 @@
 """terrafit_ref.py -- independent pure-Python reference of the terrafit runtime.
 
 Written from docs/spec.md and docs/noise.md only (plus
-scripts/noise3-vectors/Noise3.java, which docs/noise.md names as the
-definition of `perlin-reference-simplex`, and the permutation table of
-scripts/noise-vectors/ImprovedNoise.java, which it names for `perlin`), without looking at the C sources,
-so that `make check` (tests/reference.sh) can compare two independent readings
-of the documentation bit for bit.
+tests/generators/perlin-reference-simplex/Noise3.java, which docs/noise.md
+names as the definition of `perlin-reference-simplex`, and the permutation
+table of tests/generators/noise-kinds/ImprovedNoise.java, which it names for
+`perlin`), without looking at the C sources, so that `make check`
+(tests/reference.sh, tests/check_fractal) can compare two independent
+readings of the documentation bit for bit. It also writes the golden vectors
+of tests/data/ (scripts/regenerate-vectors.sh).
 
 Python floats are IEEE-754 doubles and CPython evaluates every operation
 separately (no fused multiply-add, no reassociation), so writing each formula
@@ -457,7 +459,7 @@ def derived_offset(seed):
 
 
 # ---------------------------------------------------------------------------
-# docs/noise.md, "Issue-6 base noises": perlin, exponential-perlin,
+# docs/noise.md, "The further base noises": perlin, exponential-perlin,
 # polynomial, value, cellular; each returns (n, dn/dx, dn/dy).
 # ---------------------------------------------------------------------------
 
@@ -528,11 +530,11 @@ def _blend3(c, fx, fy, fz):
 
 def _read_perlin_permutation():
     """Perlin's reference permutation, as docs/noise.md names it
-    (scripts/noise-vectors/ImprovedNoise.java)."""
+    (tests/generators/noise-kinds/ImprovedNoise.java)."""
     import os
     import re
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "noise-vectors", "ImprovedNoise.java")) as fh:
+    with open(os.path.join(here, "..", "generators", "noise-kinds", "ImprovedNoise.java")) as fh:
         text = fh.read()
     body = re.search(r"permutation\s*=\s*\{([^}]*)\}", text).group(1)
     perm = [int(v) for v in body.replace("\n", " ").split(",")]
@@ -1018,7 +1020,7 @@ def main(argv):
             for x, y, z in read_points(sys.stdin, 3):
                 out.write(fmt_g17(perlin_reference_simplex(x, y, z)) + "\n")
             return 0
-        if len(argv) == 4:   # the issue-6 kinds: "x y z" -> "n dn/dx dn/dy"
+        if len(argv) == 4:   # the further kinds: "x y z" -> "n dn/dx dn/dy"
             seed = int(argv[3]) & MASK32
             for x, y, z in read_points(sys.stdin, 3):
                 out.write(" ".join(fmt_g17(v) for v in noise_kind(kind, seed, x, y, z)) + "\n")
@@ -1063,7 +1065,7 @@ def main(argv):
         return 0
     if cmd == "simplex-vectors" and len(argv) == 2:
         out.write("# simplex golden vectors: seed x y n (x, y, n as C99 hex doubles), from\n")
-        out.write("# /usr/bin/python3 scripts/reference/terrafit_ref.py simplex-vectors\n")
+        out.write("# /usr/bin/python3 tests/oracle/terrafit_ref.py simplex-vectors\n")
         for seed, x, y in simplex_vector_points():
             out.write("%d %s %s %s\n" % (seed, x.hex(), y.hex(), simplex(seed, x, y).hex()))
         return 0

@@ -2,7 +2,7 @@
 // ImprovedNoise (seed 0 of "perlin") at 1200 points, then every seeded kind
 // from NoiseKinds.java, one "kind seed x y z n" per line, doubles in hex.
 // Also prints the exponential-perlin magnitude table with --magnitudes.
-// Regenerate: scripts/noise-vectors/regenerate.sh
+// Regenerate: scripts/regenerate-vectors.sh
 import java.util.Random;
 
 public final class Vectors {

@@ -1,7 +1,7 @@
 // Prints golden vectors for "perlin-reference-simplex": inputs and outputs of
 // Ken Perlin's reference Noise3 (thesis Code fragment 2, in Noise3.java beside
 // this file, verbatim) as exact hexadecimal doubles, one "x y z n" per line.
-// Regenerate: scripts/noise3-vectors/regenerate.sh
+// Regenerate: scripts/regenerate-vectors.sh
 import java.util.Random;
 
 public final class GoldenVectors {
