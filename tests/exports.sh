@@ -27,9 +27,9 @@ if ! command -v nm >/dev/null 2>&1; then
     exit 77
 fi
 
-# The names of the functions declared TF_API in the given headers, sorted:
-# comments and preprocessor lines removed, then the identifier just before
-# the "(" that follows each TF_API.
+# The names declared TF_API in the given headers (functions and data),
+# sorted: comments and preprocessor lines removed, then the identifier just
+# before the first "(", "[" or ";" that follows each TF_API.
 declared() {
     awk '
         { text = text $0 "\n" }
@@ -49,8 +49,8 @@ declared() {
                 if (lines[k] !~ /^[ \t]*#/) body = body " " lines[k]
             while ((i = index(body, "TF_API")) > 0) {
                 body = substr(body, i + 6)
-                p = index(body, "(")
-                if (p == 0) break
+                if (!match(body, /[(\[;]/)) break
+                p = RSTART
                 if (match(substr(body, 1, p - 1), /[A-Za-z_][A-Za-z0-9_]*[ \t]*$/)) {
                     name = substr(body, RSTART, RLENGTH)
                     gsub(/[ \t]/, "", name)
