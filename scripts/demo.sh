@@ -1,12 +1,32 @@
 #!/bin/sh
-# README's first command: install what is needed, build, and run the main
-# job on the bundled samples — fit a spec to each, render it, and write
-# previews of reference and synthesis side by side, all in out/.
+# README's first command: install what is needed, build and install
+# terrafit, and run the main job on the bundled samples — fit a spec to
+# each, render it, and write previews of reference and synthesis side by
+# side, all in out/.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/scripts/deps.sh"
 sh "$top/scripts/build.sh"
 terrafit="$top/_build/cli/terrafit"
+
+# Install (configure's prefix, /usr/local by default) so that afterwards
+# `terrafit` is on PATH, `man terrafit-fit` reads its page and pkg-config
+# finds terrafit and terrafit-runtime. ldconfig lets programs linked against
+# the new shared libraries load them (the tool itself links them
+# statically). libtool's install output goes to a log, as deps.sh's does.
+as_root=""
+[ "$(id -u)" -eq 0 ] || as_root="sudo"
+prefix=$(sed -n 's/^prefix = //p' "$top/_build/Makefile")
+log=$(mktemp "${TMPDIR:-/tmp}/terrafit-install.XXXXXX")
+status=0
+{ $as_root make -s -C "$top/_build" install && $as_root ldconfig; } >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "demo.sh: make install failed (exit $status); the end of its output:" >&2
+    tail -n 25 "$log" >&2
+    echo "demo.sh: the whole output is in $log" >&2
+    exit "$status"
+fi
+echo "demo.sh: installed terrafit under $prefix ('make -C _build uninstall' removes it)" >&2
 out="$top/out"
 mkdir -p "$out"
 

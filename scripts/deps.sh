@@ -1,17 +1,32 @@
 #!/bin/sh
 # Installs, from Debian 12 packages, everything terrafit needs to build and
-# test. Does nothing when all are present; uses sudo when not root.
+# test, and man-db to read its man pages. Does nothing when all are present;
+# uses sudo when not root. apt and dpkg print hundreds of lines (-qq does not
+# quiet dpkg): they go to a log file, and one line says what was installed.
 set -eu
 packages="build-essential autoconf automake libtool autoconf-archive pkg-config
-libcjson-dev libstb-dev libfftw3-dev libpng-dev zlib1g-dev check python3 python3-jsonschema groff-base"
+libcjson-dev libstb-dev libfftw3-dev libpng-dev zlib1g-dev check python3 python3-jsonschema groff-base
+man-db"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
-echo "installing:$missing" >&2
 as_root=""
 [ "$(id -u)" -eq 0 ] || as_root="sudo"
-$as_root apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends $missing
+log=$(mktemp "${TMPDIR:-/tmp}/terrafit-deps.XXXXXX")
+echo "deps.sh: installing$missing" >&2
+status=0
+{
+    $as_root apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends \
+            $missing
+} >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "deps.sh: apt-get failed (exit $status); the end of its output:" >&2
+    tail -n 25 "$log" >&2
+    echo "deps.sh: the whole output is in $log" >&2
+    exit "$status"
+fi
+echo "deps.sh: installed $(echo $missing | wc -w) packages (apt's output: $log)" >&2
