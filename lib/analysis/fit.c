@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,103 +340,59 @@ fail:
     return -1;
 }
 
-/* ---------------------------------------------------- a small task pool */
+/* ------------------------------------------------ the layers in parallel */
 
+/* How often the calling thread reports progress while layers run: steps
+ * finish inside a layer's task, which the watch hears of only this way. */
+#define PROGRESS_POLL_SECONDS 0.05
+
+/* One phase over the layers: a task per layer claimed in turn
+ * (tf_parallel_claim), the calling thread reporting progress. */
 typedef struct fit_pool fit_pool;
-typedef void (*task_fn)(fit_pool *pool, size_t task);
-
 struct fit_pool {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    size_t next_task, task_count;
-    size_t steps_done; /* progress steps finished, all phases */
-    unsigned running;  /* worker threads not yet finished */
-    task_fn run;
     layer_job *jobs;
     const fit_layer_data *layers; /* for the mask phase */
+    void (*run)(fit_pool *pool, size_t task);
+    atomic_size_t steps_done; /* progress steps finished, all phases */
+    size_t total, reported;   /* reported: (size_t)-1 before the first report */
+    tf_progress_fn progress;  /* NULL: no reports */
+    void *user;
 };
 
 static void pool_step_done(fit_pool *pool)
 {
-    pthread_mutex_lock(&pool->lock);
-    pool->steps_done++;
-    pthread_cond_signal(&pool->changed);
-    pthread_mutex_unlock(&pool->lock);
+    atomic_fetch_add_explicit(&pool->steps_done, 1, memory_order_relaxed);
 }
 
-static void *pool_worker(void *arg)
+/* The watch: a report whenever the count moved. */
+static void pool_report(void *arg)
 {
     fit_pool *pool = arg;
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        size_t task = pool->next_task < pool->task_count ? pool->next_task++ : (size_t)-1;
-        pthread_mutex_unlock(&pool->lock);
-        if (task == (size_t)-1)
-            break;
-        pool->run(pool, task);
+    size_t done = atomic_load_explicit(&pool->steps_done, memory_order_relaxed);
+    if (pool->progress && done != pool->reported) {
+        pool->progress(pool->user, done, pool->total);
+        pool->reported = done;
     }
-    pthread_mutex_lock(&pool->lock);
-    pool->running--;
-    pthread_cond_signal(&pool->changed);
-    pthread_mutex_unlock(&pool->lock);
-    return NULL;
 }
 
-/* Run `count` tasks on up to `threads` workers while the calling thread
- * reports progress (steps done of `total`). Tasks are independent, so the
- * result does not depend on the schedule. */
-static void pool_run(fit_pool *pool, task_fn run, size_t count, unsigned threads, size_t total,
-                     tf_progress_fn progress, void *user)
+static void pool_range(void *arg, size_t lo, size_t hi)
+{
+    fit_pool *pool = arg;
+    for (size_t task = lo; task < hi; task++)
+        pool->run(pool, task);
+}
+
+/* Run `count` tasks, one layer each, on up to `threads` threads. A layer's
+ * task is long, so with progress to report the calling thread only
+ * watches. Tasks are independent, so the result does not depend on the
+ * schedule. */
+static void pool_run(fit_pool *pool, void (*run)(fit_pool *, size_t), size_t count,
+                     unsigned threads)
 {
     pool->run = run;
-    pool->next_task = 0;
-    pool->task_count = count;
-    if (threads > count)
-        threads = (unsigned)count;
-    pthread_t tid[TF_MAX_LAYERS];
-    unsigned started = 0;
-    pthread_mutex_lock(&pool->lock);
-    pool->running = 0;
-    pthread_mutex_unlock(&pool->lock);
-    for (; started < threads; started++) {
-        pthread_mutex_lock(&pool->lock);
-        pool->running++;
-        pthread_mutex_unlock(&pool->lock);
-        if (pthread_create(&tid[started], NULL, pool_worker, pool) != 0) {
-            pthread_mutex_lock(&pool->lock);
-            pool->running--;
-            pthread_mutex_unlock(&pool->lock);
-            break;
-        }
-    }
-    if (started == 0) { /* no thread could start: do the work here */
-        pthread_mutex_lock(&pool->lock);
-        pool->running = 1;
-        pthread_mutex_unlock(&pool->lock);
-        pool_worker(pool);
-        if (progress)
-            progress(user, pool->steps_done, total);
-        return;
-    }
-    size_t reported = (size_t)-1;
-    pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        size_t done = pool->steps_done;
-        unsigned running = pool->running;
-        if (done != reported && progress) {
-            pthread_mutex_unlock(&pool->lock);
-            progress(user, done, total);
-            reported = done;
-            pthread_mutex_lock(&pool->lock);
-            continue; /* look again: more may have finished meanwhile */
-        }
-        if (running == 0)
-            break;
-        pthread_cond_wait(&pool->changed, &pool->lock);
-    }
-    pthread_mutex_unlock(&pool->lock);
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    pool_report(pool);
+    tf_parallel_watch watch = {pool_report, pool, PROGRESS_POLL_SECONDS, 1};
+    tf_parallel_claim(count, 1, threads, pool_range, pool, pool->progress ? &watch : NULL);
 }
 
 static void task_analyze(fit_pool *pool, size_t task)
@@ -779,14 +735,12 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
         job->rep->mask_layer = -1;
     }
 
-    fit_pool pool;
-    memset(&pool, 0, sizeof pool);
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_cond_init(&pool.changed, NULL);
-    pool.jobs = jobs;
     unsigned threads = opt->threads ? opt->threads : tf_cpu_count();
     size_t total = STEPS_PER_LAYER * count;
-    pool_run(&pool, task_analyze, count, threads, total, progress, user);
+    fit_pool pool = {.jobs = jobs, .total = total, .reported = (size_t)-1, .progress = progress,
+                     .user = user};
+    atomic_init(&pool.steps_done, 0);
+    pool_run(&pool, task_analyze, count, threads);
     int failed = -1;
     for (size_t i = 0; i < count && failed < 0; i++)
         if (jobs[i].failed)
@@ -795,13 +749,11 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
         for (size_t i = 0; i < count; i++)
             data[i] = jobs[i].data;
         pool.layers = data;
-        pool_run(&pool, task_mask, count, threads, total, progress, user);
+        pool_run(&pool, task_mask, count, threads);
         for (size_t i = 0; i < count && failed < 0; i++)
             if (jobs[i].failed)
                 failed = (int)i;
     }
-    pthread_cond_destroy(&pool.changed);
-    pthread_mutex_destroy(&pool.lock);
     if (failed >= 0) {
         /* The lowest failing layer, whatever the schedule, so the message
          * is deterministic. */
