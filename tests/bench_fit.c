@@ -167,5 +167,6 @@ int main(void)
 done:
     for (int i = 0; i < LAYERS; i++)
         tf_layer_map_free(layers[i]);
+    tf_fit_release_caches();
     return status;
 }

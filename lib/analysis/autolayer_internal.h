@@ -26,6 +26,9 @@ int autolayer_fully_present(const tf_layer_map *map);
  * frequency matching finds it ready. 0 on success. */
 int autolayer_noise_spectrum_prepare(tf_noise_type noise, tf_error *err);
 
+/* Free every measured spectrum (tf_fit_release_caches): none may be in use. */
+void autolayer_noise_spectra_release(void);
+
 /* Joint amplitudes a_k of `count` layers whose spectra at amplitude 1 are
  * `layer_spectra`, against the reference's spectrum `ref`
  * (docs/fitting.md, "Amplitudes"); *rms_out is the data term's RMS in ln

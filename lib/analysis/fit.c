@@ -712,8 +712,9 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     }
     tf_spec_reseed(spec, opt->seed);
 
-    /* The base-noise sample, built here (once per process) so its cost is
-     * reported on its own rather than inside one layer's timing. */
+    /* The base-noise sample, built here (once, kept until
+     * tf_fit_release_caches) so its cost is reported on its own rather
+     * than inside one layer's timing. */
     double t_sample = tf_clock_seconds();
     for (size_t i = 0; i < count; i++) {
         layer_job *job = &jobs[i];
@@ -808,6 +809,14 @@ fail:
     tf_fit_report_free(&report);
     tf_spec_free(spec);
     return -1;
+}
+
+/* The tables are built by noise_sample.c (fit, quantiles) and
+ * autolayer_spectrum.c (auto-layering); one call frees both. */
+void tf_fit_release_caches(void)
+{
+    fit_noise_samples_release();
+    autolayer_noise_spectra_release();
 }
 
 void tf_fit_report_free(tf_fit_report *report)

@@ -12,11 +12,13 @@
 
 /* The sorted sample of u = (n + 1) / 2 for a noise kind,
  * TF_NOISE_SAMPLE_COUNT values, built on first use (thread-safe) and kept
- * for the process. NULL with err filled on failure. */
+ * until fit_noise_samples_release. NULL with err filled on failure. */
 const double *fit_noise_sample(tf_noise_type noise, tf_error *err);
 /* The same for a layer kind: noise_type and fractal of
  * `kind` (tf_layer_unit_quantiles). */
 const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err);
+/* Free every sample (tf_fit_release_caches): none may be in use. */
+void fit_noise_samples_release(void);
 
 /* Type 7 quantile of n >= 1 sorted doubles. */
 double fit_sample_quantile(const double *sorted, size_t n, double p);
