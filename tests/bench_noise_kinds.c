@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime/noise.h"
 #include "runtime/noise_kinds.h"
+#include "util/util.h"
 
 typedef double (*noise_fn)(uint32_t seed, double x, double y, double z);
 typedef double (*deriv_fn)(uint32_t seed, double x, double y, double z, double *dx, double *dy);
@@ -168,13 +168,6 @@ static double poly2_table(uint32_t s, double x, double y, double z)
     return ((h00 + sx * dX) + sy * dY) + Ac * ((sx * fy + sy * fx) - fx * fy);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -187,12 +180,12 @@ static double bench_one(noise_fn fn)
     double runs[7];
     volatile double sink = 0;
     for (int r = 0; r < 7; r++) {
-        double t0 = now(), acc = 0;
+        double t0 = tf_clock_seconds(), acc = 0;
         for (int j = 0; j < 512; j++)
             for (int i = 0; i < 512; i++)
                 acc += fn(99, i * (1.0 / 37) + 0.1, j * (1.0 / 37) + 0.2, 0.3);
         sink += acc;
-        runs[r] = (now() - t0) * 1e9 / (512.0 * 512.0);
+        runs[r] = (tf_clock_seconds() - t0) * 1e9 / (512.0 * 512.0);
     }
     (void)sink;
     qsort(runs, 7, sizeof runs[0], cmp_double);

@@ -8,23 +8,16 @@
  *
  *   tests/bench_png SPEC [--size N]     (N: 16 to 16384, default 4096)
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <zlib.h>
 
 #include "terrafit/terrafit.h"
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "util/util.h"
 
 /* The PNG rows of heights quantized over [lo, hi]: a filter type byte
  * (0 none, 1 Sub), then big-endian samples, filtered. */
@@ -101,14 +94,14 @@ int main(int argc, char **argv)
         }
         z_stream z;
         memset(&z, 0, sizeof z);
-        double start = now_seconds();
+        double start = tf_clock_seconds();
         deflateInit2(&z, cases[c].level, Z_DEFLATED, 15, 8, cases[c].strategy);
         z.next_in = rows;
         z.avail_in = (uInt)raw;
         z.next_out = out;
         z.avail_out = (uInt)size;
         int status = deflate(&z, Z_FINISH);
-        double seconds = now_seconds() - start;
+        double seconds = tf_clock_seconds() - start;
         printf("  %-34s %6.2f s %8.1f MB%s\n", cases[c].name, seconds, (double)z.total_out / 1e6,
                status == Z_STREAM_END ? "" : " (failed)");
         deflateEnd(&z);
@@ -121,9 +114,9 @@ int main(int argc, char **argv)
         perror("bench_png: mkstemp");
         return 1;
     }
-    double start = now_seconds();
+    double start = tf_clock_seconds();
     int status = tf_heightmap_write(path, TF_HEIGHTMAP_PNG16, h, n, n, lo, hi, &err);
-    double seconds = now_seconds() - start;
+    double seconds = tf_clock_seconds() - start;
     FILE *f = fopen(path, "rb");
     long bytes = -1;
     if (f && fseek(f, 0, SEEK_END) == 0)

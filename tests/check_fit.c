@@ -870,6 +870,40 @@ START_TEST(bad_inputs_are_rejected)
 }
 END_TEST
 
+/* The caches have an owner: released between two fits, the second builds
+ * the base-noise sample and the noise spectra again (an auto-layered fit
+ * uses both) and gives the same spec and report. */
+START_TEST(release_caches_keeps_the_fit)
+{
+    tf_layer_map *ref = render_reference(128, 1.0 / 12.0, 31);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.layers = 3;
+    tf_error err;
+    char *spec_json[2], *report_json[2];
+    for (int run = 0; run < 2; run++) {
+        tf_fit_release_caches(); /* run 0: nothing an earlier test built */
+        tf_fit_report report;
+        tf_spec *spec = fit_ok(&ref, 1, &opt, &report);
+        ck_assert(report.auto_layered);
+        spec_json[run] = tf_spec_to_json(spec, &err);
+        report_json[run] = tf_fit_report_to_json(&report, 0, &err);
+        ck_assert(spec_json[run] && report_json[run]);
+        tf_fit_report_free(&report);
+        tf_spec_free(spec);
+    }
+    tf_fit_release_caches();
+    tf_fit_release_caches(); /* nothing left: a second release is harmless */
+    ck_assert_str_eq(spec_json[1], spec_json[0]);
+    ck_assert_str_eq(report_json[1], report_json[0]);
+    for (int run = 0; run < 2; run++) {
+        free(spec_json[run]);
+        free(report_json[run]);
+    }
+    tf_layer_map_free(ref);
+}
+END_TEST
+
 static Suite *fit_suite(void)
 {
     Suite *s = suite_create("fit");
@@ -918,6 +952,11 @@ static Suite *fit_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, flat_layer_is_legal);
     tcase_add_test(tc, bad_inputs_are_rejected);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("caches");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, release_caches_keeps_the_fit);
     suite_add_tcase(s, tc);
     return s;
 }

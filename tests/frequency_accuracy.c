@@ -5,16 +5,15 @@
  * Run: ./tests/frequency_accuracy [--seeds N] [--side N] [--perlin] [--time | --bench]
  * (--bench: wall time of each method on one reference instead of the table).
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "frequency_reference.h"
 #include "terrafit/terrafit.h"
+#include "util/util.h"
 
 enum { CLEAN = 0, NOISY = 1, BYTE = 2 };
 
@@ -33,13 +32,6 @@ static tf_layer_map *reference(double f, uint32_t seed, size_t side, int kind)
     return map;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Wall time per call of each method on one side x side reference at
  * f = 1/32, after a first call that builds the noise tables. */
 static int run_bench(const tf_curve *curve, size_t side)
@@ -50,15 +42,15 @@ static int run_bench(const tf_curve *curve, size_t side)
         return 1;
     tf_frequency_estimate est;
     tf_error err;
-    double t0 = now();
+    double t0 = tf_clock_seconds();
     if (tf_estimate_frequency(map, noise_kind, curve, TF_FREQUENCY_AUTO, &est, &err) != 0) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
     printf("%s, %zux%zu, f = 1/32: first call (builds the tables) %.1f ms\n",
-           tf_noise_type_name(noise_kind), side, side, 1000.0 * (now() - t0));
+           tf_noise_type_name(noise_kind), side, side, 1000.0 * (tf_clock_seconds() - t0));
     for (int m = 0; m < 3; m++) {
-        t0 = now();
+        t0 = tf_clock_seconds();
         for (int c = 0; c < CALLS; c++)
             if (tf_estimate_frequency(map, noise_kind, curve, (tf_frequency_method)m, &est,
                                       &err) != 0) {
@@ -66,7 +58,7 @@ static int run_bench(const tf_curve *curve, size_t side)
                 return 1;
             }
         printf("  %-8s %6.1f ms per call (mean of %d)\n",
-               tf_frequency_method_name((tf_frequency_method)m), 1000.0 * (now() - t0) / CALLS,
+               tf_frequency_method_name((tf_frequency_method)m), 1000.0 * (tf_clock_seconds() - t0) / CALLS,
                CALLS);
     }
     tf_layer_map_free(map);
@@ -125,14 +117,14 @@ int main(int argc, char **argv)
                 if (!map)
                     return 1;
                 tf_frequency_estimate est;
-                double t0 = now();
+                double t0 = tf_clock_seconds();
                 int rc = tf_estimate_frequency(map, noise_kind, curve, TF_FREQUENCY_AUTO,
                                                &est, &err);
                 /* The first call also builds the per-noise tables. */
                 if (first < 0.0) {
-                    first = now() - t0;
+                    first = tf_clock_seconds() - t0;
                 } else {
-                    seconds += now() - t0;
+                    seconds += tf_clock_seconds() - t0;
                     timed++;
                 }
                 tf_layer_map_free(map);

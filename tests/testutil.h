@@ -29,7 +29,8 @@ char *tu_mkdtemp(void);
 void tu_rmtree(const char *dir);
 
 /* Run a Check suite (CK_VERBOSITY from the environment) and free it:
- * EXIT_SUCCESS when every test passed, EXIT_FAILURE otherwise. */
+ * EXIT_SUCCESS when every test passed, EXIT_FAILURE otherwise. Fitting's
+ * caches are released at exit (tf_fit_release_caches). */
 struct Suite;
 int tu_run_suite(struct Suite *suite);
 

@@ -1,30 +1,27 @@
 /*
- * Auto-layering: one fully present reference (a DEM) fitted as a
- * stack of octave-band layers: frequency by spectral-centroid matching,
- * amplitudes calibrated jointly on the radial spectrum, learned mask curves
- * over the coarse elevation, and an output curve; with --noise auto, each
- * band's noise chosen by trials of the whole terrain.
- * docs/fitting.md has every formula. The spectral parts (the noise's
- * spectrum, frequency matching, the amplitude calibration) are in
- * autolayer_spectrum.c.
+ * Auto-layering: one fully present reference (a DEM) fitted as a stack of
+ * octave-band layers: frequency by spectral-centroid matching, amplitudes
+ * calibrated jointly on the radial spectrum, learned mask curves over the
+ * coarse elevation, and an output curve; with --noise auto, each band's
+ * noise chosen by trials of the whole terrain. docs/fitting.md has every
+ * formula. The spectral parts (the noise's spectrum, frequency matching,
+ * the amplitude calibration) are in autolayer_spectrum.c, the --noise auto
+ * trials in autolayer_trials.c; what they share with this file is in
+ * autolayer_internal.h.
  */
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
-#include "analysis/metrics_internal.h"
 #include "base/error.h"
 #include "util/util.h"
 #include "terrafit/terrafit.h"
 
-/* Sample windows of the synthesized layer sum (output curve) and of one
- * layer (its chi-square): points per side. */
-#define OUTPUT_SAMPLE_SIDE 512
+/* The sample window of one layer (its chi-square): points per side. */
 #define BAND_CHI2_SIDE 256
 /* Lattice units between the points of a sample window of a low-frequency
  * layer: 1/8 of the golden ratio, so the points fall evenly over the cells
@@ -38,7 +35,7 @@
 
 /* The step between a sample window's points, in samples, for a layer of
  * frequency f: SAMPLE_LATTICE_STEP lattice units, but at least 1. */
-static double sample_window_step(double f)
+double autolayer_sample_window_step(double f)
 {
     return SAMPLE_LATTICE_STEP / f > 1.0 ? SAMPLE_LATTICE_STEP / f : 1.0;
 }
@@ -55,35 +52,6 @@ int autolayer_fully_present(const tf_layer_map *map)
 }
 
 /* ------------------------------------------------------ per-band fits */
-
-typedef struct {
-    /* shared, read-only */
-    const tf_layer_map *map;
-    const tf_bands *bands;
-    const tf_fit_options *opt;
-    const unsigned char *bin_of; /* coarse-elevation bin of each visible cell */
-    const double *bin_x;         /* bin centres (median coarse value of each bin) */
-    size_t bin_count;
-    const tf_layer_spec *kind; /* each band's noise and layer kind */
-    const double *u_mean, *u_sd; /* of each band's layer unit value */
-    const tf_spec *spec; /* seeds and offsets */
-    struct band_job *jobs;
-} band_shared;
-
-typedef struct band_job {
-    double frequency; /* in */
-    double mean, var, rms;
-    tf_point mask[TF_FIT_MASK_CURVE_BINS];
-    size_t mask_count;
-    tf_point *rd;
-    size_t rd_count;
-    double kurtosis, blend;
-    double value_min, value_max; /* of the de-modulated values */
-    double chi2;
-    int flat;
-    int failed;
-    tf_error err;
-} band_job;
 
 /* The learned mask curve of band k (docs/fitting.md, "Partial masks"):
  * per equal-count bin of the coarse elevation, the band's RMS over the
@@ -137,7 +105,7 @@ static void learn_mask_curve(const band_shared *sh, size_t k, band_job *job)
 static double band_chi2(const band_shared *sh, size_t k, const tf_layer_spec *kind,
                         const band_job *job, const float *values, size_t cells)
 {
-    double f = job->frequency, step = sample_window_step(f);
+    double f = job->frequency, step = autolayer_sample_window_step(f);
     size_t m = BAND_CHI2_SIDE;
     float *syn = malloc(m * m * sizeof *syn);
     double *r = malloc(m * m * sizeof *r);
@@ -168,17 +136,7 @@ static double band_chi2(const band_shared *sh, size_t k, const tf_layer_spec *ki
     return tf_chi2_distance(a, b, TF_FIT_CHI2_BINS);
 }
 
-/* What band k's layer is fitted to, whatever its noise: the de-modulated
- * values (0 at invisible cells), the visible ones sorted, and their mean
- * and variance. */
-typedef struct {
-    float *demod;
-    float *sorted;
-    size_t n;
-    double mean, var;
-} band_values;
-
-static void band_values_free(band_values *bv)
+void autolayer_band_values_free(band_values *bv)
 {
     free(bv->demod);
     free(bv->sorted);
@@ -187,7 +145,7 @@ static void band_values_free(band_values *bv)
 
 /* The noise-independent part of a band's fit: its moments, mask curve,
  * de-modulated values and their kurtosis and range (into *job). */
-static int band_demodulate(const band_shared *sh, size_t k, band_job *job, band_values *bv)
+int autolayer_band_demodulate(const band_shared *sh, size_t k, band_job *job, band_values *bv)
 {
     const tf_layer_map *map = sh->map;
     const double *band = sh->bands->band[k];
@@ -275,8 +233,8 @@ static int band_demodulate(const band_shared *sh, size_t k, band_job *job, band_
  * against `kind`'s output (u_mean, u_sd: of its unit value), the
  * heavy-tail blend, and the chi-square at job->frequency. job->rd is
  * (re)allocated here. */
-static int band_curve(const band_shared *sh, size_t k, const band_values *bv,
-                      const tf_layer_spec *kind, double u_mean, double u_sd, band_job *job)
+int autolayer_band_curve(const band_shared *sh, size_t k, const band_values *bv,
+                         const tf_layer_spec *kind, double u_mean, double u_sd, band_job *job)
 {
     tf_error err;
     free(job->rd);
@@ -310,10 +268,11 @@ static int band_curve(const band_shared *sh, size_t k, const band_values *bv,
 static int band_fit_one(const band_shared *sh, size_t k)
 {
     band_values bv;
-    int rc = band_demodulate(sh, k, &sh->jobs[k], &bv);
+    int rc = autolayer_band_demodulate(sh, k, &sh->jobs[k], &bv);
     if (rc == 0)
-        rc = band_curve(sh, k, &bv, &sh->kind[k], sh->u_mean[k], sh->u_sd[k], &sh->jobs[k]);
-    band_values_free(&bv);
+        rc = autolayer_band_curve(sh, k, &bv, &sh->kind[k], sh->u_mean[k], sh->u_sd[k],
+                                  &sh->jobs[k]);
+    autolayer_band_values_free(&bv);
     return rc;
 }
 
@@ -327,28 +286,6 @@ static void band_fit_range(void *ctx, size_t lo, size_t hi)
 
 /* -------------------------------------------------------------- driver */
 
-/* Everything one auto-layered fit holds; freed by ctx_free. */
-typedef struct {
-    const tf_layer_map *map;
-    const tf_fit_options *opt;
-    const char *label;
-    tf_fit_report *report;
-    tf_error *err;
-    size_t cells;
-    tf_bands bands;
-    tf_radial_spectrum ref_spectrum;
-    tf_spec *spec;
-    band_job *jobs;
-    unsigned char *bin_of;
-    double bin_x[TF_FIT_MASK_CURVE_BINS];
-    /* Each band's noise and layer kind (--noise, --layer-kind, per band or
-     * for all), and its unit value's mean and standard deviation. */
-    tf_layer_spec kind[TF_FIT_MAX_BANDS];
-    double u_mean[TF_FIT_MAX_BANDS], u_sd[TF_FIT_MAX_BANDS];
-    /* --noise auto: the bands that try the candidates. */
-    int try_auto[TF_FIT_MAX_BANDS];
-} autolayer_ctx;
-
 static void ctx_free(autolayer_ctx *c)
 {
     if (c->jobs)
@@ -361,7 +298,7 @@ static void ctx_free(autolayer_ctx *c)
     tf_spec_free(c->spec);
 }
 
-static int fail_nomem(autolayer_ctx *c)
+int autolayer_fail_nomem(autolayer_ctx *c)
 {
     tf_error_set(c->err, TF_ERR_NOMEM, "%s: out of memory", c->label);
     return -1;
@@ -427,8 +364,8 @@ static int stage_reference_spectrum(autolayer_ctx *c)
  * below the next finer band's frequency `finer` (unused for the finest).
  * Fills *est (its other members untouched) and *estimated; returns the
  * frequency. */
-static double band_frequency(const autolayer_ctx *c, size_t k, tf_noise_type noise, double finer,
-                             tf_frequency_estimate *est, int *estimated)
+double autolayer_band_frequency(const autolayer_ctx *c, size_t k, tf_noise_type noise,
+                                double finer, tf_frequency_estimate *est, int *estimated)
 {
     double centroid = c->report->layers[k].band_centroid, f = NAN;
     tf_error e;
@@ -477,8 +414,9 @@ static void stage_frequencies(autolayer_ctx *c)
     for (size_t k = c->bands.count; k-- > 0;) {
         tf_fit_layer_report *rep = &c->report->layers[k];
         double t0 = tf_clock_seconds();
-        finer = c->jobs[k].frequency = band_frequency(c, k, c->kind[k].noise_type, finer,
-                                                      &rep->frequency, &rep->frequency_estimated);
+        finer = c->jobs[k].frequency =
+            autolayer_band_frequency(c, k, c->kind[k].noise_type, finer, &rep->frequency,
+                                     &rep->frequency_estimated);
         rep->seconds_frequency = tf_clock_seconds() - t0;
     }
 }
@@ -490,7 +428,7 @@ static int stage_coarse_bins(autolayer_ctx *c)
     const size_t bins = TF_FIT_MASK_CURVE_BINS;
     float *coarse = malloc(c->cells * sizeof *coarse), *sorted = NULL;
     if (!coarse)
-        return fail_nomem(c);
+        return autolayer_fail_nomem(c);
     for (size_t k = 0; k < c->cells; k++)
         coarse[k] = (float)c->bands.band[0][k];
     tf_error e;
@@ -499,7 +437,7 @@ static int stage_coarse_bins(autolayer_ctx *c)
         free(coarse);
         return nv == 0 ? (tf_error_set(c->err, TF_ERR_INVALID, "%s: no visible cell", c->label),
                           -1)
-                       : fail_nomem(c);
+                       : autolayer_fail_nomem(c);
     }
     double edge[TF_FIT_MASK_CURVE_BINS + 1];
     for (size_t b = 0; b <= bins; b++)
@@ -521,14 +459,7 @@ static int stage_coarse_bins(autolayer_ctx *c)
 
 /* ------------------------------- shared by the stages and the trials */
 
-/* Progress of the whole fit, advanced on the calling thread. */
-typedef struct {
-    tf_progress_fn fn;
-    void *user;
-    size_t done, total;
-} fit_progress;
-
-static void progress_step(fit_progress *p)
+void autolayer_progress_step(fit_progress *p)
 {
     p->done++;
     if (p->fn)
@@ -538,7 +469,7 @@ static void progress_step(fit_progress *p)
 /* The mean and standard deviation of a layer kind's unit value u, with its
  * equalization sample and its base noise's spectrum made ready (both built
  * once per kind and process). */
-static int kind_prepare(const tf_layer_spec *kind, double *mean, double *sd, tf_error *err)
+int autolayer_kind_prepare(const tf_layer_spec *kind, double *mean, double *sd, tf_error *err)
 {
     const double *u = fit_layer_sample(kind, err);
     if (!u || autolayer_noise_spectrum_prepare(kind->noise_type, err) != 0)
@@ -555,7 +486,7 @@ static int kind_prepare(const tf_layer_spec *kind, double *mean, double *sd, tf_
 
 /* The slopes' 99th percentile (compare's slope histogram range); NaN when
  * no cell has a slope. 0, or -1 out of memory. */
-static int slope_q99(const float *slope, const float *slope_weight, size_t n, double *q)
+int autolayer_slope_q99(const float *slope, const float *slope_weight, size_t n, double *q)
 {
     float *sorted = NULL;
     tf_error e;
@@ -567,7 +498,7 @@ static int slope_q99(const float *slope, const float *slope_weight, size_t n, do
     return 0;
 }
 
-static void band_shared_init(autolayer_ctx *c, band_shared *sh)
+void autolayer_band_shared_init(autolayer_ctx *c, band_shared *sh)
 {
     memset(sh, 0, sizeof *sh);
     sh->map = c->map;
@@ -588,7 +519,7 @@ static void band_shared_init(autolayer_ctx *c, band_shared *sh)
 static int stage_band_fits(autolayer_ctx *c)
 {
     band_shared sh;
-    band_shared_init(c, &sh);
+    autolayer_band_shared_init(c, &sh);
     tf_parallel_for(c->bands.count, c->opt->threads, band_fit_range, &sh);
     for (size_t k = 0; k < c->bands.count; k++)
         if (c->jobs[k].failed) {
@@ -680,7 +611,7 @@ static int render_calibration_maps(autolayer_ctx *c, float **maps)
     if (!t)
         rc = -1;
     else if (!r0 || !rk || !contribution)
-        rc = fail_nomem(c);
+        rc = autolayer_fail_nomem(c);
     if (rc == 0)
         rc = fit_render_stage(t, TF_STAGE_REDISTRIBUTED, 0, 1.0, w, h, c->opt->threads, r0,
                               c->err);
@@ -717,7 +648,7 @@ static int stage_calibration(autolayer_ctx *c)
     int rc = 0;
     for (size_t k = 0; k < count && rc == 0; k++)
         if (!(maps[k] = malloc(c->cells * sizeof **maps)))
-            rc = fail_nomem(c);
+            rc = autolayer_fail_nomem(c);
     if (rc == 0)
         rc = render_calibration_maps(c, maps);
     for (size_t k = 0; k < count && rc == 0; k++)
@@ -739,8 +670,9 @@ static int stage_calibration(autolayer_ctx *c)
 /* The output curve's points: the sorted layer sums' quantiles to the
  * sorted reference's, K points at p_k = k / (K - 1); ties in x merged (the
  * larger y). Returns the number of points kept. */
-static size_t output_curve_points(const float *sum_sorted, size_t nsum, const float *ref_sorted,
-                                  size_t nref, size_t kpts, tf_point *pts)
+size_t autolayer_output_curve_points(const float *sum_sorted, size_t nsum,
+                                     const float *ref_sorted, size_t nref, size_t kpts,
+                                     tf_point *pts)
 {
     size_t mo = 0;
     for (size_t k = 0; k < kpts; k++) {
@@ -767,15 +699,15 @@ static size_t output_curve_points(const float *sum_sorted, size_t nsum, const fl
  * spec's range (the reference's). */
 static int stage_output_curve(autolayer_ctx *c)
 {
-    size_t m = OUTPUT_SAMPLE_SIDE, nm = m * m, kpts = c->opt->points;
-    double step = sample_window_step(c->jobs[0].frequency);
+    size_t m = AUTOLAYER_OUTPUT_SAMPLE_SIDE, nm = m * m, kpts = c->opt->points;
+    double step = autolayer_sample_window_step(c->jobs[0].frequency);
     float *sums = malloc(nm * sizeof *sums), *sum_sorted = NULL, *ref_sorted = NULL;
     double *values = malloc(nm * sizeof *values);
     tf_point *pts = malloc(kpts * sizeof *pts);
     tf_terrain *t = NULL;
     int rc = -1;
     if (!sums || !values || !pts) {
-        fail_nomem(c);
+        autolayer_fail_nomem(c);
         goto done;
     }
     if (!(t = tf_terrain_compile(c->spec, c->err)) ||
@@ -787,10 +719,10 @@ static int stage_output_curve(autolayer_ctx *c)
     size_t nsum = tf_sorted_values(sums, NULL, nm, &sum_sorted, &e);
     size_t nref = tf_sorted_values(c->map->value, c->map->weight, c->cells, &ref_sorted, &e);
     if (nsum == (size_t)-1 || nref == (size_t)-1 || nsum < 2 || nref == 0) {
-        fail_nomem(c);
+        autolayer_fail_nomem(c);
         goto done;
     }
-    size_t mo = output_curve_points(sum_sorted, nsum, ref_sorted, nref, kpts, pts);
+    size_t mo = autolayer_output_curve_points(sum_sorted, nsum, ref_sorted, nref, kpts, pts);
     double lo = ref_sorted[0], hi = ref_sorted[nref - 1];
     if (!(hi > lo)) {
         lo -= 0.5;
@@ -825,456 +757,6 @@ done:
     free(sum_sorted);
     free(ref_sorted);
     free(pts);
-    return rc;
-}
-
-/* ------------------------------------- --noise auto: the terrain trials */
-
-/* --noise auto on the bands (docs/fitting.md, "--noise auto on the
- * bands"). The bands' amplitudes are calibrated jointly and the output
- * curve maps their sum, so a band's layer alone says little about the
- * terrain it makes (measured: noises chosen by scoring each band's layer
- * against its band made the whole terrain worse on the very figures
- * scored). A candidate is therefore scored by the whole terrain it gives:
- * every band fitted for its noise exactly as fit_autolayer does, the
- * amplitudes calibrated, the output curve built, the terrain synthesized
- * on the reference's window at the synthesis origin and compared with the
- * reference by compare's slope chi-square + spectrum log-RMS (both mapped
- * to [0, 1] over the reference's range). Bands are tried one at a time,
- * the finest first, the others at their current noise (coordinate descent
- * from the options' noises). Layer renders and spectra are cached by
- * (noise, frequency), so a trial re-renders only what it changes. */
-
-typedef struct {
-    tf_noise_type noise;
-    double frequency, step;
-    int valid;
-    double *values; /* r_k = RD_k(u) on a window of the key's step */
-} layer_render;
-
-typedef struct {
-    autolayer_ctx *c;
-    band_shared sh;
-    size_t w, h, cells, count;
-    band_values bv[TF_FIT_MAX_BANDS];
-    band_job base[TF_FIT_MAX_BANDS]; /* the noise-independent fit: mask curve, moments */
-    /* Band k's redistribution curve for noise n (its points and
-     * chi-square), built on first use: it does not depend on the other
-     * bands. */
-    tf_point *rd[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
-    size_t rd_count[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
-    double rd_chi2[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
-    layer_render raw[TF_FIT_MAX_BANDS];    /* on the reference's window */
-    layer_render sample[TF_FIT_MAX_BANDS]; /* on the output curve's sample window */
-    /* Layer k's spectrum at amplitude 1, its mask over layer 0's value
-     * included (the calibration's), keyed by the noise and frequency of
-     * layer k and of layer 0. */
-    tf_radial_spectrum spectrum[TF_FIT_MAX_BANDS];
-    int spectrum_valid[TF_FIT_MAX_BANDS];
-    tf_noise_type spectrum_noise[TF_FIT_MAX_BANDS][2];
-    double spectrum_freq[TF_FIT_MAX_BANDS][2];
-    double *values;
-    float *scratch, *sums, *terrain, *slope, *slope_weight;
-    unsigned char *ok;
-    /* The reference: sorted values (output curve), range, and its [0, 1]
-     * map's slopes and spectrum (the score). */
-    float *ref_sorted;
-    size_t nref;
-    double lo, hi;
-    float *ref_unit, *ref_slope;
-    double ref_q99;
-    tf_radial_spectrum ref_unit_spectrum;
-} terrain_trials;
-
-static void terrain_trials_free(terrain_trials *t)
-{
-    for (size_t k = 0; k < TF_FIT_MAX_BANDS; k++) {
-        band_values_free(&t->bv[k]);
-        for (size_t n = 0; n < TF_NOISE_KIND_COUNT; n++)
-            free(t->rd[k][n]);
-        free(t->raw[k].values);
-        free(t->sample[k].values);
-        if (t->spectrum_valid[k])
-            tf_radial_spectrum_free(&t->spectrum[k]);
-    }
-    free(t->values);
-    free(t->scratch);
-    free(t->sums);
-    free(t->terrain);
-    free(t->slope);
-    free(t->slope_weight);
-    free(t->ok);
-    free(t->ref_sorted);
-    free(t->ref_unit);
-    free(t->ref_slope);
-    tf_radial_spectrum_free(&t->ref_unit_spectrum);
-}
-
-static void base_fit_range(void *ctx, size_t lo, size_t hi)
-{
-    terrain_trials *t = ctx;
-    for (size_t k = lo; k < hi; k++)
-        if (band_demodulate(&t->sh, k, &t->base[k], &t->bv[k]) != 0)
-            t->base[k].failed = 1;
-}
-
-static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
-{
-    memset(t, 0, sizeof *t);
-    t->c = c;
-    band_shared_init(c, &t->sh);
-    t->w = c->map->width;
-    t->h = c->map->height;
-    t->cells = c->cells;
-    t->count = c->bands.count;
-    tf_parallel_for(t->count, c->opt->threads, base_fit_range, t);
-    for (size_t k = 0; k < t->count; k++) {
-        if (t->base[k].failed) {
-            tf_error_set(c->err, t->base[k].err.code ? t->base[k].err.code : TF_ERR_INVALID,
-                         "%s: band %zu: %s", c->label, k, t->base[k].err.message);
-            return -1;
-        }
-    }
-    size_t n = t->cells, m = OUTPUT_SAMPLE_SIDE;
-    t->values = malloc((n > m * m ? n : m * m) * sizeof *t->values);
-    t->scratch = malloc(n * sizeof *t->scratch);
-    t->sums = malloc(m * m * sizeof *t->sums);
-    t->terrain = malloc(n * sizeof *t->terrain);
-    t->slope = malloc(n * sizeof *t->slope);
-    t->slope_weight = malloc(n * sizeof *t->slope_weight);
-    t->ok = malloc(n);
-    t->ref_unit = malloc(n * sizeof *t->ref_unit);
-    t->ref_slope = malloc(n * sizeof *t->ref_slope);
-    tf_error e;
-    if (!t->values || !t->scratch || !t->sums || !t->terrain || !t->slope || !t->slope_weight || !t->ok ||
-        !t->ref_unit || !t->ref_slope)
-        return fail_nomem(c);
-    size_t nref = tf_sorted_values(c->map->value, c->map->weight, n, &t->ref_sorted, &e);
-    if (nref == (size_t)-1 || nref == 0)
-        return fail_nomem(c);
-    t->nref = nref;
-    t->lo = t->ref_sorted[0];
-    t->hi = t->ref_sorted[nref - 1];
-    double span = t->hi > t->lo ? t->hi - t->lo : 1.0;
-    for (size_t i = 0; i < n; i++) {
-        t->ok[i] = c->map->weight[i] > 0.0f;
-        double v = t->ok[i] ? ((double)c->map->value[i] - t->lo) / span : 0.5;
-        t->ref_unit[i] = (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
-    }
-    /* slopes as `terrafit compare` measures them (docs/metrics.md) */
-    metrics_grid ref_grid = {t->w, t->h, t->ref_unit, c->map->weight, t->ok};
-    metrics_slope_map(&ref_grid, 1.0, t->ref_slope, t->slope_weight);
-    if (slope_q99(t->ref_slope, t->slope_weight, n, &t->ref_q99) != 0 ||
-        tf_radial_spectrum_compute(t->ref_unit, c->map->weight, t->w, t->h,
-                                   &t->ref_unit_spectrum, &e) != 0)
-        return fail_nomem(c);
-    return 0;
-}
-
-/* Layer k with `noise` at frequency f: r = RD(u) (TF_STAGE_REDISTRIBUTED)
- * on a window at the synthesis origin, `step` apart, into lr (w x h)
- * unless it already holds exactly that. */
-static int render_layer(terrain_trials *t, layer_render *lr, size_t k, tf_noise_type noise,
-                        double f, double step, size_t w, size_t h)
-{
-    if (lr->valid && lr->noise == noise && lr->frequency == f && lr->step == step)
-        return 0;
-    if (!lr->values && !(lr->values = malloc(w * h * sizeof *lr->values)))
-        return fail_nomem(t->c);
-    lr->valid = 0;
-    tf_layer_spec kind = t->c->kind[k];
-    kind.noise_type = noise;
-    tf_terrain *layer = fit_layer_terrain(&kind, &t->c->spec->layers[k], f, t->rd[k][noise],
-                                          t->rd_count[k][noise], t->c->err);
-    int rc = layer ? fit_render_stage(layer, TF_STAGE_REDISTRIBUTED, 0, step, w, h,
-                                      t->c->opt->threads, lr->values, t->c->err)
-                   : -1;
-    tf_terrain_free(layer);
-    if (rc != 0)
-        return -1;
-    lr->noise = noise;
-    lr->frequency = f;
-    lr->step = step;
-    lr->valid = 1;
-    return 0;
-}
-
-/* The terrain a trial scores, compiled by the runtime: every band's layer
- * with its noise, frequency, curve and mask curve over layer 0, the
- * amplitudes `amp` (NULL: 1) and the output curve `oc` (NULL: none). NULL
- * on failure (c->err filled). */
-static tf_terrain *trial_terrain(terrain_trials *t, const tf_noise_type *noise,
-                                 const double *freq, const double *amp, const tf_point *oc,
-                                 size_t oc_count)
-{
-    autolayer_ctx *c = t->c;
-    tf_spec *spec = tf_spec_copy(c->spec, c->err);
-    int rc = spec ? 0 : -1;
-    for (size_t k = 0; k < t->count && rc == 0; k++) {
-        tf_layer_spec *ls = &spec->layers[k];
-        tf_fractal_set_defaults(ls, c->kind[k].fractal_kind);
-        ls->noise_type = noise[k];
-        ls->frequency = freq[k];
-        ls->rd_interpolation = TF_INTERP_MONOTONE_CUBIC;
-        ls->pre_amp_shift = 0.0;
-        ls->amp_scale = amp ? amp[k] : 1.0;
-        const band_job *base = &t->base[k];
-        rc = tf_spec_set_rd_points(spec, k, t->rd[k][noise[k]], t->rd_count[k][noise[k]],
-                                   c->err);
-        if (rc == 0 && base->mask_count >= 2)
-            rc = tf_spec_set_mask_curve(spec, k, 0, base->mask, base->mask_count,
-                                        TF_INTERP_MONOTONE_CUBIC, c->err);
-    }
-    if (rc == 0 && oc)
-        rc = tf_spec_set_output_curve(spec, oc, oc_count, TF_INTERP_MONOTONE_CUBIC, c->err);
-    tf_terrain *terrain = rc == 0 ? tf_terrain_compile(spec, c->err) : NULL;
-    tf_spec_free(spec);
-    return terrain;
-}
-
-/* The layers' cached windows (raw or sample), as tf_terrain_combine
- * reads them. */
-static void window_rows(const layer_render *lr, size_t count, const double **rows)
-{
-    for (size_t k = 0; k < count; k++)
-        rows[k] = lr[k].values;
-}
-
-/* Band k's curve for `noise` (built once; band_curve at frequency f).
- * 0, 1 when the curve cannot be built for this noise (the candidate
- * fails), -1 out of memory. */
-static int band_curve_for(terrain_trials *t, size_t k, tf_noise_type noise, double f)
-{
-    if (t->rd[k][noise])
-        return 0;
-    autolayer_ctx *c = t->c;
-    tf_layer_spec kind = c->kind[k];
-    kind.noise_type = noise;
-    double u_mean, u_sd;
-    tf_error e;
-    if (kind_prepare(&kind, &u_mean, &u_sd, &e) != 0) {
-        tf_error_set(c->err, e.code, "%s: band %zu: %s", c->label, k, e.message);
-        return -1;
-    }
-    band_job job = t->base[k];
-    job.rd = NULL;
-    job.frequency = f;
-    int rc = band_curve(&t->sh, k, &t->bv[k], &kind, u_mean, u_sd, &job) != 0 ? 1 : 0;
-    /* a curve the runtime would refuse fails the candidate, not the fit */
-    tf_curve *check = rc == 0 ? tf_curve_new(job.rd, job.rd_count, TF_INTERP_MONOTONE_CUBIC, &e)
-                              : NULL;
-    if (rc == 0 && !check)
-        rc = e.code == TF_ERR_NOMEM ? fail_nomem(c) : 1;
-    tf_curve_free(check);
-    if (rc == 0) {
-        t->rd[k][noise] = job.rd; /* kept: the trials' curve of this band and noise */
-        t->rd_count[k][noise] = job.rd_count;
-        t->rd_chi2[k][noise] = job.chi2;
-        return 0;
-    }
-    if (rc == 1 && job.err.code == TF_ERR_NOMEM)
-        rc = fail_nomem(c);
-    free(job.rd);
-    return rc;
-}
-
-/* The terrain the bands' noises noise[] give, scored into *cand (its
- * frequency, chi2, slope chi-square, spectrum distance, score and
- * drainage figures are band k's candidate's). 0 scored, 1 the candidate
- * fails (NaN score), -1 error (c->err filled). */
-static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k_tried,
-                         tf_fit_noise_candidate *cand)
-{
-    autolayer_ctx *c = t->c;
-    size_t count = t->count, w = t->w, h = t->h, n = t->cells, m = OUTPUT_SAMPLE_SIDE;
-    double freq[TF_FIT_MAX_BANDS] = {0.0}, finer = NAN;
-    for (size_t k = count; k-- > 0;) {
-        tf_frequency_estimate est;
-        memset(&est, 0, sizeof est);
-        int estimated;
-        finer = freq[k] = band_frequency(c, k, noise[k], finer, &est, &estimated);
-    }
-    cand->frequency = freq[k_tried];
-    for (size_t k = 0; k < count; k++) {
-        int rc = band_curve_for(t, k, noise[k], freq[k]);
-        if (rc != 0)
-            return rc;
-        if (render_layer(t, &t->raw[k], k, noise[k], freq[k], 1.0, w, h) != 0)
-            return -1;
-    }
-    cand->chi2 = t->rd_chi2[k_tried][noise[k_tried]];
-
-    /* The calibration (stage_calibration): each layer's spectrum at
-     * amplitude 1, its mask over layer 0's value included. */
-    const double *rows[TF_FIT_MAX_BANDS];
-    window_rows(t->raw, count, rows);
-    tf_terrain *terrain = NULL;
-    for (size_t k = 0; k < count; k++) {
-        if (t->spectrum_valid[k] && t->spectrum_noise[k][0] == noise[k] &&
-            t->spectrum_freq[k][0] == freq[k] && t->spectrum_noise[k][1] == noise[0] &&
-            t->spectrum_freq[k][1] == freq[0])
-            continue;
-        if (!terrain && !(terrain = trial_terrain(t, noise, freq, NULL, NULL, 0)))
-            return -1;
-        if (fit_combine(terrain, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
-                        t->values, c->err) != 0) {
-            tf_terrain_free(terrain);
-            return -1;
-        }
-        for (size_t i = 0; i < n; i++)
-            t->scratch[i] = (float)t->values[i];
-        if (t->spectrum_valid[k])
-            tf_radial_spectrum_free(&t->spectrum[k]);
-        t->spectrum_valid[k] = 0;
-        if (tf_radial_spectrum_compute(t->scratch, NULL, w, h, &t->spectrum[k], c->err) != 0) {
-            tf_terrain_free(terrain);
-            return -1;
-        }
-        t->spectrum_valid[k] = 1;
-        t->spectrum_noise[k][0] = noise[k];
-        t->spectrum_freq[k][0] = freq[k];
-        t->spectrum_noise[k][1] = noise[0];
-        t->spectrum_freq[k][1] = freq[0];
-    }
-    tf_terrain_free(terrain);
-    double amp[TF_FIT_MAX_BANDS], calibration_rms;
-    if (autolayer_calibrate_amplitudes(t->spectrum, &c->ref_spectrum, count, amp,
-                                       &calibration_rms, c->err) != 0)
-        return -1;
-
-    /* The output curve (stage_output_curve): the layer sum on the sample
-     * window. */
-    double step = sample_window_step(freq[0]);
-    for (size_t k = 0; k < count; k++)
-        if (render_layer(t, &t->sample[k], k, noise[k], freq[k], step, m, m) != 0)
-            return -1;
-    window_rows(t->sample, count, rows);
-    if (!(terrain = trial_terrain(t, noise, freq, amp, NULL, 0)) ||
-        fit_combine(terrain, TF_STAGE_SUM, 0, rows, m * m, c->opt->threads, t->values,
-                    c->err) != 0) {
-        tf_terrain_free(terrain);
-        return -1;
-    }
-    tf_terrain_free(terrain);
-    for (size_t i = 0; i < m * m; i++)
-        t->sums[i] = (float)t->values[i];
-    float *sum_sorted = NULL;
-    tf_error e;
-    size_t nsum = tf_sorted_values(t->sums, NULL, m * m, &sum_sorted, &e);
-    tf_point *pts = malloc(c->opt->points * sizeof *pts);
-    if (nsum == (size_t)-1 || !pts) {
-        free(sum_sorted);
-        free(pts);
-        return fail_nomem(c);
-    }
-    size_t mo = nsum >= 2 ? output_curve_points(sum_sorted, nsum, t->ref_sorted, t->nref,
-                                                c->opt->points, pts)
-                          : 0;
-    free(sum_sorted);
-    tf_curve *check = NULL;
-    if (mo >= 2 && !(check = tf_curve_new(pts, mo, TF_INTERP_MONOTONE_CUBIC, &e))) {
-        free(pts);
-        return e.code == TF_ERR_NOMEM ? fail_nomem(c) : 1;
-    }
-    tf_curve_free(check);
-
-    /* The terrain on the reference's window, as the runtime renders it,
-     * mapped to [0, 1] over the reference's range; invisible cells hold
-     * compare's placeholder. */
-    window_rows(t->raw, count, rows);
-    terrain = trial_terrain(t, noise, freq, amp, mo >= 2 ? pts : NULL, mo);
-    free(pts);
-    if (!terrain ||
-        fit_combine(terrain, TF_STAGE_HEIGHT, 0, rows, n, c->opt->threads, t->values, c->err) != 0) {
-        tf_terrain_free(terrain);
-        return -1;
-    }
-    tf_terrain_free(terrain);
-    double span = t->hi > t->lo ? t->hi - t->lo : 1.0;
-    for (size_t i = 0; i < n; i++) {
-        double v = (t->values[i] - t->lo) / span;
-        t->terrain[i] = !t->ok[i] ? 0.5f : (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
-    }
-
-    /* The score: compare's slope chi-square and spectrum distance. */
-    metrics_grid terrain_grid = {w, h, t->terrain, c->map->weight, t->ok};
-    metrics_slope_map(&terrain_grid, 1.0, t->slope, t->slope_weight);
-    double q99;
-    tf_radial_spectrum sp;
-    if (slope_q99(t->slope, t->slope_weight, n, &q99) != 0 ||
-        tf_radial_spectrum_compute(t->terrain, c->map->weight, w, h, &sp, &e) != 0)
-        return fail_nomem(c);
-    cand->spectrum_log_rms = metrics_spectrum_log_rms(&t->ref_unit_spectrum, &sp);
-    tf_radial_spectrum_free(&sp);
-    if (!isnan(t->ref_q99)) {
-        double range = fmax(t->ref_q99, q99), top = range > 0.0 ? range : 1.0;
-        double a[TF_METRICS_HISTOGRAM_BINS], b[TF_METRICS_HISTOGRAM_BINS];
-        tf_histogram(t->ref_slope, t->slope_weight, n, 0.0, top, TF_METRICS_HISTOGRAM_BINS, a);
-        tf_histogram(t->slope, t->slope_weight, n, 0.0, top, TF_METRICS_HISTOGRAM_BINS, b);
-        cand->slope_chi2 = tf_chi2_distance(a, b, TF_METRICS_HISTOGRAM_BINS);
-    }
-    cand->score = cand->slope_chi2 + cand->spectrum_log_rms;
-    /* Drainage, reported only (docs/metrics.md). */
-    double peak_density;
-    metrics_extrema(&terrain_grid, &peak_density, &cand->pit_peak_ratio);
-    if (metrics_depression_share(&terrain_grid, &cand->depression_share, &e) != 0)
-        return fail_nomem(c);
-    return 0;
-}
-
-/* The coordinate descent over the bands that try the candidates; each
- * band's candidates are listed in its report, and c->kind holds the
- * chosen noises. A band whose de-modulated values are flat is the same
- * constant whatever its noise: it does not try. */
-static int stage_noise_auto(autolayer_ctx *c, fit_progress *progress)
-{
-    terrain_trials t;
-    int rc = terrain_trials_init(c, &t);
-    tf_noise_type noise[TF_FIT_MAX_BANDS];
-    for (size_t k = 0; k < t.count; k++)
-        noise[k] = c->kind[k].noise_type;
-    for (size_t k = t.count; rc == 0 && k-- > 0;) {
-        if (!c->try_auto[k])
-            continue;
-        tf_fit_layer_report *rep = &c->report->layers[k];
-        if (t.base[k].flat) {
-            for (int i = 0; i < TF_FIT_AUTO_CANDIDATES; i++)
-                progress_step(progress);
-            continue;
-        }
-        if (!(rep->noise_candidates =
-                  calloc(TF_FIT_AUTO_CANDIDATES, sizeof *rep->noise_candidates))) {
-            rc = fail_nomem(c);
-            break;
-        }
-        rep->noise_candidate_count = TF_FIT_AUTO_CANDIDATES;
-        int best = -1;
-        for (int i = 0; i < TF_FIT_AUTO_CANDIDATES && rc == 0; i++) {
-            tf_fit_noise_candidate *cand = &rep->noise_candidates[i];
-            cand->noise = tf_fit_auto_candidates[i];
-            cand->frequency = cand->chi2 = cand->slope_chi2 = cand->spectrum_log_rms = NAN;
-            cand->score = cand->depression_share = cand->pit_peak_ratio = NAN;
-            tf_noise_type tried[TF_FIT_MAX_BANDS];
-            memcpy(tried, noise, sizeof tried);
-            tried[k] = cand->noise;
-            if (terrain_trial(&t, tried, k, cand) < 0) {
-                rc = -1;
-                break;
-            }
-            if (isfinite(cand->score) &&
-                (best < 0 || cand->score < rep->noise_candidates[best].score))
-                best = i;
-            progress_step(progress);
-        }
-        if (best >= 0)
-            noise[k] = tf_fit_auto_candidates[best];
-    }
-    terrain_trials_free(&t);
-    for (size_t k = 0; rc == 0 && k < c->bands.count; k++) {
-        c->kind[k].noise_type = noise[k];
-        if (kind_prepare(&c->kind[k], &c->u_mean[k], &c->u_sd[k], c->err) != 0)
-            rc = -1;
-    }
     return rc;
 }
 
@@ -1316,14 +798,14 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
         fit_layer_kind_of(opt, k, &c.kind[k], &c.try_auto[k]);
         trials += c.try_auto[k] ? TF_FIT_AUTO_CANDIDATES : 0;
         /* The unit value's mean and standard deviation (gentle curves). */
-        if (kind_prepare(&c.kind[k], &c.u_mean[k], &c.u_sd[k], err) != 0)
+        if (autolayer_kind_prepare(&c.kind[k], &c.u_mean[k], &c.u_sd[k], err) != 0)
             goto fail;
     }
     report->seconds_noise_sample = tf_clock_seconds() - t0;
     /* Progress: the kinds, each --noise auto trial, the band fits (one step
      * per band), the calibration and the output curve. */
     fit_progress prog = {progress, user, 0, 1 + trials + count + 2};
-    progress_step(&prog);
+    autolayer_progress_step(&prog);
 
     report->width = map->width;
     report->height = map->height;
@@ -1339,7 +821,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     c.jobs = calloc(count, sizeof *c.jobs);
     c.bin_of = malloc(c.cells);
     if (!report->layers || !c.jobs || !c.bin_of) {
-        fail_nomem(&c);
+        autolayer_fail_nomem(&c);
         goto fail;
     }
     if (!(c.spec = tf_spec_new(count, err)))
@@ -1350,7 +832,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
         goto fail;
     if (trials) {
         t0 = tf_clock_seconds();
-        if (stage_noise_auto(&c, &prog) != 0)
+        if (autolayer_noise_auto(&c, &prog) != 0)
             goto fail;
         report->seconds_noise_auto = tf_clock_seconds() - t0;
     }
@@ -1359,13 +841,13 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     if (stage_band_fits(&c) != 0 || stage_spec_layers(&c, tf_clock_seconds() - t0) != 0)
         goto fail;
     prog.done += count - 1;
-    progress_step(&prog);
+    autolayer_progress_step(&prog);
 
     t0 = tf_clock_seconds();
     if (stage_calibration(&c) != 0)
         goto fail;
     report->seconds_calibration = tf_clock_seconds() - t0;
-    progress_step(&prog);
+    autolayer_progress_step(&prog);
 
     t0 = tf_clock_seconds();
     if (stage_output_curve(&c) != 0)
@@ -1379,7 +861,7 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     *spec_out = c.spec;
     c.spec = NULL;
     ctx_free(&c);
-    progress_step(&prog);
+    autolayer_progress_step(&prog);
     tf_error_clear(err);
     return 0;
 

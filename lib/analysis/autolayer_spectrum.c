@@ -1,8 +1,9 @@
 /*
  * Spectral parts of auto-layering (docs/fitting.md, "Auto-layering"): the
- * base noise's radial spectrum (measured once per kind), each band's
- * frequency by spectral-centroid matching, and the joint amplitude
- * calibration of the layers against the reference's spectrum.
+ * base noise's radial spectrum (measured once per kind and kept until
+ * tf_fit_release_caches), each band's frequency by spectral-centroid
+ * matching, and the joint amplitude calibration of the layers against the
+ * reference's spectrum.
  */
 #include <math.h>
 #include <pthread.h>
@@ -46,7 +47,8 @@ static noise_spectrum spectrum_cache[TF_NOISE_KIND_COUNT];
 /* The radially averaged power spectrum of u = (n + 1) / 2 in lattice
  * units: measured on NOISE_SPECTRUM_SHEETS sheets at seeds and places far
  * apart, averaged, and scaled by step^2 so it is a density over lattice
- * frequency (integral = variance of u). Built once per kind and process. */
+ * frequency (integral = variance of u). Built once per kind and kept until
+ * tf_fit_release_caches. */
 static const noise_spectrum *noise_spectrum_get(tf_noise_type noise, tf_error *err)
 {
     static const uint32_t seeds[NOISE_SPECTRUM_SHEETS] = {0x2545F491u, 0x9E3779B9u};
@@ -94,6 +96,16 @@ static const noise_spectrum *noise_spectrum_get(tf_noise_type noise, tf_error *e
     ns->density = density;
     pthread_mutex_unlock(&spectrum_lock);
     return ns;
+}
+
+void autolayer_noise_spectra_release(void)
+{
+    pthread_mutex_lock(&spectrum_lock);
+    for (size_t k = 0; k < TF_NOISE_KIND_COUNT; k++) {
+        free(spectrum_cache[k].density);
+        memset(&spectrum_cache[k], 0, sizeof spectrum_cache[k]);
+    }
+    pthread_mutex_unlock(&spectrum_lock);
 }
 
 /* The density at lattice frequency g, linear between bins; the first

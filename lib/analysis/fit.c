@@ -1,16 +1,15 @@
 /*
  * tf_fit: reference layers in, terrain spec out (thesis 5.4). Each layer is
  * analysed on its own thread (quantiles, equalized curve, frequency, the
- * synthesized check); then masks, the value range, and the report.
+ * synthesized check); then masks, the value range, and the report. Its
+ * input checks are in fit_inputs.c, the report's JSON in fit_report.c.
  */
 
-#include <cjson/cJSON.h>
 #include <math.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/autolayer_internal.h"
 #include "analysis/fit_internal.h"
@@ -340,103 +339,59 @@ fail:
     return -1;
 }
 
-/* ---------------------------------------------------- a small task pool */
+/* ------------------------------------------------ the layers in parallel */
 
+/* How often the calling thread reports progress while layers run: steps
+ * finish inside a layer's task, which the watch hears of only this way. */
+#define PROGRESS_POLL_SECONDS 0.05
+
+/* One phase over the layers: a task per layer claimed in turn
+ * (tf_parallel_claim), the calling thread reporting progress. */
 typedef struct fit_pool fit_pool;
-typedef void (*task_fn)(fit_pool *pool, size_t task);
-
 struct fit_pool {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    size_t next_task, task_count;
-    size_t steps_done; /* progress steps finished, all phases */
-    unsigned running;  /* worker threads not yet finished */
-    task_fn run;
     layer_job *jobs;
     const fit_layer_data *layers; /* for the mask phase */
+    void (*run)(fit_pool *pool, size_t task);
+    atomic_size_t steps_done; /* progress steps finished, all phases */
+    size_t total, reported;   /* reported: (size_t)-1 before the first report */
+    tf_progress_fn progress;  /* NULL: no reports */
+    void *user;
 };
 
 static void pool_step_done(fit_pool *pool)
 {
-    pthread_mutex_lock(&pool->lock);
-    pool->steps_done++;
-    pthread_cond_signal(&pool->changed);
-    pthread_mutex_unlock(&pool->lock);
+    atomic_fetch_add_explicit(&pool->steps_done, 1, memory_order_relaxed);
 }
 
-static void *pool_worker(void *arg)
+/* The watch: a report whenever the count moved. */
+static void pool_report(void *arg)
 {
     fit_pool *pool = arg;
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        size_t task = pool->next_task < pool->task_count ? pool->next_task++ : (size_t)-1;
-        pthread_mutex_unlock(&pool->lock);
-        if (task == (size_t)-1)
-            break;
-        pool->run(pool, task);
+    size_t done = atomic_load_explicit(&pool->steps_done, memory_order_relaxed);
+    if (pool->progress && done != pool->reported) {
+        pool->progress(pool->user, done, pool->total);
+        pool->reported = done;
     }
-    pthread_mutex_lock(&pool->lock);
-    pool->running--;
-    pthread_cond_signal(&pool->changed);
-    pthread_mutex_unlock(&pool->lock);
-    return NULL;
 }
 
-/* Run `count` tasks on up to `threads` workers while the calling thread
- * reports progress (steps done of `total`). Tasks are independent, so the
- * result does not depend on the schedule. */
-static void pool_run(fit_pool *pool, task_fn run, size_t count, unsigned threads, size_t total,
-                     tf_progress_fn progress, void *user)
+static void pool_range(void *arg, size_t lo, size_t hi)
+{
+    fit_pool *pool = arg;
+    for (size_t task = lo; task < hi; task++)
+        pool->run(pool, task);
+}
+
+/* Run `count` tasks, one layer each, on up to `threads` threads. A layer's
+ * task is long, so with progress to report the calling thread only
+ * watches. Tasks are independent, so the result does not depend on the
+ * schedule. */
+static void pool_run(fit_pool *pool, void (*run)(fit_pool *, size_t), size_t count,
+                     unsigned threads)
 {
     pool->run = run;
-    pool->next_task = 0;
-    pool->task_count = count;
-    if (threads > count)
-        threads = (unsigned)count;
-    pthread_t tid[TF_MAX_LAYERS];
-    unsigned started = 0;
-    pthread_mutex_lock(&pool->lock);
-    pool->running = 0;
-    pthread_mutex_unlock(&pool->lock);
-    for (; started < threads; started++) {
-        pthread_mutex_lock(&pool->lock);
-        pool->running++;
-        pthread_mutex_unlock(&pool->lock);
-        if (pthread_create(&tid[started], NULL, pool_worker, pool) != 0) {
-            pthread_mutex_lock(&pool->lock);
-            pool->running--;
-            pthread_mutex_unlock(&pool->lock);
-            break;
-        }
-    }
-    if (started == 0) { /* no thread could start: do the work here */
-        pthread_mutex_lock(&pool->lock);
-        pool->running = 1;
-        pthread_mutex_unlock(&pool->lock);
-        pool_worker(pool);
-        if (progress)
-            progress(user, pool->steps_done, total);
-        return;
-    }
-    size_t reported = (size_t)-1;
-    pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        size_t done = pool->steps_done;
-        unsigned running = pool->running;
-        if (done != reported && progress) {
-            pthread_mutex_unlock(&pool->lock);
-            progress(user, done, total);
-            reported = done;
-            pthread_mutex_lock(&pool->lock);
-            continue; /* look again: more may have finished meanwhile */
-        }
-        if (running == 0)
-            break;
-        pthread_cond_wait(&pool->changed, &pool->lock);
-    }
-    pthread_mutex_unlock(&pool->lock);
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    pool_report(pool);
+    tf_parallel_watch watch = {pool_report, pool, PROGRESS_POLL_SECONDS, 1};
+    tf_parallel_claim(count, 1, threads, pool_range, pool, pool->progress ? &watch : NULL);
 }
 
 static void task_analyze(fit_pool *pool, size_t task)
@@ -480,118 +435,6 @@ static void task_mask(fit_pool *pool, size_t task)
         job->failed = 1;
     job->rep->seconds_mask = tf_clock_seconds() - t0;
     pool_step_done(pool);
-}
-
-/* The per-layer noises and kinds name layers below `count`. */
-int fit_check_layer_kinds(const tf_fit_options *opt, size_t count, tf_error *err)
-{
-    for (size_t i = count; i < TF_MAX_LAYERS; i++)
-        if (opt->layer_noise[i] || opt->layer_fractal[i]) {
-            tf_error_set(err, TF_ERR_ARGUMENT,
-                         "fit: a noise or kind is given for layer %zu, but there %s only %zu "
-                         "layer%s",
-                         i, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
-            return -1;
-        }
-    return 0;
-}
-
-/* ------------------------------------------------------------- checking */
-
-static const char *layer_label(const tf_fit_options *opt, size_t i, char *buf, size_t size)
-{
-    if (opt->names && opt->names[i])
-        return opt->names[i];
-    snprintf(buf, size, "layer %zu", i);
-    return buf;
-}
-
-static int check_inputs(const tf_layer_map *const *layers, size_t count,
-                        const tf_fit_options *opt, char (*labels)[32], tf_error *err)
-{
-    if (!opt) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit: no options given");
-        return -1;
-    }
-    if (!layers || count == 0) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit: no reference layer given");
-        return -1;
-    }
-    if (count > TF_MAX_LAYERS) {
-        tf_error_set(err, TF_ERR_LIMIT, "fit: %zu reference layers; a spec holds at most %d",
-                     count, TF_MAX_LAYERS);
-        return -1;
-    }
-    if (opt->points < 2 || opt->points > TF_FIT_MAX_POINTS) {
-        tf_error_set(err, TF_ERR_LIMIT, "fit: %zu control points asked for; 2 to %d allowed",
-                     opt->points, TF_FIT_MAX_POINTS);
-        return -1;
-    }
-    if ((unsigned)opt->noise >= TF_NOISE_KIND_COUNT) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)opt->noise);
-        return -1;
-    }
-    if ((unsigned)opt->fractal >= TF_FRACTAL_KIND_COUNT) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown fractal kind %d", (int)opt->fractal);
-        return -1;
-    }
-    for (size_t i = 0; i < TF_MAX_LAYERS; i++) {
-        unsigned ln = opt->layer_noise[i], lf = opt->layer_fractal[i];
-        if ((ln > TF_NOISE_KIND_COUNT && ln != TF_FIT_LAYER_NOISE_AUTO) ||
-            lf > TF_FRACTAL_KIND_COUNT) {
-            tf_error_set(err, TF_ERR_ARGUMENT, "fit: layer %zu: unknown noise or kind code", i);
-            return -1;
-        }
-    }
-    /* A single reference may be split into bands (fit_by_bands): its layer
-     * count is known only then, and checked there. */
-    if (!(count == 1 && opt->layers != 1) && fit_check_layer_kinds(opt, count, err) != 0)
-        return -1;
-    if (!tf_frequency_method_name(opt->frequency)) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown frequency method %d",
-                     (int)opt->frequency);
-        return -1;
-    }
-    const char *first = layer_label(opt, 0, labels[0], sizeof labels[0]);
-    for (size_t i = 0; i < count; i++) {
-        const tf_layer_map *m = layers[i];
-        const char *name = layer_label(opt, i, labels[i], sizeof labels[i]);
-        if (!m || !m->value || !m->weight || m->width == 0 || m->height == 0) {
-            tf_error_set(err, TF_ERR_ARGUMENT, "%s: an empty layer map", name);
-            return -1;
-        }
-        if (m->width > TF_MAX_REFERENCE_SIDE || m->height > TF_MAX_REFERENCE_SIDE ||
-            m->width * m->height > TF_MAX_REFERENCE_PIXELS) {
-            tf_error_set(err, TF_ERR_LIMIT, "%s: %zux%zu is beyond the reference size limit",
-                         name, m->width, m->height);
-            return -1;
-        }
-        if (i > 0 && (m->width != layers[0]->width || m->height != layers[0]->height)) {
-            tf_error_set(err, TF_ERR_INVALID,
-                         "%s: %zux%zu, but %s is %zux%zu (every layer must have the same size)",
-                         name, m->width, m->height, first, layers[0]->width, layers[0]->height);
-            return -1;
-        }
-        size_t cells = m->width * m->height, visible = 0;
-        for (size_t k = 0; k < cells; k++) {
-            float w = m->weight[k];
-            if (!(w >= 0.0f && w <= 1.0f) || (w > 0.0f && !isfinite(m->value[k]))) {
-                tf_error_set(err, TF_ERR_INVALID,
-                             "%s: pixel (%zu, %zu): weight %g, value %g (expected a weight in "
-                             "[0, 1] and a finite value)",
-                             name, k % m->width, k / m->width, (double)w, (double)m->value[k]);
-                return -1;
-            }
-            visible += w > 0.0f;
-        }
-        if (visible == 0) {
-            tf_error_set(err, TF_ERR_INVALID,
-                         "%s: no visible cell (the layer is transparent or no-data everywhere)",
-                         name);
-            return -1;
-        }
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------ the spec */
@@ -679,7 +522,7 @@ static int fit_by_bands(const tf_layer_map *const *layers, size_t count,
     if (count != 1 || opt->layers == 1)
         return 0;
     const tf_layer_map *map = layers[0];
-    const char *name = layer_label(opt, 0, labels[0], sizeof labels[0]);
+    const char *name = fit_layer_label(opt, 0, labels[0], sizeof labels[0]);
     int full = autolayer_fully_present(map);
     if (!full && opt->layers != TF_FIT_LAYERS_AUTO) {
         tf_error_set(err, TF_ERR_INVALID,
@@ -722,7 +565,7 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
         tf_error_set(err, TF_ERR_NOMEM, "fit: out of memory");
         return -1;
     }
-    if (check_inputs(layers, count, opt, labels, err) != 0) {
+    if (fit_check_inputs(layers, count, opt, labels, err) != 0) {
         free(labels);
         return -1;
     }
@@ -756,8 +599,9 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     }
     tf_spec_reseed(spec, opt->seed);
 
-    /* The base-noise sample, built here (once per process) so its cost is
-     * reported on its own rather than inside one layer's timing. */
+    /* The base-noise sample, built here (once, kept until
+     * tf_fit_release_caches) so its cost is reported on its own rather
+     * than inside one layer's timing. */
     double t_sample = tf_clock_seconds();
     for (size_t i = 0; i < count; i++) {
         layer_job *job = &jobs[i];
@@ -772,21 +616,19 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
         job->map = layers[i];
         job->spec_layer = &spec->layers[i];
         job->opt = opt;
-        job->label = layer_label(opt, i, labels[i], sizeof labels[i]);
+        job->label = fit_layer_label(opt, i, labels[i], sizeof labels[i]);
         job->index = i;
         job->rep = &report.layers[i];
         job->rep->name = opt->names ? opt->names[i] : NULL;
         job->rep->mask_layer = -1;
     }
 
-    fit_pool pool;
-    memset(&pool, 0, sizeof pool);
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_cond_init(&pool.changed, NULL);
-    pool.jobs = jobs;
     unsigned threads = opt->threads ? opt->threads : tf_cpu_count();
     size_t total = STEPS_PER_LAYER * count;
-    pool_run(&pool, task_analyze, count, threads, total, progress, user);
+    fit_pool pool = {.jobs = jobs, .total = total, .reported = (size_t)-1, .progress = progress,
+                     .user = user};
+    atomic_init(&pool.steps_done, 0);
+    pool_run(&pool, task_analyze, count, threads);
     int failed = -1;
     for (size_t i = 0; i < count && failed < 0; i++)
         if (jobs[i].failed)
@@ -795,13 +637,11 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
         for (size_t i = 0; i < count; i++)
             data[i] = jobs[i].data;
         pool.layers = data;
-        pool_run(&pool, task_mask, count, threads, total, progress, user);
+        pool_run(&pool, task_mask, count, threads);
         for (size_t i = 0; i < count && failed < 0; i++)
             if (jobs[i].failed)
                 failed = (int)i;
     }
-    pthread_cond_destroy(&pool.changed);
-    pthread_mutex_destroy(&pool.lock);
     if (failed >= 0) {
         /* The lowest failing layer, whatever the schedule, so the message
          * is deterministic. */
@@ -858,262 +698,10 @@ fail:
     return -1;
 }
 
-void tf_fit_report_free(tf_fit_report *report)
+/* The tables are built by noise_sample.c (fit, quantiles) and
+ * autolayer_spectrum.c (auto-layering); one call frees both. */
+void tf_fit_release_caches(void)
 {
-    if (!report)
-        return;
-    if (report->layers)
-        for (size_t i = 0; i < report->layer_count; i++) {
-            free(report->layers[i].candidates);
-            free(report->layers[i].noise_candidates);
-        }
-    free(report->layers);
-    report->layers = NULL;
-    report->layer_count = 0;
-}
-
-/* ---------------------------------------------------------- report JSON */
-
-/* A number, or null where it has none (JSON has no NaN). */
-/* A number that reads back as the same double: cJSON prints 15 digits
- * when they come within its own epsilon of the value, so the report's
- * figures could differ from the spec's in the last bit. %.15g when exact,
- * else %.17g, with '.' whatever the locale (as the spec writer does). */
-static cJSON *exact_number(double v)
-{
-    char text[40];
-    snprintf(text, sizeof text, "%.15g", v);
-    if (strtod(text, NULL) != v)
-        snprintf(text, sizeof text, "%.17g", v);
-    for (char *c = text; *c; c++)
-        if (!((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
-            *c = '.';
-    return cJSON_CreateRaw(text);
-}
-
-static int add_number(cJSON *obj, const char *key, double v)
-{
-    cJSON *item = isfinite(v) ? exact_number(v) : cJSON_CreateNull();
-    if (item && cJSON_AddItemToObject(obj, key, item))
-        return 0;
-    cJSON_Delete(item);
-    return -1;
-}
-
-static int add_string(cJSON *obj, const char *key, const char *s)
-{
-    return cJSON_AddStringToObject(obj, key, s ? s : "") ? 0 : -1;
-}
-
-static int add_bool(cJSON *obj, const char *key, int v)
-{
-    return cJSON_AddBoolToObject(obj, key, v != 0) ? 0 : -1;
-}
-
-static cJSON *candidate_json(const tf_fit_mask_candidate *c)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    int bad = add_number(o, "layer", c->layer) | add_number(o, "overlapCells", (double)c->overlap_cells) |
-              add_bool(o, "considered", c->considered) | add_number(o, "rangeMin", c->range_min) |
-              add_number(o, "rangeMax", c->range_max) | add_number(o, "spanMin", c->span_min) |
-              add_number(o, "spanMax", c->span_max) | add_number(o, "coreMin", c->core_min) |
-              add_number(o, "coreMax", c->core_max);
-    if (c->considered)
-        bad |= add_bool(o, "cutBelow", c->cut_below) | add_bool(o, "cutAbove", c->cut_above) |
-               add_bool(o, "masks", c->masks) | add_number(o, "maskMinValue", c->mask_min) |
-               add_number(o, "maskMaxValue", c->mask_max) |
-               add_number(o, "maskFalloff", c->falloff) |
-               add_number(o, "keptShare", c->kept_share) |
-               add_number(o, "agreement", c->agreement);
-    if (bad) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
-static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int auto_layered, int timings)
-{
-    cJSON *o = cJSON_CreateObject(), *freq = NULL, *mask = NULL, *cands = NULL, *secs = NULL;
-    if (!o)
-        return NULL;
-    int bad = add_number(o, "index", (double)index);
-    bad |= r->name ? add_string(o, "source", r->name) : 0;
-    bad |= add_number(o, "visibleCells", (double)r->visible_cells) | add_bool(o, "opaque", r->opaque) |
-           add_bool(o, "flat", r->flat) | add_number(o, "valueMin", r->value_min) |
-           add_number(o, "valueMax", r->value_max) |
-           add_number(o, "pointsRequested", (double)r->points_requested) |
-           add_number(o, "points", (double)r->points);
-
-    freq = cJSON_AddObjectToObject(o, "frequency");
-    if (!freq)
-        goto fail;
-    const tf_frequency_estimate *e = &r->frequency;
-    bad |= add_number(freq, "peaks", e->peaks) | add_number(freq, "spectrum", e->spectrum) |
-           add_number(freq, "chosen", e->chosen) |
-           add_string(freq, "method", r->frequency_estimated
-                                          ? tf_frequency_method_name(e->chosen_method)
-                                          : "none") |
-           add_string(freq, "reason", e->reason) |
-           add_number(freq, "referencePeaksPerPixel", e->reference_peaks_per_pixel);
-
-    mask = cJSON_AddObjectToObject(o, "mask");
-    if (!mask)
-        goto fail;
-    bad |= add_number(mask, "maskLayerIndex", r->mask_layer);
-    if (r->mask_layer >= 0)
-        bad |= add_number(mask, "maskMinValue", r->mask_min) |
-               add_number(mask, "maskMaxValue", r->mask_max) |
-               add_number(mask, "maskFalloff", r->mask_falloff);
-    bad |= add_string(mask, "reason", r->mask_reason);
-    cands = cJSON_AddArrayToObject(mask, "candidates");
-    if (!cands)
-        goto fail;
-    for (size_t j = 0; j < r->candidate_count; j++) {
-        cJSON *c = candidate_json(&r->candidates[j]);
-        if (!c || !cJSON_AddItemToArray(cands, c)) {
-            cJSON_Delete(c);
-            goto fail;
-        }
-    }
-
-    if (auto_layered) {
-        cJSON *band = cJSON_AddObjectToObject(o, "band");
-        if (!band)
-            goto fail;
-        bad |= add_number(band, "sigmaFine", r->band_sigma_fine) |
-               add_number(band, "sigmaCoarse", r->band_sigma_coarse) |
-               add_number(band, "rms", r->band_rms) | add_number(band, "centroid", r->band_centroid) |
-               add_number(band, "amplitude", r->amplitude) |
-               add_number(band, "kurtosis", r->kurtosis) |
-               add_number(band, "gentleBlend", r->gentle_blend) |
-               add_number(band, "maskCurvePoints", (double)r->mask_curve_points);
-        if (r->mask_curve_points)
-            bad |= add_number(band, "maskCurveMin", r->mask_curve_min) |
-                   add_number(band, "maskCurveMax", r->mask_curve_max);
-    }
-    /* Every layer's noise and kind, a band's too (--noise/--layer-kind per
-     * band). */
-    bad |= add_string(o, "noise", tf_noise_type_name(r->noise)) |
-           add_string(o, "fractal", tf_fractal_kind_name(r->fractal));
-    /* --noise auto: every candidate, a band's too. Only a finite score
-     * can be the chosen one. */
-    if (r->noise_candidate_count) {
-        cJSON *nc = cJSON_AddArrayToObject(o, "noiseCandidates");
-        if (!nc)
-            goto fail;
-        for (size_t k = 0; k < r->noise_candidate_count; k++) {
-            const tf_fit_noise_candidate *c = &r->noise_candidates[k];
-            cJSON *item = cJSON_CreateObject();
-            if (!item || !cJSON_AddItemToArray(nc, item)) {
-                cJSON_Delete(item);
-                goto fail;
-            }
-            bad |= add_string(item, "noise", tf_noise_type_name(c->noise)) |
-                   add_number(item, "frequency", c->frequency) |
-                   add_number(item, "chi2", c->chi2) |
-                   add_number(item, "slopeChi2", c->slope_chi2) |
-                   add_number(item, "spectrumLogRms", c->spectrum_log_rms) |
-                   add_number(item, "score", c->score) |
-                   add_number(item, "depressionShare", c->depression_share) |
-                   add_number(item, "pitsPerPeak", c->pit_peak_ratio) |
-                   add_bool(item, "chosen", c->noise == r->noise && isfinite(c->score));
-        }
-    }
-    bad |= add_number(o, "chi2", r->chi2) | add_number(o, "chi2Bins", TF_FIT_CHI2_BINS) |
-           add_number(o, "histogramMin", r->hist_min) | add_number(o, "histogramMax", r->hist_max) |
-           add_number(o, "synthesisOrigin", TF_FIT_SYNTHESIS_OFFSET);
-    if (timings) {
-        secs = cJSON_AddObjectToObject(o, "seconds");
-        if (!secs)
-            goto fail;
-        bad |= add_number(secs, "quantiles", r->seconds_quantiles) |
-               add_number(secs, "frequency", r->seconds_frequency) |
-               add_number(secs, "synthesis", r->seconds_synthesis) |
-               add_number(secs, "mask", r->seconds_mask);
-    }
-    if (bad)
-        goto fail;
-    return o;
-fail:
-    cJSON_Delete(o);
-    return NULL;
-}
-
-char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *err)
-{
-    if (!report || (report->layer_count && !report->layers)) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "fit report: no report given");
-        return NULL;
-    }
-    char *text = NULL;
-    cJSON *root = cJSON_CreateObject(), *arr = NULL;
-    if (!root)
-        goto nomem;
-    int bad = add_string(root, "format", "terrafit-fit-report") | add_number(root, "version", 1) |
-              add_number(root, "width", (double)report->width) |
-              add_number(root, "height", (double)report->height) |
-              add_number(root, "points", (double)report->points) |
-              add_string(root, "frequencyMethod", tf_frequency_method_name(report->frequency_method)) |
-              add_string(root, "noise",
-                         report->noise_auto ? "auto" : tf_noise_type_name(report->noise)) |
-              add_string(root, "fractal", tf_fractal_kind_name(report->fractal)) |
-              add_number(root, "seed", report->seed) |
-              add_number(root, "minValue", report->min_value) |
-              add_number(root, "maxValue", report->max_value);
-    bad |= add_bool(root, "autoLayered", report->auto_layered);
-    if (report->auto_layered) {
-        cJSON *oc = cJSON_AddObjectToObject(root, "outputCurve");
-        bad |= !oc || add_number(oc, "points", (double)report->output_curve_points) |
-                          add_number(oc, "chi2Before", report->output_chi2_before) |
-                          add_number(oc, "chi2After", report->output_chi2_after);
-        bad |= add_number(root, "calibrationRms", report->calibration_rms);
-    }
-    arr = cJSON_AddArrayToObject(root, "layers");
-    if (bad || !arr)
-        goto nomem;
-    for (size_t i = 0; i < report->layer_count; i++) {
-        cJSON *l = layer_json(&report->layers[i], i, report->auto_layered, timings);
-        if (!l || !cJSON_AddItemToArray(arr, l)) {
-            cJSON_Delete(l);
-            goto nomem;
-        }
-    }
-    if (timings) {
-        cJSON *secs = cJSON_AddObjectToObject(root, "seconds");
-        if (!secs || add_number(secs, "noiseSample", report->seconds_noise_sample) ||
-            add_number(secs, "total", report->seconds_total))
-            goto nomem;
-        if (report->auto_layered &&
-            (add_number(secs, "bands", report->seconds_bands) ||
-             add_number(secs, "noiseAuto", report->seconds_noise_auto) ||
-             add_number(secs, "calibration", report->seconds_calibration) ||
-             add_number(secs, "outputCurve", report->seconds_output_curve)))
-            goto nomem;
-    }
-    text = cJSON_Print(root);
-    if (!text)
-        goto nomem;
-    cJSON_Delete(root);
-    /* cJSON's allocator is malloc unless a program changed it; copy so the
-     * caller can always free() the text. */
-    size_t len = strlen(text);
-    char *copy = malloc(len + 2);
-    if (!copy) {
-        cJSON_free(text);
-        tf_error_set(err, TF_ERR_NOMEM, "fit report: out of memory");
-        return NULL;
-    }
-    memcpy(copy, text, len);
-    copy[len] = '\n';
-    copy[len + 1] = '\0';
-    cJSON_free(text);
-    tf_error_clear(err);
-    return copy;
-nomem:
-    cJSON_Delete(root);
-    tf_error_set(err, TF_ERR_NOMEM, "fit report: out of memory");
-    return NULL;
+    fit_noise_samples_release();
+    autolayer_noise_spectra_release();
 }

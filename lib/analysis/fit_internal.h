@@ -1,6 +1,7 @@
 /*
- * Private declarations shared by the fitter's sources (fit.c, equalize.c,
- * masks.c, noise_sample.c): the base-noise sample and the mask search.
+ * Private declarations shared by the fitter's sources (fit.c, fit_inputs.c,
+ * equalize.c, masks.c, noise_sample.c, synthesis.c): the input checks, the
+ * base-noise sample, the runtime's stages and the mask search.
  */
 #ifndef TF_ANALYSIS_FIT_INTERNAL_H
 #define TF_ANALYSIS_FIT_INTERNAL_H
@@ -10,13 +11,26 @@
 #include "terrafit/fit.h"
 #include "terrafit/image.h"
 
+/* Layer i's name in messages: opt->names[i], else "layer i" written into
+ * buf (size bytes). */
+const char *fit_layer_label(const tf_fit_options *opt, size_t i, char *buf, size_t size);
+
+/* tf_fit's arguments (fit_inputs.c): the options, 1 to TF_MAX_LAYERS
+ * layers of one size within the reference limits, weights in [0, 1] with
+ * finite values where visible, a visible cell in each. labels[i] (count
+ * entries) holds the names fit_layer_label gives. 0, or -1 with err filled. */
+int fit_check_inputs(const tf_layer_map *const *layers, size_t count, const tf_fit_options *opt,
+                     char (*labels)[32], tf_error *err);
+
 /* The sorted sample of u = (n + 1) / 2 for a noise kind,
  * TF_NOISE_SAMPLE_COUNT values, built on first use (thread-safe) and kept
- * for the process. NULL with err filled on failure. */
+ * until fit_noise_samples_release. NULL with err filled on failure. */
 const double *fit_noise_sample(tf_noise_type noise, tf_error *err);
 /* The same for a layer kind: noise_type and fractal of
  * `kind` (tf_layer_unit_quantiles). */
 const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err);
+/* Free every sample (tf_fit_release_caches): none may be in use. */
+void fit_noise_samples_release(void);
 
 /* Type 7 quantile of n >= 1 sorted doubles. */
 double fit_sample_quantile(const double *sorted, size_t n, double p);

@@ -9,6 +9,7 @@
 
 #include "analysis/frequency_internal.h"
 #include "base/error.h"
+#include "util/util.h"
 
 /* ------------------------------------------------------------ counting */
 
@@ -204,13 +205,12 @@ static void count_line(const double *v, table_job *job)
     }
 }
 
-static void *table_worker(void *arg)
+static void table_lines(table_job *job)
 {
-    table_job *job = arg;
     double *v = malloc(PT_LINE_SAMPLES * sizeof *v);
     if (!v) {
         job->failed = 1;
-        return NULL;
+        return;
     }
     for (size_t l = job->first_line; l < PT_LINES; l += job->line_step) {
         /* Origins hundreds of cells apart, non-integer; z (Perlin's 3D
@@ -229,7 +229,13 @@ static void *table_worker(void *arg)
                 job->kept[l * PT_LINE_SAMPLES + i] = 0.5 + 0.5 * v[i];
     }
     free(v);
-    return NULL;
+}
+
+static void table_range(void *ctx, size_t lo, size_t hi)
+{
+    table_job *jobs = ctx;
+    for (size_t k = lo; k < hi; k++)
+        table_lines(&jobs[k]);
 }
 
 static void build_table(tf_noise_type type)
@@ -239,13 +245,7 @@ static void build_table(tf_noise_type type)
      * does not depend on which thread finished first. */
     double *kept = malloc((size_t)PT_KEPT_LINES * PT_LINE_SAMPLES * sizeof *kept);
     table_job jobs[2] = {{type, 0, 2, {0}, {0}, kept, 0}, {type, 1, 2, {0}, {0}, kept, 0}};
-    pthread_t helper;
-    int threaded = pthread_create(&helper, NULL, table_worker, &jobs[1]) == 0;
-    table_worker(&jobs[0]);
-    if (threaded)
-        pthread_join(helper, NULL);
-    else
-        table_worker(&jobs[1]);
+    tf_parallel_for(2, 2, table_range, jobs);
     if (jobs[0].failed || jobs[1].failed) {
         free(kept);
         return;

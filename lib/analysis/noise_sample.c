@@ -2,7 +2,8 @@
  * The value distribution of each base noise, or of a layer kind (a fractal
  * over a base noise), for equalized redistribution (thesis 5.4.1, after
  * Ebert et al. 2002): a large deterministic sample of u = (n + 1) / 2,
- * sorted once per distinct (noise, fractal) and process, read by quantile.
+ * sorted once per distinct (noise, fractal) and kept until
+ * tf_fit_release_caches, read by quantile.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -59,7 +60,8 @@ typedef struct sample_entry {
     struct sample_entry *next;
 } sample_entry;
 
-/* Every sample built so far, kept for the process (a fit uses a handful). */
+/* Every sample built so far, kept for reuse (a fit uses a handful) until
+ * tf_fit_release_caches. */
 static sample_entry *samples;
 
 static sample_key key_of(const tf_layer_spec *kind)
@@ -228,7 +230,8 @@ const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err)
     }
     sample_key key = key_of(kind);
     /* Built under the lock: a second thread asking for the same kind waits
-     * for the first instead of building it twice. Kept for the process. */
+     * for the first instead of building it twice. Kept until
+     * tf_fit_release_caches. */
     pthread_mutex_lock(&sample_lock);
     sample_entry *e = samples;
     while (e && !same_key(&e->key, &key))
@@ -249,6 +252,18 @@ const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err)
     if (!sorted)
         tf_error_set(err, TF_ERR_NOMEM, "fit: out of memory for the base-noise sample");
     return sorted;
+}
+
+void fit_noise_samples_release(void)
+{
+    pthread_mutex_lock(&sample_lock);
+    while (samples) {
+        sample_entry *e = samples;
+        samples = e->next;
+        free(e->sorted);
+        free(e);
+    }
+    pthread_mutex_unlock(&sample_lock);
 }
 
 const double *fit_noise_sample(tf_noise_type noise, tf_error *err)

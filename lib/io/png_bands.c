@@ -7,7 +7,9 @@
  * bands, the Adler-32 of all of them (adler32_combine). libpng writes the
  * signature, IHDR, the IDAT chunks (one per band) and IEND. The band size
  * depends only on the row length, so the file has the same bytes whatever
- * the number of threads.
+ * the number of threads. Worker threads claim the bands in order
+ * (tf_parallel_claim) and stay at most a few bands ahead of the calling
+ * thread, which hands each finished band to libpng in order.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +23,7 @@
 
 #include "png_bands.h"
 #include "base/error.h"
+#include "util/util.h"
 
 /* Uncompressed bytes per band, at least one row: large enough that the
  * 5 bytes of each sync flush and the 12 of each IDAT header do not matter,
@@ -53,13 +56,16 @@ typedef struct {
     tf_png_row_fn row_fn;
     void *user;
     band_out *bands;
+    /* The lock guards the band states, the spare buffers, `written` and
+     * `stop`; `changed` wakes an encoder waiting for its turn. */
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    size_t next_band;    /* first band no thread has claimed */
+    unsigned char **spare; /* filter buffers not in use (never more than encoders) */
+    size_t spare_count, spare_capacity;
     size_t written;      /* bands written so far */
-    size_t ahead;        /* how far past `written` a band may be claimed */
-    int stop;            /* a failure or the writer's abort: claim nothing */
-    const char *failure; /* what failed in a worker, for the message */
+    size_t ahead;        /* how far past `written` a band may be encoded */
+    int stop;            /* a failure or the writer's abort: encode nothing more */
+    const char *failure; /* what failed in an encoder, for the message */
 } band_job;
 
 /* Rows [first, end) of band b, Sub-filtered: each row is its filter type
@@ -121,37 +127,41 @@ static int encode_band(band_job *job, size_t b, unsigned char *raw)
     return 0;
 }
 
-static void *band_worker(void *arg)
+/* Bands [lo, hi) (tf_parallel_claim hands out one at a time): wait until
+ * the band is within `ahead` of the writer, which bounds the memory held
+ * by finished bands; take a filter buffer; encode. Nothing once stopped,
+ * so a failure ends the work quickly. */
+static void encode_range(void *arg, size_t lo, size_t hi)
 {
     band_job *job = arg;
-    unsigned char *raw = malloc(job->rows_per_band * (job->row_bytes + 1));
-    pthread_mutex_lock(&job->lock);
-    if (!raw) {
-        job->stop = 1;
-        job->failure = "out of memory";
-        pthread_cond_broadcast(&job->changed);
-    }
-    for (;;) {
-        while (!job->stop && job->next_band < job->band_count &&
-               job->next_band >= job->written + job->ahead)
+    for (size_t b = lo; b < hi; b++) {
+        pthread_mutex_lock(&job->lock);
+        while (!job->stop && b >= job->written + job->ahead)
             pthread_cond_wait(&job->changed, &job->lock);
-        if (job->stop || job->next_band >= job->band_count)
-            break;
-        size_t b = job->next_band++;
+        if (job->stop) {
+            pthread_mutex_unlock(&job->lock);
+            return;
+        }
+        unsigned char *raw = job->spare_count ? job->spare[--job->spare_count] : NULL;
         job->bands[b].state = 1;
         pthread_mutex_unlock(&job->lock);
-        int status = encode_band(job, b, raw);
+        if (!raw)
+            raw = malloc(job->rows_per_band * (job->row_bytes + 1));
+        int status = raw ? encode_band(job, b, raw) : -1;
         pthread_mutex_lock(&job->lock);
         job->bands[b].state = status == 0 ? 2 : -1;
         if (status != 0) {
             job->stop = 1;
-            job->failure = "zlib could not compress a band (out of memory?)";
+            job->failure =
+                raw ? "zlib could not compress a band (out of memory?)" : "out of memory";
         }
+        if (raw && job->spare_count < job->spare_capacity)
+            job->spare[job->spare_count++] = raw;
+        else
+            free(raw);
         pthread_cond_broadcast(&job->changed);
+        pthread_mutex_unlock(&job->lock);
     }
-    pthread_mutex_unlock(&job->lock);
-    free(raw);
-    return NULL;
 }
 
 /* libpng's output and errors, as heightmap_write.c's PNG sink. */
@@ -188,56 +198,84 @@ static void on_warning(png_structp png, png_const_charp message)
     (void)message;
 }
 
-/* Wait for band b, then hand it to libpng as one IDAT chunk. -1 when a
- * worker failed (job->failure says why). */
-static int write_band(band_job *job, png_structp png, size_t b, uLong *adler)
-{
-    pthread_mutex_lock(&job->lock);
-    while (job->bands[b].state != 2 && !job->stop)
-        pthread_cond_wait(&job->changed, &job->lock);
-    int ready = job->bands[b].state == 2;
-    pthread_mutex_unlock(&job->lock);
-    if (!ready)
-        return -1;
-    band_out *o = &job->bands[b];
-    *adler = adler32_combine(*adler, o->adler, (z_off_t)o->raw_bytes);
-    if (b + 1 == job->band_count) { /* the zlib trailer, big-endian */
-        unsigned char *t = o->data + o->length - 4;
-        t[0] = (unsigned char)(*adler >> 24);
-        t[1] = (unsigned char)(*adler >> 16);
-        t[2] = (unsigned char)(*adler >> 8);
-        t[3] = (unsigned char)*adler;
-    }
-    png_write_chunk(png, (png_const_bytep) "IDAT", o->data, o->length);
-    free(o->data);
-    o->data = NULL;
-    pthread_mutex_lock(&job->lock);
-    job->written = b + 1;
-    pthread_cond_broadcast(&job->changed);
-    pthread_mutex_unlock(&job->lock);
-    return 0;
-}
-
-/* Everything the error path must reach after a longjmp lives here, not in
- * locals the jump could roll back. */
+/* Everything libpng's error path must reach lives here, not in locals a
+ * longjmp could roll back. */
 typedef struct {
     band_job job;
     band_sink sink;
-    pthread_t *threads;
-    unsigned thread_count; /* encoding threads asked for (1: this one) */
-    unsigned started;
-    unsigned char *raw; /* the single-thread path's band buffer */
+    png_structp png;
+    png_infop info;
+    uLong adler;    /* of the bands written so far */
+    int png_failed; /* libpng failed: the sink says why */
 } band_writer;
 
-static void stop_workers(band_writer *w)
+/* One libpng step under its own setjmp: an error returns -1 here instead
+ * of jumping across tf_parallel_claim's frames (the watch writes bands). */
+static int png_guarded(band_writer *w, void (*step)(band_writer *, size_t), size_t arg)
 {
-    pthread_mutex_lock(&w->job.lock);
-    w->job.stop = 1;
-    pthread_cond_broadcast(&w->job.changed);
-    pthread_mutex_unlock(&w->job.lock);
-    for (unsigned k = 0; k < w->started; k++)
-        pthread_join(w->threads[k], NULL);
-    w->started = 0;
+    if (setjmp(png_jmpbuf(w->png)))
+        return -1;
+    step(w, arg);
+    return 0;
+}
+
+static void write_header(band_writer *w, size_t unused)
+{
+    (void)unused;
+    band_job *job = &w->job;
+    png_set_write_fn(w->png, &w->sink, sink_write, sink_flush);
+    png_set_IHDR(w->png, w->info, (png_uint_32)job->nx, (png_uint_32)job->ny, job->bit_depth,
+                 PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(w->png, w->info);
+}
+
+/* Band b (finished) as one IDAT chunk; the last one gets the zlib trailer. */
+static void write_idat(band_writer *w, size_t b)
+{
+    band_job *job = &w->job;
+    band_out *o = &job->bands[b];
+    w->adler = adler32_combine(w->adler, o->adler, (z_off_t)o->raw_bytes);
+    if (b + 1 == job->band_count) { /* the zlib trailer, big-endian */
+        unsigned char *t = o->data + o->length - 4;
+        t[0] = (unsigned char)(w->adler >> 24);
+        t[1] = (unsigned char)(w->adler >> 16);
+        t[2] = (unsigned char)(w->adler >> 8);
+        t[3] = (unsigned char)w->adler;
+    }
+    png_write_chunk(w->png, (png_const_bytep) "IDAT", o->data, o->length);
+    free(o->data);
+    o->data = NULL;
+}
+
+static void write_end(band_writer *w, size_t unused)
+{
+    (void)unused;
+    png_write_chunk(w->png, (png_const_bytep) "IEND", NULL, 0);
+}
+
+/* The calling thread's watch: every band finished next in order goes to
+ * libpng, and encoders waiting for their turn are woken. */
+static void write_finished(void *arg)
+{
+    band_writer *w = arg;
+    band_job *job = &w->job;
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        size_t b = job->written;
+        int ready = !w->png_failed && b < job->band_count && job->bands[b].state == 2;
+        pthread_mutex_unlock(&job->lock);
+        if (!ready)
+            return;
+        int ok = png_guarded(w, write_idat, b) == 0;
+        pthread_mutex_lock(&job->lock);
+        if (ok)
+            job->written = b + 1;
+        else
+            w->png_failed = job->stop = 1;
+        pthread_cond_broadcast(&job->changed);
+        pthread_mutex_unlock(&job->lock);
+    }
 }
 
 static void free_writer(band_writer *w)
@@ -245,8 +283,9 @@ static void free_writer(band_writer *w)
     for (size_t b = 0; b < w->job.band_count; b++)
         free(w->job.bands[b].data);
     free(w->job.bands);
-    free(w->threads);
-    free(w->raw);
+    for (size_t k = 0; k < w->job.spare_count; k++)
+        free(w->job.spare[k]);
+    free(w->job.spare);
     pthread_cond_destroy(&w->job.changed);
     pthread_mutex_destroy(&w->job.lock);
     free(w);
@@ -284,76 +323,53 @@ int tf_png_write_bands(FILE *stream, const char *path, size_t nx, size_t ny, int
     job->band_count = (ny + job->rows_per_band - 1) / job->rows_per_band;
     job->row_fn = row_fn;
     job->user = user;
-    w->thread_count = threads < 1 ? 1u
-                      : threads > job->band_count ? (unsigned)job->band_count
-                                                  : threads;
-    job->ahead = (size_t)w->thread_count * BANDS_AHEAD_PER_THREAD;
+    unsigned thread_count = threads < 1                  ? 1u
+                            : threads > job->band_count ? (unsigned)job->band_count
+                                                         : threads;
+    job->ahead = (size_t)thread_count * BANDS_AHEAD_PER_THREAD;
     job->bands = calloc(job->band_count, sizeof *job->bands);
+    job->spare_capacity = thread_count;
+    job->spare = calloc(thread_count, sizeof *job->spare);
+    w->adler = adler32(0L, Z_NULL, 0);
     w->sink.stream = stream;
-    png_structp png = job->bands ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->sink,
-                                                           on_error, on_warning)
-                                 : NULL;
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (w->thread_count > 1)
-        w->threads = calloc(w->thread_count, sizeof *w->threads);
-    else
-        w->raw = malloc(job->rows_per_band * (job->row_bytes + 1));
-    if (!info || (w->thread_count > 1 ? !w->threads : !w->raw)) {
-        png_destroy_write_struct(&png, NULL);
+    w->png = job->bands && job->spare ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->sink,
+                                                                on_error, on_warning)
+                                      : NULL;
+    w->info = w->png ? png_create_info_struct(w->png) : NULL;
+    if (!w->info) {
+        png_destroy_write_struct(&w->png, NULL);
         free_writer(w);
         tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory for the PNG encoder", path);
         return -1;
     }
-    if (setjmp(png_jmpbuf(png))) {
-        stop_workers(w);
-        if (w->sink.write_errno)
+
+    /* More than one thread: that many encoders while this thread writes;
+     * one: this thread encodes each band, then writes it. */
+    int status = -1;
+    if (png_guarded(w, write_header, 0) != 0) {
+        w->png_failed = 1;
+    } else {
+        tf_parallel_watch watch = {write_finished, w, 0.0, thread_count > 1};
+        tf_parallel_claim(job->band_count, 1, thread_count, encode_range, job, &watch);
+        if (job->written == job->band_count) {
+            if (png_guarded(w, write_end, 0) == 0)
+                status = 0;
+            else
+                w->png_failed = 1;
+        }
+    }
+    if (status != 0) {
+        if (w->png_failed && w->sink.write_errno)
             tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
                          strerror(w->sink.write_errno));
-        else
+        else if (w->png_failed)
             tf_error_set(err, TF_ERR_IO, "%s: cannot encode PNG: %s", path,
                          w->sink.libpng_message);
-        png_destroy_write_struct(&png, &info);
-        free_writer(w);
-        return -1;
+        else
+            tf_error_set(err, TF_ERR_NOMEM, "%s: cannot encode PNG: %s", path,
+                         job->failure ? job->failure : "a band failed");
     }
-    png_set_write_fn(png, &w->sink, sink_write, sink_flush);
-    png_set_IHDR(png, info, (png_uint_32)nx, (png_uint_32)ny, bit_depth, PNG_COLOR_TYPE_GRAY,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-
-    for (unsigned k = 0; w->thread_count > 1 && k < w->thread_count; k++) {
-        if (pthread_create(&w->threads[k], NULL, band_worker, job) != 0)
-            break; /* fewer threads: the rest still get done */
-        w->started++;
-    }
-    if (w->thread_count > 1 && w->started == 0) { /* no thread at all: encode here */
-        w->raw = malloc(job->rows_per_band * (job->row_bytes + 1));
-        if (!w->raw)
-            job->failure = "out of memory";
-    }
-    uLong adler = adler32(0L, Z_NULL, 0);
-    int status = job->failure ? -1 : 0;
-    for (size_t b = 0; status == 0 && b < job->band_count; b++) {
-        if (w->started == 0) { /* the single-thread path, band by band */
-            if (encode_band(job, b, w->raw) != 0) {
-                job->failure = "zlib could not compress a band (out of memory?)";
-                status = -1;
-                break;
-            }
-            job->bands[b].state = 2;
-        }
-        status = write_band(job, png, b, &adler);
-    }
-    stop_workers(w);
-    if (status != 0) {
-        tf_error_set(err, TF_ERR_NOMEM, "%s: cannot encode PNG: %s", path,
-                     job->failure ? job->failure : "a band failed");
-        png_destroy_write_struct(&png, &info);
-        free_writer(w);
-        return -1;
-    }
-    png_write_chunk(png, (png_const_bytep) "IEND", NULL, 0);
-    png_destroy_write_struct(&png, &info);
+    png_destroy_write_struct(&w->png, &w->info);
     free_writer(w);
-    return 0;
+    return status;
 }

@@ -1,19 +1,15 @@
 /*
  * Multi-threaded rendering: the rows of a sample grid are claimed in small
- * blocks by worker threads and the calling thread, which also reports
- * progress. The result has the bits tf_terrain_sample_grid would give.
+ * blocks by worker threads and the calling thread (tf_parallel_claim),
+ * which also reports progress. The result has the bits
+ * tf_terrain_sample_grid would give.
  */
-#define _POSIX_C_SOURCE 200809L /* sysconf, clock_gettime, nanosleep */
-
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "util/util.h"
@@ -25,66 +21,49 @@
 /* Claims per thread at the least, so small grids still spread out. */
 #define MIN_CLAIMS_PER_THREAD 4
 #define PROGRESS_INTERVAL_SECONDS 0.25
-/* How often the calling thread, its own share done, looks at the others. */
-#define WAIT_POLL_NANOSECONDS 10000000L
 
 typedef struct {
     const tf_terrain *terrain;
     double x0, y0, step;
     int64_t i0, j0; /* the window's first lattice column and row */
     size_t nx, ny;
-    size_t rows_per_claim;
     float *out;
-    atomic_size_t next_row;  /* first row no thread has claimed */
     atomic_size_t rows_done; /* rows finished, for progress */
 } render_job;
 
 typedef struct {
-    tf_progress_fn fn; /* NULL: no reports */
+    tf_progress_fn fn;
     void *user;
+    const render_job *job;
     double next_report_seconds;
 } progress_reporter;
 
-/* A report now and then while rows remain; the final one (done == total)
- * is left to tf_render_grid so that it comes exactly once. */
-static void report_progress(progress_reporter *reporter, const render_job *job)
+/* The calling thread's watch (tf_parallel_claim): a report now and then
+ * while rows remain; the final one (done == total) is left to
+ * tf_render_window so that it comes exactly once. */
+static void report_progress(void *arg)
 {
-    if (!reporter || !reporter->fn)
-        return;
-    size_t done = atomic_load_explicit(&job->rows_done, memory_order_relaxed);
+    progress_reporter *reporter = arg;
+    size_t done = atomic_load_explicit(&reporter->job->rows_done, memory_order_relaxed);
     double now = tf_clock_seconds();
-    if (done < job->ny && now >= reporter->next_report_seconds) {
-        reporter->fn(reporter->user, done, job->ny);
+    if (done < reporter->job->ny && now >= reporter->next_report_seconds) {
+        reporter->fn(reporter->user, done, reporter->job->ny);
         reporter->next_report_seconds = now + PROGRESS_INTERVAL_SECONDS;
     }
 }
 
-/* Claim blocks of rows until none remain. Row j is the one-row lattice
- * window at row j0 + j: the runtime computes its y as
- * y0 + (double)(j0 + j) * step in the same code tf_terrain_sample_window
- * and tf_terrain_sample_grid run, so the bits match without depending on
- * how this file is compiled (e.g. whether y0 + j * step would be
- * contracted into a fused multiply-add here). */
-static void render_rows(render_job *job, progress_reporter *reporter)
+/* Rows [first, end). Row j is the one-row lattice window at row j0 + j:
+ * the runtime computes its y as y0 + (double)(j0 + j) * step in the same
+ * code tf_terrain_sample_window and tf_terrain_sample_grid run, so the
+ * bits match without depending on how this file is compiled (e.g. whether
+ * y0 + j * step would be contracted into a fused multiply-add here). */
+static void render_rows(void *arg, size_t first, size_t end)
 {
-    for (;;) {
-        size_t first =
-            atomic_fetch_add_explicit(&job->next_row, job->rows_per_claim, memory_order_relaxed);
-        if (first >= job->ny)
-            return;
-        size_t end = job->ny - first < job->rows_per_claim ? job->ny : first + job->rows_per_claim;
-        for (size_t j = first; j < end; j++)
-            tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, job->i0,
-                                     job->j0 + (int64_t)j, job->nx, 1, job->out + j * job->nx);
-        atomic_fetch_add_explicit(&job->rows_done, end - first, memory_order_relaxed);
-        report_progress(reporter, job);
-    }
-}
-
-static void *render_worker(void *job)
-{
-    render_rows(job, NULL);
-    return NULL;
+    render_job *job = arg;
+    for (size_t j = first; j < end; j++)
+        tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, job->i0,
+                                 job->j0 + (int64_t)j, job->nx, 1, job->out + j * job->nx);
+    atomic_fetch_add_explicit(&job->rows_done, end - first, memory_order_relaxed);
 }
 
 static int check_render_args(const tf_terrain *t, double x0, double y0, double step, size_t nx,
@@ -160,36 +139,19 @@ int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int
     size_t rows_for_balance = ny / (thread_count * MIN_CLAIMS_PER_THREAD);
     if (rows_per_claim > rows_for_balance)
         rows_per_claim = rows_for_balance;
-    job.rows_per_claim = rows_per_claim > 0 ? rows_per_claim : 1;
-    atomic_init(&job.next_row, 0);
     atomic_init(&job.rows_done, 0);
 
-    /* The calling thread is one of the workers. A thread that cannot be
-     * started only means fewer hands: rows are claimed, not assigned. */
-    pthread_t *workers = NULL;
-    size_t started = 0;
-    if (thread_count > 1 && (workers = malloc((thread_count - 1) * sizeof *workers)) != NULL) {
-        while (started < thread_count - 1 &&
-               pthread_create(&workers[started], NULL, render_worker, &job) == 0)
-            started++;
-    }
-
+    /* The calling thread renders rows too, and between its blocks (and as
+     * the others finish theirs) reports progress. */
     progress_reporter reporter = {
         .fn = progress,
         .user = user,
+        .job = &job,
         .next_report_seconds = tf_clock_seconds() + PROGRESS_INTERVAL_SECONDS,
     };
-    render_rows(&job, &reporter);
-    if (progress) {
-        const struct timespec poll = {0, WAIT_POLL_NANOSECONDS};
-        while (atomic_load_explicit(&job.rows_done, memory_order_relaxed) < ny) {
-            nanosleep(&poll, NULL);
-            report_progress(&reporter, &job);
-        }
-    }
-    for (size_t k = 0; k < started; k++)
-        pthread_join(workers[k], NULL);
-    free(workers);
+    tf_parallel_watch watch = {report_progress, &reporter, PROGRESS_INTERVAL_SECONDS, 0};
+    tf_parallel_claim(ny, rows_per_claim > 0 ? rows_per_claim : 1, (unsigned)thread_count,
+                      render_rows, &job, progress ? &watch : NULL);
 
     if (progress)
         progress(user, ny, ny);

@@ -224,6 +224,16 @@ TF_API void tf_fit_report_free(tf_fit_report *report);
  * same text. NULL on failure. */
 TF_API char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *err);
 
+/* Free the tables fitting builds once and keeps for reuse: the base-noise
+ * samples (8 MiB per distinct noise and layer kind, behind
+ * tf_noise_unit_quantiles and tf_layer_unit_quantiles) and the noise
+ * spectra of auto-layering. Call it when the process is done fitting (at
+ * exit, so leak checkers see nothing left) or to give the memory back
+ * between fits; a later fit builds what it needs again and gives the same
+ * spec. Never while tf_fit or the quantile functions run on another
+ * thread: they read the tables without holding them. */
+TF_API void tf_fit_release_caches(void);
+
 /* ---- the building blocks, for tools and tests */
 
 /* Quantiles of the base noise's unit value u = (n + 1) / 2 at the `count`
