@@ -249,6 +249,18 @@ check "the report says auto-layered" grep -q '"autoLayered":[[:space:]]*true' "$
 check "96 px: bands at 1, 2, 4, 8 px and the residual, five layers" \
     [ "$(grep -c '"baseNoise"' "$out/auto.json")" -eq 5 ]
 check "finer layers carry mask curves" grep -q '"maskCurve"' "$out/auto.json"
+# The report describes the spec it wrote: a band under a mask curve over
+# layer 0 has maskLayerIndex 0 in both, and no range-mask members.
+mask_indexes() {
+    grep -o '"maskLayerIndex":[[:space:]]*-\{0,1\}[0-9]*' "$1" | tr -dc '0-9-\n' | tr '\n' ' '
+}
+"$TERRAFIT" info --json "$out/auto.json" >"$scratch/auto-info.json"
+check "the report's maskLayerIndex is the spec's, layer by layer" \
+    [ "$(mask_indexes "$out/auto-report.json")" = "$(mask_indexes "$scratch/auto-info.json")" ]
+check "... which is 0 for the masked bands" \
+    [ "$(mask_indexes "$out/auto-report.json")" = "-1 0 0 0 0 " ]
+check "a mask curve's report has no range members" \
+    sh -c '! grep -q "\"maskMinValue\"" "$1"' sh "$out/auto-report.json"
 check "the spec has an output curve" grep -q '"outputCurve"' "$out/auto.json"
 check "signed band offsets: preAmpShift 0" \
     [ "$(spec_numbers "$out/auto.json" preAmpShift | sort -u)" = 0 ]
