@@ -145,7 +145,7 @@ expect_message "unknown normals convention" 2 "invalid --normals 'vulkan'" \
     "$TERRAFIT" preview "$spec" -o "$scratch/bad.png" --normals vulkan
 expect_message "malformed size" 2 "invalid --size '12'" \
     "$TERRAFIT" preview "$spec" -o "$scratch/bad.png" --size 12
-expect_message "zero size" 1 "each side must be 1 to" \
+expect_message "zero size is a usage error" 2 "each side must be 1 to 65536" \
     "$TERRAFIT" preview "$spec" -o "$scratch/bad.png" --size 0x5
 expect_message "--size with only heightmaps" 2 "no input is a spec" \
     "$TERRAFIT" preview "$map" -o "$scratch/bad.png" --size 5x5
@@ -217,8 +217,9 @@ expect_message "mesh: no spec" 2 "missing SPEC" "$TERRAFIT" mesh -o "$scratch/m.
 expect_message "mesh: no output" 2 "missing -o" "$TERRAFIT" mesh "$spec"
 expect_message "mesh: unknown extension" 2 "name it .obj or .glb" \
     "$TERRAFIT" mesh "$spec" -o "$scratch/m.stl"
-expect_message "mesh: size 1" 1 "N must be 2 to" "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size 1
-expect_message "mesh: size too large" 1 "N must be 2 to" \
+expect_message "mesh: size 1 is a usage error" 2 "invalid --size '1': expected 2 to 8193" \
+    "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size 1
+expect_message "mesh: size too large is a usage error" 2 "expected 2 to 8193" \
     "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size 99999999999999999999999
 expect_message "mesh: size not a number" 2 "invalid --size 'big'" \
     "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size big
