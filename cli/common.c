@@ -118,7 +118,7 @@ int cli_heightmap_output_format(const char *command, const char *option, const c
         return CLI_EXIT_OK; /* --format wins over the name */
     tf_error err;
     if (tf_heightmap_format_for_path(path, format, &err) != 0)
-        return cli_usage_error(command, "%s %s", option, err.message);
+        return cli_usage_error(command, "%s %s with --format", option, err.message);
     return CLI_EXIT_OK;
 }
 
