@@ -20,53 +20,25 @@
 /* Bumped when a key changes meaning or disappears (docs/metrics.md). */
 #define COMPARE_JSON_VERSION 1
 
-enum { OPT_HELP, OPT_VALID, OPT_JSON, OPT_QUIET, OPT_HEIGHT_SCALE, OPT_RADIUS, OPT_PREVIEW };
-
-static const cli_option OPTIONS[] = {
-    {"help", 'h', false, OPT_HELP},
-    {"valid", 0, true, OPT_VALID},
-    {"json", 0, false, OPT_JSON},
-    {"quiet", 'q', false, OPT_QUIET},
-    {"height-scale", 0, true, OPT_HEIGHT_SCALE},
-    {"radius", 0, true, OPT_RADIUS},
-    {"preview", 'p', true, OPT_PREVIEW},
-    {NULL, 0, false, 0},
+static const cli_command COMPARE = {
+    .name = "compare",
+    .usage = "A B [OPTIONS]",
+    .about = "Measure how alike two height maps are. A and B are heightmaps (PNG, PGM,\n"
+             "ESRI ASCII grid) of the same size, or one of them is a terrain spec (JSON),\n"
+             "which is rendered at the other's size (origin 0,0, step 1) and normalized\n"
+             "to [0, 1] with the spec's minValue..maxValue. A cell counts where both maps\n"
+             "are present (alpha > 0, not no-data) and --valid allows it.\n",
+    .footer = "Metrics (docs/metrics.md): value histogram chi-square (32 bins, the thesis's\n"
+              "0.5 sum (a-b)^2/(a+b)); power spectrum shape (RMS of log10 differences) and\n"
+              "slope beta; slope histogram chi-square, mean and exponential rate; box\n"
+              "dimension of the median contour; peaks per 1000 cells; pits per peak;\n"
+              "share of cells in closed depressions; normal-score correlations of\n"
+              "roughness and of slope with low-pass elevation. 'n/a' (JSON null) marks a\n"
+              "value a map does not define, e.g. the slope rate of a flat map.\n"
+              "\n"
+              "Exit status: 0 compared, 1 bad input (unreadable file, sizes differ, no\n"
+              "common cell), 2 usage error.\n",
 };
-
-static void print_usage(void)
-{
-    printf("Usage: terrafit compare A B [OPTIONS]\n"
-           "Measure how alike two height maps are. A and B are heightmaps (PNG, PGM,\n"
-           "ESRI ASCII grid) of the same size, or one of them is a terrain spec (JSON),\n"
-           "which is rendered at the other's size (origin 0,0, step 1) and normalized\n"
-           "to [0, 1] with the spec's minValue..maxValue. A cell counts where both maps\n"
-           "are present (alpha > 0, not no-data) and --valid allows it.\n"
-           "\n"
-           "Options:\n"
-           "      --valid MASK       ignore cells where MASK (same size) is 0\n"
-           "      --json             print JSON instead of a table\n"
-           "      --height-scale S   slopes are S * |gradient| of the [0, 1] values per\n"
-           "                         pixel, 0 < S <= 1e6 (default 1; for a DEM with\n"
-           "                         relief R on cells of size c, R/c gives rise over run)\n"
-           "      --radius R         low-pass box half-width in pixels for roughness and\n"
-           "                         elevation, 1 to %u (default %u)\n"
-           "  -p, --preview FILE     also write A and B side by side as a shaded-relief\n"
-           "                         RGB PNG (one tint and relief scale for both)\n"
-           "  -q, --quiet            no progress bar\n"
-           "  -h, --help             print this help and exit\n"
-           "\n"
-           "Metrics (docs/metrics.md): value histogram chi-square (32 bins, the thesis's\n"
-           "0.5 sum (a-b)^2/(a+b)); power spectrum shape (RMS of log10 differences) and\n"
-           "slope beta; slope histogram chi-square, mean and exponential rate; box\n"
-           "dimension of the median contour; peaks per 1000 cells; pits per peak;\n"
-           "share of cells in closed depressions; normal-score correlations of\n"
-           "roughness and of slope with low-pass elevation. 'n/a' (JSON null) marks a\n"
-           "value a map does not define, e.g. the slope rate of a flat map.\n"
-           "\n"
-           "Exit status: 0 compared, 1 bad input (unreadable file, sizes differ, no\n"
-           "common cell), 2 usage error.\n",
-           MAX_RADIUS, tf_metrics_options_default().lowpass_radius);
-}
 
 typedef struct {
     const char *path;
@@ -80,105 +52,37 @@ typedef struct {
     const char *preview_path;
     bool json;
     bool quiet;
+    double height_scale;
+    unsigned long long radius;
     tf_metrics_options options;
 } compare_request;
 
-static int parse_request(int argc, char **argv, compare_request *req, bool *help_printed)
-{
-    const char *cmd = "compare";
-    size_t positionals = 0;
-    cli_args args;
-    cli_args_init(&args, cmd, OPTIONS, argc, argv);
-    *help_printed = false;
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
-        const char *v = args.value;
-        unsigned long long count;
-        bool too_big = false;
-        switch (id) {
-        case CLI_ARGS_ERROR:
-            return CLI_EXIT_USAGE;
-        case CLI_ARGS_POSITIONAL:
-            if (positionals == 2)
-                return cli_usage_error(cmd, "two maps expected (A and B), got a third: '%s'", v);
-            req->op[positionals++].path = v;
-            break;
-        case OPT_HELP:
-            print_usage();
-            *help_printed = true;
-            return CLI_EXIT_OK;
-        case OPT_VALID:
-            req->valid_path = v;
-            break;
-        case OPT_PREVIEW:
-            req->preview_path = v;
-            break;
-        case OPT_JSON:
-            req->json = true;
-            break;
-        case OPT_QUIET:
-            req->quiet = true;
-            break;
-        case OPT_HEIGHT_SCALE:
-            if (!cli_parse_double(v, &req->options.height_scale) ||
-                !(req->options.height_scale > 0.0) || req->options.height_scale > MAX_HEIGHT_SCALE)
-                return cli_usage_error(cmd, "invalid --height-scale '%s': expected a number > 0 "
-                                            "and at most %g",
-                                       v, MAX_HEIGHT_SCALE);
-            break;
-        case OPT_RADIUS:
-            if (!cli_parse_count(v, &count, &too_big) || too_big || count < 1 ||
-                count > MAX_RADIUS)
-                return cli_usage_error(cmd, "invalid --radius '%s': expected 1 to %u", v,
-                                       MAX_RADIUS);
-            req->options.lowpass_radius = (unsigned)count;
-            break;
-        default:
-            return cli_usage_error(cmd, "internal error: unhandled option %d", id);
-        }
-    }
-    if (positionals < 2)
-        return cli_usage_error(cmd, positionals ? "missing B (the second map)"
-                                                : "missing A and B (the maps to compare)");
-    return CLI_EXIT_OK;
-}
-
-static void on_render_progress(void *user, size_t rows_done, size_t rows_total)
-{
-    cli_progress_update(user, rows_done, rows_total);
-}
-
-/* Render the spec at `path` over width x height pixels into a new map:
- * value (h - minValue) / (maxValue - minValue), weight 0 where not finite. */
+/* A spec rendered at the other map's size as a layer map: its normalized
+ * heights, weight 0 where a height is not finite. */
 static tf_layer_map *render_spec(const char *path, size_t width, size_t height, bool quiet,
                                  tf_error *err)
 {
     tf_terrain *terrain = tf_terrain_load(path, err);
-    if (!terrain)
-        return NULL;
-    tf_layer_map *map = tf_layer_map_new(width, height, err);
-    if (!map) {
-        tf_terrain_free(terrain);
-        return NULL;
-    }
-    cli_progress progress;
-    cli_progress_start(&progress, "render", quiet || width * height < PROGRESS_MIN_PIXELS);
-    int status = tf_render_grid(terrain, 0.0, 0.0, 1.0, width, height, 0, map->value,
-                                on_render_progress, &progress, err);
-    cli_progress_finish(&progress);
-    if (status == 0) {
-        double lo = tf_terrain_min_value(terrain), hi = tf_terrain_max_value(terrain);
-        for (size_t k = 0; k < width * height; k++) {
-            double v = ((double)map->value[k] - lo) / (hi - lo);
-            bool finite = isfinite(v);
-            map->value[k] = finite ? (float)v : 0.5f;
-            map->weight[k] = finite ? 1.0f : 0.0f;
-        }
+    tf_layer_map *map = terrain ? tf_layer_map_new(width, height, err) : NULL;
+    float *heights = NULL;
+    if (map) {
+        cli_progress progress;
+        cli_progress_start(&progress, "render", quiet || width * height < PROGRESS_MIN_PIXELS);
+        heights = tf_render_normalized(terrain, 0.0, 0.0, 1.0, width, height, 0, 0,
+                                       cli_progress_callback, &progress, err);
+        cli_progress_finish(&progress);
     }
     tf_terrain_free(terrain);
-    if (status != 0) {
+    if (!heights) {
         tf_layer_map_free(map);
         return NULL;
     }
+    for (size_t k = 0; k < width * height; k++) {
+        bool finite = isfinite(heights[k]);
+        map->value[k] = finite ? heights[k] : 0.5f;
+        map->weight[k] = finite ? 1.0f : 0.0f;
+    }
+    free(heights);
     return map;
 }
 
@@ -263,79 +167,97 @@ static void print_table(const compare_request *req, const tf_metrics_report *r)
            r->options.height_scale, r->options.lowpass_radius);
 }
 
-/* ---- JSON: numbers read back as the same double (%.15g, else %.17g);
- * non-finite values have no JSON form and are written as null. */
+/* ---- JSON (docs/metrics.md): one record a line */
 
-static void json_number(double v)
+static cJSON *operand_json(const operand *op)
 {
-    if (!isfinite(v)) {
-        fputs("null", stdout);
-        return;
+    cJSON *o = cJSON_CreateObject();
+    if (!cli_json_put_string(o, "path", op->path) ||
+        !cli_json_put_string(o, "kind", op->is_spec ? "spec" : "heightmap")) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, sizeof buf, "%.17g", v);
-    fputs(buf, stdout);
+    return o;
 }
 
-static void json_string(const char *s)
+static cJSON *metric_json(double a, double b)
 {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
+    cJSON *o = cJSON_CreateObject();
+    if (!cli_json_put_number(o, "a", a) || !cli_json_put_number(o, "b", b) ||
+        !cli_json_put_number(o, "distance", tf_metrics_difference(a, b))) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    putchar('"');
+    return o;
 }
 
-static void print_json(const compare_request *req, const tf_metrics_report *r)
+/* The document, or NULL when out of memory. */
+static cJSON *compare_json(const compare_request *req, const tf_metrics_report *r)
 {
-    printf("{\n  \"format\": \"terrafit-compare\",\n  \"version\": %d,\n", COMPARE_JSON_VERSION);
-    for (int m = 0; m < 2; m++) {
-        printf("  \"%c\": {\"path\": ", "ab"[m]);
-        json_string(req->op[m].path);
-        printf(", \"kind\": \"%s\"},\n", req->op[m].is_spec ? "spec" : "heightmap");
-    }
-    printf("  \"width\": %zu,\n  \"height\": %zu,\n  \"cells\": %zu,\n", r->width, r->height,
-           r->cells);
-    fputs("  \"valid\": ", stdout);
-    if (req->valid_path)
-        json_string(req->valid_path);
-    else
-        fputs("null", stdout);
-    fputs(",\n  \"options\": {\"heightScale\": ", stdout);
-    json_number(r->options.height_scale);
-    printf(", \"lowpassRadius\": %u, \"histogramBins\": %d},\n", r->options.lowpass_radius,
-           TF_METRICS_HISTOGRAM_BINS);
-    fputs("  \"metrics\": {\n    \"slopeRange\": ", stdout);
-    json_number(r->slope_range);
-    for (size_t i = 0; i < METRIC_COUNT; i++) {
+    cJSON *root = cJSON_CreateObject(), *options = NULL, *metrics = NULL;
+    bool ok = cli_json_put_string(root, "format", "terrafit-compare") &&
+              cli_json_put_number(root, "version", COMPARE_JSON_VERSION) &&
+              cli_json_put(root, "a", operand_json(&req->op[0])) &&
+              cli_json_put(root, "b", operand_json(&req->op[1])) &&
+              cli_json_put_number(root, "width", (double)r->width) &&
+              cli_json_put_number(root, "height", (double)r->height) &&
+              cli_json_put_number(root, "cells", (double)r->cells) &&
+              cli_json_put_string(root, "valid", req->valid_path) &&
+              (options = cJSON_AddObjectToObject(root, "options")) &&
+              cli_json_put_number(options, "heightScale", r->options.height_scale) &&
+              cli_json_put_number(options, "lowpassRadius", r->options.lowpass_radius) &&
+              cli_json_put_number(options, "histogramBins", TF_METRICS_HISTOGRAM_BINS) &&
+              (metrics = cJSON_AddObjectToObject(root, "metrics")) &&
+              cli_json_put_number(metrics, "slopeRange", r->slope_range);
+    for (size_t i = 0; ok && i < METRIC_COUNT; i++) {
         const metric_row *m = &METRICS[i];
-        printf(",\n    \"%s\": ", m->json_key);
-        if (!m->per_map) {
-            json_number(double_at(r, m->offset));
-            continue;
-        }
-        double a = double_at(&r->a, m->offset), b = double_at(&r->b, m->offset);
-        fputs("{\"a\": ", stdout);
-        json_number(a);
-        fputs(", \"b\": ", stdout);
-        json_number(b);
-        fputs(", \"distance\": ", stdout);
-        json_number(tf_metrics_difference(a, b));
-        fputs("}", stdout);
+        ok = m->per_map ? cli_json_put(metrics, m->json_key,
+                                       metric_json(double_at(&r->a, m->offset),
+                                                   double_at(&r->b, m->offset)))
+                        : cli_json_put_number(metrics, m->json_key, double_at(r, m->offset));
     }
-    fputs("\n  }\n}\n", stdout);
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* --preview: A beside B, shaded on one scale as `fit --preview` shades,
+ * each captioned with its file; absent cells show as no data. */
+static int write_preview(const compare_request *req, tf_error *err)
+{
+    const tf_layer_map *a = req->op[0].map, *b = req->op[1].map;
+    size_t cells = a->width * a->height;
+    float *heights = malloc(2 * cells * sizeof *heights);
+    if (!heights) {
+        err->code = TF_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "%s: out of memory for a %zux%zu preview",
+                 req->preview_path, a->width, a->height);
+        return -1;
+    }
+    char captions[2][300];
+    tf_preview_panel panels[2];
+    for (int m = 0; m < 2; m++) {
+        const tf_layer_map *map = m ? b : a;
+        float *h = heights + (size_t)m * cells;
+        for (size_t k = 0; k < cells; k++)
+            h[k] = map->weight[k] > 0.0f ? map->value[k] : NAN;
+        snprintf(captions[m], sizeof captions[m], "%c: %s", "AB"[m],
+                 cli_base_name(req->op[m].path));
+        panels[m] = (tf_preview_panel){h, a->width, a->height, 0, captions[m]};
+    }
+    tf_preview_options options = tf_preview_options_default();
+    options.lo = 0.0; /* both maps hold values in [0, 1] */
+    options.hi = 1.0;
+    int status = tf_preview_write_panels(req->preview_path, panels, 2, &options, err);
+    free(heights);
+    return status;
 }
 
 static int compare(compare_request *req)
 {
-    const char *cmd = "compare";
+    const char *cmd = COMPARE.name;
     operand *op = req->op;
     tf_error err;
     for (int m = 0; m < 2; m++)
@@ -349,9 +271,9 @@ static int compare(compare_request *req)
     for (int m = 0; m < 2; m++) {
         if (op[m].is_spec)
             continue;
-        op[m].map = tf_layer_map_load(op[m].path, &err);
+        op[m].map = cli_load_layer_map(cmd, op[m].path, NULL, &err);
         if (!op[m].map) {
-            cli_fail_error(&err);
+            cli_fail_error(cmd, &err);
             goto done;
         }
     }
@@ -368,14 +290,14 @@ static int compare(compare_request *req)
         const tf_layer_map *ref = op[1 - m].map;
         op[m].map = render_spec(op[m].path, ref->width, ref->height, req->quiet, &err);
         if (!op[m].map) {
-            cli_fail_error(&err);
+            cli_fail_error(cmd, &err);
             goto done;
         }
     }
     if (req->valid_path) {
         for (int m = 0; m < 2; m++) {
             if (tf_layer_map_apply_valid(op[m].map, req->valid_path, &err) != 0) {
-                cli_fail_error(&err);
+                cli_fail_error(cmd, &err);
                 goto done;
             }
         }
@@ -383,7 +305,7 @@ static int compare(compare_request *req)
 
     /* Measuring a million cells takes about a second: say what is going on. */
     cli_progress progress;
-    cli_progress_start(&progress, "compare",
+    cli_progress_start(&progress, cmd,
                        req->quiet || op[0].map->width * op[0].map->height < PROGRESS_MIN_PIXELS);
     cli_progress_note(&progress, "measuring", op[1].path);
     tf_metrics_report report;
@@ -393,17 +315,16 @@ static int compare(compare_request *req)
         cli_fail(cmd, "%s vs %s: %s", op[0].path, op[1].path, err.message);
         goto done;
     }
-    /* Values are in [0, 1] on both sides; absent cells hold 0.5. */
-    if (req->preview_path &&
-        tf_preview_write_pair(req->preview_path, op[0].map->value, op[1].map->value,
-                              op[0].map->width, op[0].map->height, 0.0, 1.0, 0.0, &err) != 0) {
-        cli_fail_error(&err);
+    if (req->preview_path && write_preview(req, &err) != 0) {
+        cli_fail_error(cmd, &err);
         goto done;
     }
-    if (req->json)
-        print_json(req, &report);
-    else
-        print_table(req, &report);
+    if (req->json) {
+        static const char *const expanded[] = {"metrics", NULL};
+        status = cli_json_print(cmd, compare_json(req, &report), expanded);
+        goto done;
+    }
+    print_table(req, &report);
     status = CLI_EXIT_OK;
 done:
     for (int m = 0; m < 2; m++)
@@ -413,12 +334,45 @@ done:
 
 int cmd_compare(int argc, char **argv)
 {
-    compare_request req;
-    memset(&req, 0, sizeof req);
-    req.options = tf_metrics_options_default();
-    bool help_printed;
-    int status = parse_request(argc, argv, &req, &help_printed);
-    if (status != CLI_EXIT_OK || help_printed)
-        return status;
+    const char *cmd = COMPARE.name;
+    compare_request req = {.options = tf_metrics_options_default()};
+    req.height_scale = req.options.height_scale;
+    req.radius = req.options.lowpass_radius;
+    const cli_option options[] = {
+        CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",
+                       "ignore cells where MASK (same size) is 0"),
+        CLI_OPT_FLAG(0, "json", &req.json, "print JSON instead of a table"),
+        CLI_OPT_NUMBER(0, "height-scale", &req.height_scale, "S", 0.0, MAX_HEIGHT_SCALE,
+                       CLI_ABOVE_MIN,
+                       "slopes are S * |gradient| of the [0, 1] values per pixel, 0 < S <= 1e6 "
+                       "(default 1; for a DEM with relief R on cells of size c, R/c gives rise "
+                       "over run)"),
+        CLI_OPT_COUNT(0, "radius", &req.radius, "R", 1, MAX_RADIUS,
+                      cli_textf("low-pass box half-width in pixels for roughness and "
+                                "elevation, 1 to %u (default %u)",
+                                MAX_RADIUS, tf_metrics_options_default().lowpass_radius)),
+        CLI_OPT_STRING('p', "preview", &req.preview_path, "FILE",
+                       "also write A and B side by side as a shaded-relief RGB PNG (one tint "
+                       "and relief scale for both), captioned with their file names"),
+        CLI_OPT_FLAG('q', "quiet", &req.quiet, "no progress bar"),
+        CLI_OPT_END(),
+    };
+    int operands = cli_parse(&COMPARE, options, argc, argv);
+    if (operands < 0)
+        return cli_parse_status(operands);
+    if (operands < 2)
+        return cli_usage_error(cmd, operands ? "missing B (the second map)"
+                                             : "missing A and B (the maps to compare)");
+    if (operands > 2)
+        return cli_usage_error(cmd, "two maps expected (A and B), got a third: '%s'", argv[2]);
+    if (req.preview_path) {
+        int status = cli_check_png_name(cmd, "--preview", req.preview_path);
+        if (status != CLI_EXIT_OK)
+            return status;
+    }
+    req.op[0].path = argv[0];
+    req.op[1].path = argv[1];
+    req.options.height_scale = req.height_scale;
+    req.options.lowpass_radius = (unsigned)req.radius;
     return compare(&req);
 }

@@ -20,82 +20,25 @@
     "cellular-f1, cellular-f2 or cellular-f2-f1"
 #define KIND_NAMES "none, fbm, ridged, billow, swiss or jordan"
 
-enum {
-    OPT_HELP,
-    OPT_OUTPUT,
-    OPT_POINTS,
-    OPT_FREQUENCY,
-    OPT_NOISE,
-    OPT_SEED,
-    OPT_VALID,
-    OPT_REPORT,
-    OPT_THREADS,
-    OPT_QUIET,
-    OPT_LAYERS,
-    OPT_PREVIEW,
-    OPT_LAYER_KIND
+static const cli_command FIT = {
+    .name = "fit",
+    .usage = "LAYER0 [LAYER1 ...] -o SPEC [OPTIONS]\n"
+             "DEM -o SPEC [--layers auto|N] [OPTIONS]",
+    .about = "Fit a terrain spec to reference height layers, given bottom to top, all the\n"
+             "same size: 8/16-bit PNG (grey, grey+alpha, RGB, RGBA), PGM or ESRI ASCII grid.\n"
+             "Each layer becomes one noise layer: an equalized redistribution curve, a base\n"
+             "frequency and, when a lower layer explains where it is present, a mask\n"
+             "(docs/fitting.md). The spec's layers sum to the sum of (layer - 0.5).\n"
+             "\n"
+             "A single fully present reference (a DEM: every cell present or no-data) is\n"
+             "auto-layered: split into octave bands, one layer each, with frequencies matched\n"
+             "band by band, amplitudes calibrated on its power spectrum, mask curves that\n"
+             "put roughness where the reference has it, and an output curve that restores\n"
+             "its height distribution (docs/fitting.md, \"Auto-layering\").\n",
+    .footer = "The same inputs and options give the same spec, byte for byte. Files are\n"
+              "written under a temporary name and renamed, so they appear complete or not\n"
+              "at all.\n",
 };
-
-static const cli_option OPTIONS[] = {
-    {"help", 'h', false, OPT_HELP},           {"output", 'o', true, OPT_OUTPUT},
-    {"points", 'k', true, OPT_POINTS},        {"frequency", 0, true, OPT_FREQUENCY},
-    {"noise", 0, true, OPT_NOISE},            {"seed", 0, true, OPT_SEED},
-    {"valid", 0, true, OPT_VALID},            {"report", 'r', true, OPT_REPORT},
-    {"threads", 'j', true, OPT_THREADS},      {"quiet", 'q', false, OPT_QUIET},
-    {"layers", 'l', true, OPT_LAYERS},        {"preview", 'p', true, OPT_PREVIEW},
-    {"layer-kind", 0, true, OPT_LAYER_KIND},  {NULL, 0, false, 0},
-};
-
-static void print_usage(void)
-{
-    printf("Usage: terrafit fit LAYER0 [LAYER1 ...] -o SPEC [OPTIONS]\n"
-           "       terrafit fit DEM -o SPEC [--layers auto|N] [OPTIONS]\n"
-           "Fit a terrain spec to reference height layers, given bottom to top, all the\n"
-           "same size: 8/16-bit PNG (grey, grey+alpha, RGB, RGBA), PGM or ESRI ASCII grid.\n"
-           "Each layer becomes one noise layer: an equalized redistribution curve, a base\n"
-           "frequency and, when a lower layer explains where it is present, a mask\n"
-           "(docs/fitting.md). The spec's layers sum to the sum of (layer - 0.5).\n"
-           "\n"
-           "A single fully present reference (a DEM: every cell present or no-data) is\n"
-           "auto-layered: split into octave bands, one layer each, with frequencies matched\n"
-           "band by band, amplitudes calibrated on its power spectrum, mask curves that\n"
-           "put roughness where the reference has it, and an output curve that restores\n"
-           "its height distribution (docs/fitting.md, \"Auto-layering\").\n"
-           "\n"
-           "Options:\n"
-           "  -o, --output SPEC      terrain JSON file to write (required)\n"
-           "  -l, --layers auto|N    layers for a single DEM: auto (default: one per\n"
-           "                         octave up to 1/8 of the shorter side), 1 (the\n"
-           "                         thesis's single layer) or 2 to %d bands\n"
-           "  -k, --points K         control points per curve, 2 to %d (default %d)\n"
-           "      --frequency M      peaks, spectrum or auto (default auto)\n"
-           "      --noise LIST       base noise: NOISE for every layer, or I=NOISE for\n"
-           "                         layer I (for a DEM, band I, 0 = coarsest),\n"
-           "                         comma-separated (e.g. perlin,2=value); NOISE is\n"
-           "                         %s\n"
-           "                         (default simplex); auto tries several per layer\n"
-           "                         (per band for a DEM) and keeps the best by slope\n"
-           "                         and spectrum\n"
-           "      --layer-kind LIST  layer kind, the same way: KIND or I=KIND, KIND one\n"
-           "                         of %s (default none)\n"
-           "      --seed S           root seed of the layers' noises, 0 to 4294967295\n"
-           "                         (default 0)\n"
-           "      --valid MASK       image of the layers' size: cells where it is 0 are\n"
-           "                         ignored in every layer\n"
-           "  -r, --report FILE      also write a JSON report: frequency estimates, mask\n"
-           "                         decisions, chi-square of each layer, timings\n"
-           "  -p, --preview FILE     also write a picture: the reference (the sum of the\n"
-           "                         layers' offsets) beside a synthesis of the same size,\n"
-           "                         one colour scale (the spec's range) for both\n"
-           "  -j, --threads N        worker threads (default 0: one per core)\n"
-           "  -q, --quiet            no summary, no progress bar\n"
-           "  -h, --help             print this help and exit\n"
-           "\n"
-           "The same inputs and options give the same spec, byte for byte. Files are\n"
-           "written under a temporary name and renamed, so they appear complete or not\n"
-           "at all.\n",
-           TF_FIT_MAX_BANDS, TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS, NOISE_NAMES, KIND_NAMES);
-}
 
 typedef struct {
     const char **layers;
@@ -104,9 +47,7 @@ typedef struct {
     const char *report_path;
     const char *preview_path;
     const char *valid_path;
-    const char *points_text;
-    unsigned long long points;
-    bool points_too_big;
+    unsigned long long points, seed, threads;
     tf_fit_options fit;
     bool quiet;
     int max_layer_named; /* highest I in --noise / --layer-kind I=..., or -1 */
@@ -187,96 +128,56 @@ static int parse_choices(const char *list, bool kinds, fit_request *req, char *w
     }
 }
 
-/* Reads the command line into `req`. CLI_EXIT_OK to go on; anything else is
- * the exit status (help printed, or a usage error reported). */
-static int parse_request(int argc, char **argv, fit_request *req, bool *help_printed)
+static int parse_frequency(const char *command, const cli_option *opt, const char *arg)
 {
-    const char *cmd = "fit";
-    cli_args args;
-    cli_args_init(&args, cmd, OPTIONS, argc, argv);
-    *help_printed = false;
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
-        const char *v = args.value;
-        bool too_big = false;
-        unsigned long long count;
-        switch (id) {
-        case CLI_ARGS_ERROR:
-            return CLI_EXIT_USAGE;
-        case CLI_ARGS_POSITIONAL:
-            if (req->layer_count >= TF_MAX_LAYERS)
-                return cli_fail(cmd, "more than %d layers: a spec holds at most %d",
-                                TF_MAX_LAYERS, TF_MAX_LAYERS);
-            req->layers[req->layer_count++] = v;
-            break;
-        case OPT_HELP:
-            print_usage();
-            *help_printed = true;
-            return CLI_EXIT_OK;
-        case OPT_OUTPUT:
-            req->output_path = v;
-            break;
-        case OPT_POINTS:
-            if (!cli_parse_count(v, &req->points, &req->points_too_big))
-                return cli_usage_error(cmd, "invalid --points '%s': expected a whole number", v);
-            req->points_text = v;
-            break;
-        case OPT_FREQUENCY:
-            if (tf_frequency_method_from_name(v, &req->fit.frequency) != 0)
-                return cli_usage_error(cmd,
-                                       "invalid --frequency '%s': expected peaks, spectrum or auto",
-                                       v);
-            break;
-        case OPT_NOISE:
-        case OPT_LAYER_KIND: {
-            char why[128];
-            bool kinds = id == OPT_LAYER_KIND;
-            if (parse_choices(v, kinds, req, why, sizeof why) != 0)
-                return cli_usage_error(cmd, "invalid --%s '%s': %s (expected NAME or I=NAME, "
-                                            "comma-separated; NAME: %s)",
-                                       kinds ? "layer-kind" : "noise", v, why,
-                                       kinds ? KIND_NAMES : NOISE_NAMES);
-            break;
-        }
-        case OPT_SEED:
-            if (!cli_parse_count(v, &count, &too_big) || too_big || count > UINT32_MAX)
-                return cli_usage_error(cmd, "invalid --seed '%s': expected 0 to 4294967295", v);
-            req->fit.seed = (uint32_t)count;
-            break;
-        case OPT_VALID:
-            req->valid_path = v;
-            break;
-        case OPT_PREVIEW:
-            req->preview_path = v;
-            break;
-        case OPT_REPORT:
-            req->report_path = v;
-            break;
-        case OPT_THREADS:
-            if (cli_option_threads(cmd, v, &req->fit.threads) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_QUIET:
-            req->quiet = true;
-            break;
-        case OPT_LAYERS:
-            if (strcmp(v, "auto") == 0) {
-                req->fit.layers = TF_FIT_LAYERS_AUTO;
-                break;
-            }
-            if (!cli_parse_count(v, &count, &too_big) || count == 0)
-                return cli_usage_error(cmd, "invalid --layers '%s': expected auto or 1 to %d", v,
-                                       TF_FIT_MAX_BANDS);
-            if (too_big || count > TF_FIT_MAX_BANDS)
-                return cli_fail(cmd, "--layers %s: must be auto or 1 to %d (TF_FIT_MAX_BANDS)",
-                                v, TF_FIT_MAX_BANDS);
-            req->fit.layers = (size_t)count;
-            break;
-        default:
-            return cli_usage_error(cmd, "internal error: unhandled option %d", id);
-        }
+    if (tf_frequency_method_from_name(arg, opt->value) != 0)
+        return cli_usage_error(command, "invalid --frequency '%s': expected peaks, spectrum or "
+                                        "auto",
+                               arg);
+    return CLI_EXIT_OK;
+}
+
+/* --noise or --layer-kind (opt->long_name says which): NAME or I=NAME. */
+static int parse_choice_list(const char *command, const cli_option *opt, const char *arg)
+{
+    char why[128];
+    bool kinds = strcmp(opt->long_name, "layer-kind") == 0;
+    if (parse_choices(arg, kinds, opt->value, why, sizeof why) != 0)
+        return cli_usage_error(command, "invalid --%s '%s': %s (expected NAME or I=NAME, "
+                                        "comma-separated; NAME: %s)",
+                               opt->long_name, arg, why, kinds ? KIND_NAMES : NOISE_NAMES);
+    return CLI_EXIT_OK;
+}
+
+/* --layers auto|N */
+static int parse_layers(const char *command, const cli_option *opt, const char *arg)
+{
+    size_t *layers = opt->value;
+    unsigned long long count;
+    bool too_big;
+    if (strcmp(arg, "auto") == 0) {
+        *layers = TF_FIT_LAYERS_AUTO;
+        return CLI_EXIT_OK;
     }
-    if (req->layer_count == 0)
+    if (!cli_parse_count(arg, &count, &too_big) || too_big || count == 0 ||
+        count > TF_FIT_MAX_BANDS)
+        return cli_usage_error(command, "invalid --layers '%s': expected auto or 1 to %d", arg,
+                               TF_FIT_MAX_BANDS);
+    *layers = (size_t)count;
+    return CLI_EXIT_OK;
+}
+
+/* The request as a whole, once every option is read. */
+static int check_request(fit_request *req, int operands, char **argv)
+{
+    const char *cmd = FIT.name;
+    if (operands == 0)
         return cli_usage_error(cmd, "missing LAYER0 (a reference height image)");
+    if (operands > TF_MAX_LAYERS)
+        return cli_usage_error(cmd, "%d layers: a spec holds at most %d", operands,
+                               TF_MAX_LAYERS);
+    req->layers = (const char **)argv;
+    req->layer_count = (size_t)operands;
     if (!req->output_path)
         return cli_usage_error(cmd, "missing -o SPEC (the terrain JSON file to write)");
     /* A single reference may be split into bands (--layers auto or N): the
@@ -295,20 +196,9 @@ static int parse_request(int argc, char **argv, fit_request *req, bool *help_pri
                               (req->report_path && strcmp(req->preview_path, req->report_path) == 0)))
         return cli_usage_error(cmd, "--preview names the same file as -o or --report ('%s')",
                                req->preview_path);
-    /* Well formed but out of range is a failure (status 1), as for other
-     * documented limits. */
-    if (req->points_text) {
-        if (req->points_too_big || req->points < 2 || req->points > TF_FIT_MAX_POINTS)
-            return cli_fail(cmd, "--points %s: must be 2 to %d (TF_FIT_MAX_POINTS)",
-                            req->points_text, TF_FIT_MAX_POINTS);
-        req->fit.points = (size_t)req->points;
-    }
+    if (req->preview_path)
+        return cli_check_png_name(cmd, "--preview", req->preview_path);
     return CLI_EXIT_OK;
-}
-
-static void on_fit_progress(void *user, size_t done, size_t total)
-{
-    cli_progress_update(user, done, total);
 }
 
 /* A layer's --noise auto candidates, one line each, the chosen marked. */
@@ -417,9 +307,9 @@ static int put_text(tf_atomic_file *file, const char *text)
  * reproduces); an auto-layered DEM's output curve maps to its values
  * themselves (docs/fitting.md, section 11). Cells no layer covers show as
  * no data. 0 on success. */
-static int write_fit_preview(const char *path, const char *spec_path, tf_layer_map *const *maps,
-                             size_t count, int auto_layered, const tf_spec *spec,
-                             unsigned threads, tf_error *err)
+static int write_fit_preview(const char *path, const char *spec_path, const char *const *names,
+                             tf_layer_map *const *maps, size_t count, int auto_layered,
+                             const tf_spec *spec, unsigned threads, tf_error *err)
 {
     size_t w = maps[0]->width, h = maps[0]->height, cells = w * h;
     float *reference = malloc(cells * sizeof *reference);
@@ -447,12 +337,17 @@ static int write_fit_preview(const char *path, const char *spec_path, tf_layer_m
     tf_preview_options options = tf_preview_options_default();
     options.lo = spec->min_value;
     options.hi = spec->max_value;
+    /* Each side says what it is: the reference's file (or how many layer
+     * files were summed), the spec's file and how many layers it has (an
+     * auto-layered DEM's one file became several bands). */
     char reference_caption[96], synthesis_caption[96];
-    snprintf(reference_caption, sizeof reference_caption, "reference (%zu layer%s)", count,
-             count == 1 ? "" : "s");
-    const char *slash = strrchr(spec_path, '/');
-    snprintf(synthesis_caption, sizeof synthesis_caption, "synthesis: %.60s",
-             slash ? slash + 1 : spec_path);
+    if (count == 1)
+        snprintf(reference_caption, sizeof reference_caption, "reference: %.60s",
+                 cli_base_name(names[0]));
+    else
+        snprintf(reference_caption, sizeof reference_caption, "reference: %zu layers", count);
+    snprintf(synthesis_caption, sizeof synthesis_caption, "synthesis: %.60s (%zu layer%s)",
+             cli_base_name(spec_path), spec->layer_count, spec->layer_count == 1 ? "" : "s");
     tf_preview_panel panels[2] = {{reference, w, h, 0, reference_caption},
                                   {synthesis, w, h, 0, synthesis_caption}};
     status = tf_preview_write_panels(path, panels, 2, &options, err);
@@ -476,38 +371,38 @@ static int fit(fit_request *req)
     cli_progress progress;
     cli_progress_start(&progress, "fit", req->quiet);
     if (!maps) {
-        cli_fail("fit", "out of memory");
+        cli_fail(FIT.name, "out of memory");
         goto done;
     }
 
     /* Outputs first: an unwritable path fails at once, before any work. */
     if (!(out = tf_atomic_open(req->output_path, &err)) ||
         (req->report_path && !(report_file = tf_atomic_open(req->report_path, &err)))) {
-        cli_fail_error(&err);
+        cli_fail_error(FIT.name, &err);
         goto done;
     }
     for (size_t i = 0; i < req->layer_count; i++) {
         cli_progress_note(&progress, "reading", req->layers[i]);
-        if (!(maps[i] = tf_layer_map_load(req->layers[i], &err)) ||
+        if (!(maps[i] = cli_load_layer_map(FIT.name, req->layers[i], &progress, &err)) ||
             (req->valid_path && tf_layer_map_apply_valid(maps[i], req->valid_path, &err) != 0)) {
             cli_progress_finish(&progress);
-            cli_fail_error(&err);
+            cli_fail_error(FIT.name, &err);
             goto done;
         }
     }
 
     req->fit.names = req->layers;
     if (tf_fit((const tf_layer_map *const *)maps, req->layer_count, &req->fit, &spec, &report,
-               on_fit_progress, &progress, &err) != 0) {
+               cli_progress_callback, &progress, &err) != 0) {
         cli_progress_finish(&progress);
-        cli_fail_error(&err);
+        cli_fail_error(FIT.name, &err);
         goto done;
     }
     cli_progress_note(&progress, "writing", req->output_path);
     if (!(spec_json = tf_spec_to_json(spec, &err)) ||
         (report_file && !(report_json = tf_fit_report_to_json(&report, 1, &err)))) {
         cli_progress_finish(&progress);
-        cli_fail_error(&err);
+        cli_fail_error(FIT.name, &err);
         goto done;
     }
     const char *unwritten = put_text(out, spec_json) != 0 ? req->output_path
@@ -516,17 +411,18 @@ static int fit(fit_request *req)
                                 : NULL;
     if (unwritten) {
         cli_progress_finish(&progress);
-        cli_fail("fit", "%s: cannot write file", unwritten);
+        cli_fail(FIT.name, "%s: cannot write file", unwritten);
         goto done;
     }
     /* The preview, then the report, then the spec: if a later one fails,
      * the earlier ones are removed, so a failed run leaves none. */
     if (req->preview_path) {
         cli_progress_note(&progress, "writing", req->preview_path);
-        if (write_fit_preview(req->preview_path, req->output_path, maps, req->layer_count,
+        if (write_fit_preview(req->preview_path, req->output_path, req->layers, maps,
+                              req->layer_count,
                               report.auto_layered, spec, req->fit.threads, &err) != 0) {
             cli_progress_finish(&progress);
-            cli_fail_error(&err);
+            cli_fail_error(FIT.name, &err);
             goto done;
         }
     }
@@ -537,7 +433,7 @@ static int fit(fit_request *req)
             if (req->preview_path)
                 unlink(req->preview_path);
             cli_progress_finish(&progress);
-            cli_fail_error(&err);
+            cli_fail_error(FIT.name, &err);
             goto done;
         }
     }
@@ -550,7 +446,7 @@ static int fit(fit_request *req)
             if (req->preview_path)
                 unlink(req->preview_path);
             cli_progress_finish(&progress);
-            cli_fail_error(&err);
+            cli_fail_error(FIT.name, &err);
             goto done;
         }
     }
@@ -576,18 +472,57 @@ done:
 
 int cmd_fit(int argc, char **argv)
 {
-    fit_request req;
-    memset(&req, 0, sizeof req);
+    fit_request req = {.max_layer_named = -1};
     tf_fit_options_init(&req.fit);
-    req.max_layer_named = -1;
-    /* At most one layer per argument. */
-    req.layers = calloc(argc > 0 ? (size_t)argc : 1, sizeof *req.layers);
-    if (!req.layers)
-        return cli_fail("fit", "out of memory");
-    bool help_printed;
-    int status = parse_request(argc, argv, &req, &help_printed);
-    if (status == CLI_EXIT_OK && !help_printed)
-        status = fit(&req);
-    free(req.layers);
-    return status;
+    req.points = req.fit.points;
+    req.seed = req.fit.seed;
+    req.threads = req.fit.threads;
+    const cli_option options[] = {
+        CLI_OPT_STRING('o', "output", &req.output_path, "SPEC",
+                       "terrain JSON file to write (required)"),
+        CLI_OPT_CALLBACK('l', "layers", &req.fit.layers, "auto|N", parse_layers,
+                         cli_textf("layers for a single DEM: auto (default: one per octave up "
+                                   "to 1/8 of the shorter side), 1 (the thesis's single layer) "
+                                   "or 2 to %d bands",
+                                   TF_FIT_MAX_BANDS)),
+        CLI_OPT_COUNT('k', "points", &req.points, "K", 2, TF_FIT_MAX_POINTS,
+                      cli_textf("control points per curve, 2 to %d (default %d)",
+                                TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS)),
+        CLI_OPT_CALLBACK(0, "frequency", &req.fit.frequency, "M", parse_frequency,
+                         "peaks, spectrum or auto (default auto)"),
+        CLI_OPT_CALLBACK(0, "noise", &req, "LIST", parse_choice_list,
+                         "base noise: NOISE for every layer, or I=NOISE for layer I (for a "
+                         "DEM, band I, 0 = coarsest), comma-separated (e.g. perlin,2=value); "
+                         "NOISE is " NOISE_NAMES " (default simplex); auto tries several per "
+                         "layer (per band for a DEM) and keeps the best by slope and spectrum"),
+        CLI_OPT_CALLBACK(0, "layer-kind", &req, "LIST", parse_choice_list,
+                         "layer kind, the same way: KIND or I=KIND, KIND one of " KIND_NAMES
+                         " (default none)"),
+        CLI_OPT_COUNT(0, "seed", &req.seed, "S", 0, UINT32_MAX,
+                      "root seed of the layers' noises, 0 to 4294967295 (default 0)"),
+        CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",
+                       "image of the layers' size: cells where it is 0 are ignored in every "
+                       "layer"),
+        CLI_OPT_STRING('r', "report", &req.report_path, "FILE",
+                       "also write a JSON report: frequency estimates, mask decisions, "
+                       "chi-square of each layer, timings"),
+        CLI_OPT_STRING('p', "preview", &req.preview_path, "FILE",
+                       "also write a picture: the reference (the sum of the layers' offsets) "
+                       "beside a synthesis of the same size, one colour scale (the spec's "
+                       "range) for both, each captioned"),
+        CLI_OPT_COUNT('j', "threads", &req.threads, "N", 0, CLI_MAX_THREADS,
+                      "worker threads (default 0: one per core)"),
+        CLI_OPT_FLAG('q', "quiet", &req.quiet, "no summary, no progress bar"),
+        CLI_OPT_END(),
+    };
+    int operands = cli_parse(&FIT, options, argc, argv);
+    if (operands < 0)
+        return cli_parse_status(operands);
+    int status = check_request(&req, operands, argv);
+    if (status != CLI_EXIT_OK)
+        return status;
+    req.fit.points = (size_t)req.points;
+    req.fit.seed = (uint32_t)req.seed;
+    req.fit.threads = (unsigned)req.threads;
+    return fit(&req);
 }

@@ -11,25 +11,14 @@
 
 #include "cli.h"
 
-enum { OPT_HELP };
-
-static const cli_option OPTIONS[] = {
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+static const cli_command SAMPLE = {
+    .name = "sample",
+    .usage = "SPEC < POINTS",
+    .about = "Read points \"x y\" from stdin (two numbers separated by spaces or tabs,\n"
+             "one point per line; blank lines and lines starting with '#' are skipped)\n"
+             "and print the raw height at each, one per line, with 17 significant\n"
+             "digits. A line that is not two finite numbers stops with status 1.\n",
 };
-
-static void print_usage(void)
-{
-    fputs("Usage: terrafit sample SPEC < POINTS\n"
-          "Read points \"x y\" from stdin (two numbers separated by spaces or tabs,\n"
-          "one point per line; blank lines and lines starting with '#' are skipped)\n"
-          "and print the raw height at each, one per line, with 17 significant\n"
-          "digits. A line that is not two finite numbers stops with status 1.\n"
-          "\n"
-          "Options:\n"
-          "  -h, --help  print this help and exit\n",
-          stdout);
-}
 
 static bool is_blank(char c)
 {
@@ -74,46 +63,36 @@ static int sample_stdin(const tf_terrain *terrain)
         double x, y;
         int parsed = (size_t)length == strlen(line) ? parse_point_line(line, &x, &y) : -1;
         if (parsed < 0) {
-            status = cli_fail("sample", "stdin:%llu: expected two numbers \"x y\"", line_number);
+            status = cli_fail(SAMPLE.name, "stdin:%llu: expected two numbers \"x y\"", line_number);
             break;
         }
         if (parsed > 0)
             printf("%.17g\n", tf_terrain_sample(terrain, x, y));
     }
     if (status == CLI_EXIT_OK && ferror(stdin))
-        status = cli_fail("sample", "error reading stdin");
+        status = cli_fail(SAMPLE.name, "error reading stdin");
     free(line);
     return status;
 }
 
 int cmd_sample(int argc, char **argv)
 {
-    const char *spec_path = NULL;
-    cli_args args;
-    cli_args_init(&args, "sample", OPTIONS, argc, argv);
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
-        switch (id) {
-        case CLI_ARGS_ERROR:
-            return CLI_EXIT_USAGE;
-        case CLI_ARGS_POSITIONAL:
-            if (cli_option_spec("sample", args.value, &spec_path) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_HELP:
-            print_usage();
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_error("sample", "internal error: unhandled option %d", id);
-        }
-    }
-    if (!spec_path)
-        return cli_usage_error("sample", "missing SPEC (a terrain JSON file)");
+    const cli_option options[] = {CLI_OPT_END()};
+    int operands = cli_parse(&SAMPLE, options, argc, argv);
+    if (operands < 0)
+        return cli_parse_status(operands);
+    cli_common c;
+    cli_common_init(&c, 0, 0);
+    int status = cli_common_operands(SAMPLE.name, &c, operands, argv, "SPEC",
+                                     "a terrain JSON file", NULL, NULL);
+    if (status != CLI_EXIT_OK)
+        return status;
 
     tf_error err;
-    tf_terrain *terrain = tf_terrain_load(spec_path, &err);
+    tf_terrain *terrain = tf_terrain_load(c.spec, &err);
     if (!terrain)
-        return cli_fail_error(&err);
-    int status = sample_stdin(terrain);
+        return cli_fail_error(SAMPLE.name, &err);
+    status = sample_stdin(terrain);
     tf_terrain_free(terrain);
     return status;
 }

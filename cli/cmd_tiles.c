@@ -18,85 +18,30 @@
 /* As `terrafit render --tile`: lattice indices stay exact doubles. */
 #define MAX_WORLD_SIDE ((unsigned long long)1 << 40)
 
-enum {
-    OPT_HELP,
-    OPT_WORLD,
-    OPT_TILE_SIZE,
-    OPT_LIST,
-    OPT_VRT,
-    OPT_OUTPUT,
-    OPT_ORIGIN,
-    OPT_STEP,
-    OPT_FORMAT,
-    OPT_NORMALIZE,
-    OPT_HEIGHT_SCALE,
-    OPT_THREADS,
-    OPT_PROGRAM
+static const cli_command TILES = {
+    .name = "tiles",
+    .usage = "SPEC --world WxH --tile-size N --list [OPTIONS]\n"
+             "SPEC --world WxH --tile-size N --vrt OUT.vrt [OPTIONS]",
+    .about = "Split a W x H render of SPEC into tiles of N x N (the last row and column\n"
+             "clipped to the world) and print one 'terrafit render --tile' command per\n"
+             "tile, row by row, and/or write a GDAL VRT mosaic of the tile files. Each\n"
+             "tile holds exactly its pixels of the whole render, so the tiles can be\n"
+             "rendered anywhere, in any order, e.g.\n"
+             "  terrafit tiles w.json --world 65536x65536 --tile-size 4096 --list | parallel\n",
+    .footer = "The VRT places each tile by pixel offset and georeferences the mosaic as\n"
+              "the asc format does (easting x, northing -y); its Offset and Scale turn\n"
+              "stored samples back into heights. docs/scale.md.\n",
 };
-
-static const cli_option OPTIONS[] = {
-    {"help", 'h', false, OPT_HELP},
-    {"world", 0, true, OPT_WORLD},
-    {"tile-size", 0, true, OPT_TILE_SIZE},
-    {"list", 0, false, OPT_LIST},
-    {"vrt", 0, true, OPT_VRT},
-    {"output", 'o', true, OPT_OUTPUT},
-    {"origin", 0, true, OPT_ORIGIN},
-    {"step", 0, true, OPT_STEP},
-    {"format", 'f', true, OPT_FORMAT},
-    {"normalize", 0, true, OPT_NORMALIZE},
-    {"height-scale", 0, true, OPT_HEIGHT_SCALE},
-    {"threads", 'j', true, OPT_THREADS},
-    {"terrafit", 0, true, OPT_PROGRAM},
-    {NULL, 0, false, 0},
-};
-
-static void print_usage(void)
-{
-    fputs("Usage: terrafit tiles SPEC --world WxH --tile-size N --list [OPTIONS]\n"
-          "       terrafit tiles SPEC --world WxH --tile-size N --vrt OUT.vrt [OPTIONS]\n"
-          "Split a W x H render of SPEC into tiles of N x N (the last row and column\n"
-          "clipped to the world) and print one 'terrafit render --tile' command per\n"
-          "tile, row by row, and/or write a GDAL VRT mosaic of the tile files. Each\n"
-          "tile holds exactly its pixels of the whole render, so the tiles can be\n"
-          "rendered anywhere, in any order, e.g.\n"
-          "  terrafit tiles w.json --world 65536x65536 --tile-size 4096 --list | parallel\n"
-          "\n"
-          "Options:\n"
-          "      --world WxH        the whole render's size in pixels (required)\n"
-          "      --tile-size N      the tiles' side in pixels (required)\n"
-          "      --list             print the render commands on stdout\n"
-          "      --vrt OUT.vrt      write a GDAL VRT mosaic of the tiles (png16, png8,\n"
-          "                         pgm16 or asc tiles)\n"
-          "  -o, --output PATTERN   tile file names; {x} and {y} become the tile's\n"
-          "                         column and row (default tile_{x}_{y}.EXT)\n"
-          "  -f, --format FORMAT    png16, png8, pgm16, r16, f32, pfm or asc; by\n"
-          "                         default from PATTERN's extension, else png16\n"
-          "      --origin X,Y       passed to each render (world point of pixel 0,0)\n"
-          "      --step S           passed to each render\n"
-          "      --normalize MODE   spec (default) or none: every tile shares one\n"
-          "                         scale (minmax would not, and is refused)\n"
-          "      --height-scale K   passed to each render (float formats)\n"
-          "  -j, --threads N        threads per render (default 1: run one render per\n"
-          "                         core instead)\n"
-          "      --terrafit PROGRAM the program the commands run (default terrafit)\n"
-          "  -h, --help             print this help and exit\n"
-          "\n"
-          "The VRT places each tile by pixel offset and georeferences the mosaic as\n"
-          "the asc format does (easting x, northing -y); its Offset and Scale turn\n"
-          "stored samples back into heights. docs/scale.md.\n",
-          stdout);
-}
 
 typedef struct {
-    const char *spec_path;
+    cli_common c; /* -o is the tile name pattern */
     unsigned long long world_w, world_h, tile_size;
     bool list;
     const char *vrt_path;
-    const char *pattern;
-    const char *origin_text, *step_text, *height_scale_text, *threads_text;
-    double origin_x, origin_y, step, height_scale;
-    bool format_given;
+    const char *pattern; /* -o, or the default for the format */
+    const char *height_scale_text;
+    double height_scale;
+    const char *format_text; /* --format as given, or NULL */
     tf_heightmap_format format;
     tf_normalize normalize;
     const char *program;
@@ -109,124 +54,58 @@ static bool pattern_has(const char *pattern, char axis)
     return strstr(pattern, key) != NULL;
 }
 
-static int parse_request(int argc, char **argv, tiles_request *req, bool *help_printed)
+/* --world WxH: each side 1 to 2^40, as `render --tile` takes it. */
+static int parse_world(const char *command, const cli_option *opt, const char *arg)
 {
-    const char *cmd = "tiles";
-    cli_args args;
-    cli_args_init(&args, cmd, OPTIONS, argc, argv);
-    *help_printed = false;
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
-        const char *v = args.value;
-        bool too_big = false;
-        switch (id) {
-        case CLI_ARGS_ERROR:
-            return CLI_EXIT_USAGE;
-        case CLI_ARGS_POSITIONAL:
-            if (cli_option_spec(cmd, v, &req->spec_path) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_HELP:
-            print_usage();
-            *help_printed = true;
-            return CLI_EXIT_OK;
-        case OPT_WORLD:
-            if (!cli_parse_count_pair(v, 'x', &req->world_w, &req->world_h, &too_big) ||
-                too_big || req->world_w < 1 || req->world_h < 1 ||
-                req->world_w > MAX_WORLD_SIDE || req->world_h > MAX_WORLD_SIDE)
-                return cli_usage_error(cmd,
-                                       "invalid --world '%s': expected WxH, each side 1 to 2^40",
-                                       v);
-            break;
-        case OPT_TILE_SIZE:
-            if (!cli_parse_count(v, &req->tile_size, &too_big) || too_big ||
-                req->tile_size < 1 || req->tile_size > TF_MAX_IMAGE_SIDE ||
-                req->tile_size * req->tile_size > TF_MAX_IMAGE_PIXELS)
-                return cli_usage_error(cmd,
-                                       "invalid --tile-size '%s': expected 1 to %u, with at most "
-                                       "%zu pixels a tile",
-                                       v, TF_MAX_IMAGE_SIDE, TF_MAX_IMAGE_PIXELS);
-            break;
-        case OPT_LIST:
-            req->list = true;
-            break;
-        case OPT_VRT:
-            req->vrt_path = v;
-            break;
-        case OPT_OUTPUT:
-            req->pattern = v;
-            break;
-        case OPT_ORIGIN:
-            if (cli_option_origin(cmd, v, &req->origin_x, &req->origin_y) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            req->origin_text = v;
-            break;
-        case OPT_STEP:
-            if (cli_option_step(cmd, v, &req->step) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            req->step_text = v;
-            break;
-        case OPT_FORMAT:
-            if (tf_heightmap_format_from_name(v, &req->format) != 0)
-                return cli_usage_error(cmd,
-                                       "invalid --format '%s': expected png16, png8, pgm16, r16, "
-                                       "f32, pfm or asc",
-                                       v);
-            req->format_given = true;
-            break;
-        case OPT_NORMALIZE:
-            if (tf_normalize_from_name(v, &req->normalize) != 0)
-                return cli_usage_error(cmd, "invalid --normalize '%s': expected spec or none", v);
-            if (req->normalize == TF_NORMALIZE_MINMAX)
-                return cli_usage_error(cmd, "--normalize minmax would give each tile its own "
-                                            "scale; tiles take spec or none");
-            break;
-        case OPT_HEIGHT_SCALE:
-            if (!cli_parse_double(v, &req->height_scale) || !(req->height_scale > 0.0))
-                return cli_usage_error(cmd, "invalid --height-scale '%s': expected a number > 0",
-                                       v);
-            req->height_scale_text = v;
-            break;
-        case OPT_THREADS: {
-            unsigned threads; /* checked here, passed on as text */
-            if (cli_option_threads(cmd, v, &threads) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            req->threads_text = v;
-            break;
-        }
-        case OPT_PROGRAM:
-            if (!*v)
-                return cli_usage_error(cmd, "--terrafit needs a program name");
-            req->program = v;
-            break;
-        default:
-            return cli_usage_error(cmd, "internal error: unhandled option %d", id);
-        }
-    }
-    if (!req->spec_path)
-        return cli_usage_error(cmd, "missing SPEC (a terrain JSON file)");
+    tiles_request *req = opt->value;
+    bool too_big;
+    if (!cli_parse_count_pair(arg, 'x', &req->world_w, &req->world_h, &too_big) || too_big ||
+        req->world_w < 1 || req->world_h < 1 || req->world_w > MAX_WORLD_SIDE ||
+        req->world_h > MAX_WORLD_SIDE)
+        return cli_usage_error(command, "invalid --world '%s': expected WxH, each side 1 to 2^40",
+                               arg);
+    return CLI_EXIT_OK;
+}
+
+static int parse_program(const char *command, const cli_option *opt, const char *arg)
+{
+    if (!*arg)
+        return cli_usage_error(command, "--terrafit needs a program name");
+    *(const char **)opt->value = arg;
+    return CLI_EXIT_OK;
+}
+
+/* The request as a whole, once every option is read. */
+static int check_request(tiles_request *req, int operands, char **argv)
+{
+    const char *cmd = TILES.name;
+    int status = cli_common_operands(cmd, &req->c, operands, argv, "SPEC", "a terrain JSON file",
+                                     NULL, NULL);
+    if (status != CLI_EXIT_OK)
+        return status;
     if (!req->world_w)
         return cli_usage_error(cmd, "missing --world WxH (the whole render's size)");
     if (!req->tile_size)
         return cli_usage_error(cmd, "missing --tile-size N");
+    if (req->tile_size * req->tile_size > TF_MAX_IMAGE_PIXELS)
+        return cli_usage_error(cmd, "invalid --tile-size '%llu': %llu pixels a tile, more than "
+                                    "the %zu an image may have",
+                               req->tile_size, req->tile_size * req->tile_size,
+                               TF_MAX_IMAGE_PIXELS);
     if (!req->list && !req->vrt_path)
         return cli_usage_error(cmd, "nothing to do: give --list, --vrt OUT.vrt or both");
-    if (req->pattern && !req->format_given &&
-        tf_heightmap_format_from_path(req->pattern, &req->format) == 0)
-        req->format_given = true;
-    const char *ext = tf_heightmap_format_extension(req->format);
+    if (req->normalize == TF_NORMALIZE_MINMAX)
+        return cli_usage_error(cmd, "--normalize minmax would give each tile its own scale; "
+                                    "tiles take spec or none");
+    req->pattern = req->c.output;
+    if ((req->pattern && (status = cli_heightmap_output_format(
+                              cmd, "-o", req->pattern, req->format_text != NULL, &req->format)) !=
+                             CLI_EXIT_OK) ||
+        (status = cli_check_float_options(cmd, req->format, req->normalize,
+                                          req->height_scale_text != NULL, "spec")) !=
+            CLI_EXIT_OK)
+        return status;
     const char *name = tf_heightmap_format_name(req->format);
-    if (!tf_heightmap_format_is_float(req->format)) {
-        if (req->normalize == TF_NORMALIZE_NONE)
-            return cli_usage_error(cmd,
-                                   "--normalize none keeps raw heights, which only the float "
-                                   "formats f32, pfm and asc store; %s needs spec",
-                                   name);
-        if (req->height_scale_text)
-            return cli_usage_error(cmd,
-                                   "--height-scale applies to the float formats f32, pfm and "
-                                   "asc; %s spans its full integer range",
-                                   name);
-    }
     if (req->vrt_path && req->format != TF_HEIGHTMAP_PNG16 && req->format != TF_HEIGHTMAP_PNG8 &&
         req->format != TF_HEIGHTMAP_PGM16 && req->format != TF_HEIGHTMAP_ASC)
         return cli_usage_error(cmd,
@@ -235,7 +114,8 @@ static int parse_request(int argc, char **argv, tiles_request *req, bool *help_p
                                name);
     if (!req->pattern) {
         static char default_pattern[32];
-        snprintf(default_pattern, sizeof default_pattern, "tile_{x}_{y}.%s", ext);
+        snprintf(default_pattern, sizeof default_pattern, "tile_{x}_{y}.%s",
+                 tf_heightmap_format_extension(req->format));
         req->pattern = default_pattern;
     }
     unsigned long long columns = (req->world_w + req->tile_size - 1) / req->tile_size;
@@ -314,17 +194,17 @@ static int print_commands(const tiles_request *req, unsigned long long columns,
         for (unsigned long long x = 0; x < columns; x++) {
             char *name = tile_name(req->pattern, x, y);
             if (!name)
-                return cli_fail("tiles", "out of memory");
+                return cli_fail(TILES.name, "out of memory");
             snprintf(tile, sizeof tile, "%llu,%llu", x, y);
             put_shell_word(req->program, stdout);
-            const char *const head[] = {"render", req->spec_path, "-o", name, "--tile", tile,
+            const char *const head[] = {"render", req->c.spec, "-o", name, "--tile", tile,
                                         "--tile-size", tile_size, "--size", world};
             put_words(stdout, 10, head);
             free(name);
-            if (req->origin_text)
-                put_words(stdout, 2, (const char *const[]){"--origin", req->origin_text});
-            if (req->step_text)
-                put_words(stdout, 2, (const char *const[]){"--step", req->step_text});
+            if (req->c.origin_text)
+                put_words(stdout, 2, (const char *const[]){"--origin", req->c.origin_text});
+            if (req->c.step_text)
+                put_words(stdout, 2, (const char *const[]){"--step", req->c.step_text});
             put_words(stdout, 4,
                       (const char *const[]){"--format", tf_heightmap_format_name(req->format),
                                             "--normalize", tf_normalize_name(req->normalize)});
@@ -333,7 +213,7 @@ static int print_commands(const tiles_request *req, unsigned long long columns,
                           (const char *const[]){"--height-scale", req->height_scale_text});
             put_words(stdout, 3,
                       (const char *const[]){"--threads",
-                                            req->threads_text ? req->threads_text : "1",
+                                            req->c.threads_text ? req->c.threads_text : "1",
                                             "--quiet"});
             putc('\n', stdout);
         }
@@ -365,18 +245,11 @@ static void put_xml_text(const char *text, FILE *out)
     }
 }
 
-/* The VRT's numbers read back as the doubles the renders use: %.15g when
- * that is exact, else %.17g. */
+/* The VRT's numbers read back as the doubles the renders use. */
 static void put_number(FILE *out, double v)
 {
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, sizeof buf, "%.17g", v);
-    for (char *p = buf; *p; p++)
-        if (*p == ',')
-            *p = '.'; /* a comma decimal point from the locale */
-    fputs(buf, out);
+    char text[CLI_NUMBER_SIZE];
+    fputs(cli_exact_number(v, text), out);
 }
 
 /* Where the VRT finds the tiles: a relative pattern is relative to where the
@@ -413,7 +286,7 @@ static int tile_prefix(const tiles_request *req, char **prefix, bool *relative)
 static int write_vrt(const tiles_request *req, unsigned long long columns,
                      unsigned long long rows, double lo, double hi)
 {
-    const char *cmd = "tiles";
+    const char *cmd = TILES.name;
     tf_error err;
 
     /* Stored sample -> height: integer tiles hold q = v * maxval with
@@ -446,7 +319,7 @@ static int write_vrt(const tiles_request *req, unsigned long long columns,
     tf_atomic_file *file = tf_atomic_open(req->vrt_path, &err);
     if (!file) {
         free(prefix);
-        return cli_fail_error(&err);
+        return cli_fail_error(TILES.name, &err);
     }
     FILE *out = tf_atomic_stream(file);
     const unsigned long long n = req->tile_size;
@@ -455,13 +328,13 @@ static int write_vrt(const tiles_request *req, unsigned long long columns,
     fprintf(out, "<VRTDataset rasterXSize=\"%llu\" rasterYSize=\"%llu\">\n", req->world_w,
             req->world_h);
     fputs("  <GeoTransform>", out);
-    put_number(out, req->origin_x - 0.5 * req->step);
+    put_number(out, req->c.origin_x - 0.5 * req->c.step);
     fputs(", ", out);
-    put_number(out, req->step);
+    put_number(out, req->c.step);
     fputs(", 0, ", out);
-    put_number(out, -req->origin_y + 0.5 * req->step);
+    put_number(out, -req->c.origin_y + 0.5 * req->c.step);
     fputs(", 0, ", out);
-    put_number(out, -req->step);
+    put_number(out, -req->c.step);
     fputs("</GeoTransform>\n", out);
     fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"1\">\n", type);
     fputs("    <ColorInterp>Gray</ColorInterp>\n    <Offset>", out);
@@ -504,28 +377,56 @@ static int write_vrt(const tiles_request *req, unsigned long long columns,
         tf_atomic_abort(file);
         return status;
     }
-    return tf_atomic_commit(file, &err) == 0 ? CLI_EXIT_OK : cli_fail_error(&err);
+    return tf_atomic_commit(file, &err) == 0 ? CLI_EXIT_OK : cli_fail_error(TILES.name, &err);
 }
 
 int cmd_tiles(int argc, char **argv)
 {
+    const char *cmd = TILES.name;
     tiles_request req = {
-        .step = 1.0,
         .height_scale = 1.0,
         .format = TF_HEIGHTMAP_PNG16,
         .normalize = TF_NORMALIZE_SPEC,
         .program = "terrafit",
     };
-    bool help_printed;
-    int status = parse_request(argc, argv, &req, &help_printed);
-    if (status != CLI_EXIT_OK || help_printed)
+    cli_common *c = &req.c;
+    cli_common_init(c, 0, 0);
+    const cli_option options[] = {
+        CLI_OPT_CALLBACK(0, "world", &req, "WxH", parse_world,
+                         "the whole render's size in pixels (required)"),
+        CLI_OPT_COUNT(0, "tile-size", &req.tile_size, "N", 1, TF_MAX_IMAGE_SIDE,
+                      "the tiles' side in pixels (required)"),
+        CLI_OPT_FLAG(0, "list", &req.list, "print the render commands on stdout"),
+        CLI_OPT_STRING(0, "vrt", &req.vrt_path, "OUT.vrt",
+                       "write a GDAL VRT mosaic of the tiles (png16, png8, pgm16 or asc tiles)"),
+        CLI_OPT_OUTPUT(c, "PATTERN",
+                       "tile file names; {x} and {y} become the tile's column and row (default "
+                       "tile_{x}_{y}.EXT)"),
+        CLI_OPT_HEIGHTMAP_FORMAT(&req.format, &req.format_text, "PATTERN"),
+        CLI_OPT_ORIGIN(c, "passed to each render (world point of pixel 0,0)"),
+        CLI_OPT_STEP(c, "passed to each render"),
+        CLI_OPT_CALLBACK(0, "normalize", &req.normalize, "MODE", cli_parse_normalize,
+                         "spec (default) or none: every tile shares one scale (minmax would "
+                         "not, and is refused)"),
+        CLI_OPT_NUMBER(0, "height-scale", &req.height_scale, "K", 0.0, INFINITY, CLI_ABOVE_MIN,
+                       "passed to each render (float formats)", .seen = &req.height_scale_text),
+        CLI_OPT_THREADS(c, "threads per render (default 1: run one render per core instead)"),
+        CLI_OPT_CALLBACK(0, "terrafit", &req.program, "PROGRAM", parse_program,
+                         "the program the commands run (default terrafit)"),
+        CLI_OPT_END(),
+    };
+    int operands = cli_parse(&TILES, options, argc, argv);
+    if (operands < 0)
+        return cli_parse_status(operands);
+    int status = check_request(&req, operands, argv);
+    if (status != CLI_EXIT_OK)
         return status;
     /* The spec is read even for --list, so a bad one fails here, once,
      * rather than in every render. */
     tf_error err;
-    tf_terrain *terrain = tf_terrain_load(req.spec_path, &err);
+    tf_terrain *terrain = tf_terrain_load(c->spec, &err);
     if (!terrain)
-        return cli_fail_error(&err);
+        return cli_fail_error(cmd, &err);
     const double lo = tf_terrain_min_value(terrain), hi = tf_terrain_max_value(terrain);
     tf_terrain_free(terrain);
     unsigned long long columns = (req.world_w + req.tile_size - 1) / req.tile_size;

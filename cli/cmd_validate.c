@@ -13,40 +13,26 @@
 
 /* ================================================================ validate */
 
-enum { VALIDATE_HELP, VALIDATE_STRICT };
-
-static const cli_option VALIDATE_OPTIONS[] = {
-    {"help", 'h', false, VALIDATE_HELP},
-    {"strict", 0, false, VALIDATE_STRICT},
-    {NULL, 0, false, 0},
+static const cli_command VALIDATE = {
+    .name = "validate",
+    .usage = "SPEC... [--strict]",
+    .about = "Check each SPEC against every rule of the terrain format (docs/spec.md)\n"
+             "and print \"SPEC: valid (N layers)\", or the problem and its JSON path.\n"
+             "Members the format does not define are kept and reported as warnings.\n",
+    .footer = "Exit status: 0 when every SPEC is valid, 1 otherwise.\n",
 };
-
-static void print_validate_usage(void)
-{
-    fputs("Usage: terrafit validate SPEC... [--strict]\n"
-          "Check each SPEC against every rule of the terrain format (docs/spec.md)\n"
-          "and print \"SPEC: valid (N layers)\", or the problem and its JSON path.\n"
-          "Members the format does not define are kept and reported as warnings.\n"
-          "\n"
-          "Options:\n"
-          "      --strict  reject a spec that has members the format does not define\n"
-          "  -h, --help    print this help and exit\n"
-          "\n"
-          "Exit status: 0 when every SPEC is valid, 1 otherwise.\n",
-          stdout);
-}
 
 static int validate_one(const char *path, bool strict)
 {
     tf_error err;
     tf_spec *spec = tf_spec_load(path, &err);
     if (!spec)
-        return cli_fail_error(&err);
+        return cli_fail_error(VALIDATE.name, &err);
     /* The reader checks as it loads; validating again keeps this command
      * honest should the reader ever grow more lenient. */
     if (tf_spec_validate(spec, &err) != 0) {
         tf_spec_free(spec);
-        return cli_fail_error(&err);
+        return cli_fail_error(VALIDATE.name, &err);
     }
     for (size_t k = 0; k < spec->unknown_key_count; k++) {
         if (strict)
@@ -68,63 +54,35 @@ static int validate_one(const char *path, bool strict)
 int cmd_validate(int argc, char **argv)
 {
     bool strict = false;
-    cli_args args;
-    /* Collect options first so --strict applies to every SPEC wherever it
-     * appears; positionals are read in a second pass. */
-    cli_args_init(&args, "validate", VALIDATE_OPTIONS, argc, argv);
-    int spec_count = 0;
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
-        switch (id) {
-        case CLI_ARGS_ERROR:
-            return CLI_EXIT_USAGE;
-        case CLI_ARGS_POSITIONAL:
-            spec_count++;
-            break;
-        case VALIDATE_HELP:
-            print_validate_usage();
-            return CLI_EXIT_OK;
-        case VALIDATE_STRICT:
-            strict = true;
-            break;
-        default:
-            return cli_usage_error("validate", "internal error: unhandled option %d", id);
-        }
-    }
-    if (spec_count == 0)
-        return cli_usage_error("validate", "missing SPEC (a terrain JSON file)");
-
+    const cli_option options[] = {
+        CLI_OPT_FLAG(0, "strict", &strict,
+                     "reject a spec that has members the format does not define"),
+        CLI_OPT_END(),
+    };
+    /* Every option is read before any SPEC, so --strict applies to all
+     * wherever it stands. */
+    int operands = cli_parse(&VALIDATE, options, argc, argv);
+    if (operands < 0)
+        return cli_parse_status(operands);
+    if (operands == 0)
+        return cli_usage_error(VALIDATE.name, "missing SPEC (a terrain JSON file)");
     int status = CLI_EXIT_OK;
-    cli_args_init(&args, "validate", VALIDATE_OPTIONS, argc, argv);
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;)
-        if (id == CLI_ARGS_POSITIONAL && validate_one(args.value, strict) != CLI_EXIT_OK)
+    for (int k = 0; k < operands; k++)
+        if (validate_one(argv[k], strict) != CLI_EXIT_OK)
             status = CLI_EXIT_FAILURE;
     return status;
 }
 
 /* ==================================================================== info */
 
-enum { INFO_HELP, INFO_JSON };
-
-static const cli_option INFO_OPTIONS[] = {
-    {"help", 'h', false, INFO_HELP},
-    {"json", 0, false, INFO_JSON},
-    {NULL, 0, false, 0},
+static const cli_command INFO = {
+    .name = "info",
+    .usage = "SPEC [--json]",
+    .about = "Summarize a spec: format version, root seed, value range, output curve,\n"
+             "and for each layer its noise, frequency and wavelength (1/frequency, in\n"
+             "world units), seed, offset, redistribution curve, amplitude and mask\n"
+             "(a range, or a mask curve of a lower layer's value).\n",
 };
-
-static void print_info_usage(void)
-{
-    fputs("Usage: terrafit info SPEC [--json]\n"
-          "Summarize a spec: format version, root seed, value range, output curve,\n"
-          "and for each layer its noise, frequency and wavelength (1/frequency, in\n"
-          "world units), seed, offset, redistribution curve, amplitude and mask\n"
-          "(a range, or a mask curve of a lower layer's value).\n"
-          "\n"
-          "Options:\n"
-          "      --json  print the summary as one JSON object (every number reads\n"
-          "              back as the same double)\n"
-          "  -h, --help  print this help and exit\n",
-          stdout);
-}
 
 /* What `info` reports about a curve's control points. */
 typedef struct {
@@ -215,171 +173,138 @@ static void print_info_text(const char *path, const tf_spec *spec)
     }
 }
 
-/* Shortest of %.15g and %.17g that reads back as the same double (as
- * cJSON does): 0.05 rather than 0.050000000000000003. JSON has no NaN or
- * infinity (a frequency too small to invert, say): those become null
- * rather than an unreadable document. */
-static void json_number(double v)
+/* [lo, hi] */
+static cJSON *range_json(double lo, double hi)
 {
-    if (!isfinite(v)) {
-        fputs("null", stdout);
-        return;
-    }
-    char text[32];
-    snprintf(text, sizeof text, "%.15g", v);
-    if (strtod(text, NULL) != v)
-        snprintf(text, sizeof text, "%.17g", v);
-    fputs(text, stdout);
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped;
- * other bytes (UTF-8 from the spec's own member names) pass through. */
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", stdout);
-        else if (*p == '\t')
-            fputs("\\t", stdout);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
-
-static void json_range(double lo, double hi)
-{
-    putchar('[');
-    json_number(lo);
-    fputs(", ", stdout);
-    json_number(hi);
-    putchar(']');
+    cJSON *a = cJSON_CreateArray(), *l = cli_json_number(lo), *h = cli_json_number(hi);
+    if (a && l && h && cJSON_AddItemToArray(a, l) && cJSON_AddItemToArray(a, h))
+        return a;
+    cJSON_Delete(l);
+    cJSON_Delete(h);
+    cJSON_Delete(a);
+    return NULL;
 }
 
 /* A curve's summary: {"points": K, "interpolation": "...", "xRange": [..],
  * "yRange": [..]}, or null when there is none. */
-static void print_curve_json(const tf_point *points, size_t count, tf_interp interp)
+static cJSON *curve_json(const tf_point *points, size_t count, tf_interp interp)
 {
-    if (count == 0) {
-        fputs("null", stdout);
-        return;
-    }
+    if (count == 0)
+        return cJSON_CreateNull();
     point_ranges r = curve_point_ranges(points, count);
-    printf("{\"points\": %zu, \"interpolation\": ", count);
-    json_string(name_or_unknown(tf_interp_name(interp)));
-    fputs(", \"xRange\": ", stdout);
-    json_range(r.x_min, r.x_max);
-    fputs(", \"yRange\": ", stdout);
-    json_range(r.y_min, r.y_max);
-    putchar('}');
+    cJSON *o = cJSON_CreateObject();
+    if (cli_json_put_number(o, "points", (double)count) &&
+        cli_json_put_string(o, "interpolation", name_or_unknown(tf_interp_name(interp))) &&
+        cli_json_put(o, "xRange", range_json(r.x_min, r.x_max)) &&
+        cli_json_put(o, "yRange", range_json(r.y_min, r.y_max)))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
 }
 
-/* One layer on one line: readable, and easy to pick apart with grep. */
-static void print_layer_json(size_t index, const tf_layer_spec *L)
+static cJSON *layer_json(size_t index, const tf_layer_spec *L)
 {
     point_ranges r = curve_point_ranges(L->rd_points, L->rd_point_count);
-    printf("    {\"index\": %zu, \"noise\": ", index);
-    json_string(name_or_unknown(tf_noise_type_name(L->noise_type)));
-    if (L->fractal_kind != TF_FRACTAL_NONE) {
-        fputs(", \"kind\": ", stdout);
-        json_string(name_or_unknown(tf_fractal_kind_name(L->fractal_kind)));
-        printf(", \"octaves\": %d", L->fractal_octaves);
+    cJSON *o = cJSON_CreateObject(), *offset = NULL;
+    bool ok = cli_json_put_number(o, "index", (double)index) &&
+              cli_json_put_string(o, "noise", name_or_unknown(tf_noise_type_name(L->noise_type)));
+    if (ok && L->fractal_kind != TF_FRACTAL_NONE)
+        ok = cli_json_put_string(o, "kind",
+                                 name_or_unknown(tf_fractal_kind_name(L->fractal_kind))) &&
+             cli_json_put_number(o, "octaves", L->fractal_octaves);
+    ok = ok && cli_json_put_number(o, "frequency", L->frequency) &&
+         cli_json_put_number(o, "wavelength", 1.0 / L->frequency) &&
+         cli_json_put_number(o, "seed", L->seed) &&
+         (offset = cJSON_AddArrayToObject(o, "offset"));
+    for (int d = 0; ok && d < 3; d++) {
+        cJSON *v = cli_json_number(L->offset[d]);
+        ok = v && cJSON_AddItemToArray(offset, v);
+        if (!ok)
+            cJSON_Delete(v);
     }
-    fputs(", \"frequency\": ", stdout);
-    json_number(L->frequency);
-    fputs(", \"wavelength\": ", stdout);
-    json_number(1.0 / L->frequency);
-    printf(", \"seed\": %" PRIu32 ", \"offset\": [", L->seed);
-    for (int d = 0; d < 3; d++) {
-        json_number(L->offset[d]);
-        fputs(d < 2 ? ", " : "]", stdout);
+    ok = ok &&
+         cli_json_put_string(o, "interpolation",
+                             name_or_unknown(tf_interp_name(L->rd_interpolation))) &&
+         cli_json_put_number(o, "points", (double)L->rd_point_count) &&
+         cli_json_put(o, "xRange", range_json(r.x_min, r.x_max)) &&
+         cli_json_put(o, "yRange", range_json(r.y_min, r.y_max)) &&
+         cli_json_put_number(o, "preAmpShift", L->pre_amp_shift) &&
+         cli_json_put_number(o, "ampScale", L->amp_scale) &&
+         cli_json_put_number(o, "maskLayerIndex", L->mask_layer_index) &&
+         cli_json_put_number(o, "maskMinValue", L->mask_min_value) &&
+         cli_json_put_number(o, "maskMaxValue", L->mask_max_value) &&
+         cli_json_put_number(o, "maskFalloff", L->mask_falloff) &&
+         cli_json_put(o, "maskCurve",
+                      curve_json(L->mask_curve_points, L->mask_curve_point_count,
+                                 L->mask_curve_interpolation));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    fputs(", \"interpolation\": ", stdout);
-    json_string(name_or_unknown(tf_interp_name(L->rd_interpolation)));
-    printf(", \"points\": %zu, \"xRange\": ", L->rd_point_count);
-    json_range(r.x_min, r.x_max);
-    fputs(", \"yRange\": ", stdout);
-    json_range(r.y_min, r.y_max);
-    fputs(", \"preAmpShift\": ", stdout);
-    json_number(L->pre_amp_shift);
-    fputs(", \"ampScale\": ", stdout);
-    json_number(L->amp_scale);
-    printf(", \"maskLayerIndex\": %d, \"maskMinValue\": ", L->mask_layer_index);
-    json_number(L->mask_min_value);
-    fputs(", \"maskMaxValue\": ", stdout);
-    json_number(L->mask_max_value);
-    fputs(", \"maskFalloff\": ", stdout);
-    json_number(L->mask_falloff);
-    fputs(", \"maskCurve\": ", stdout);
-    print_curve_json(L->mask_curve_points, L->mask_curve_point_count,
-                     L->mask_curve_interpolation);
-    putchar('}');
+    return o;
 }
 
-static void print_info_json(const tf_spec *spec)
+/* The document, or NULL when out of memory. */
+static cJSON *info_json(const tf_spec *spec)
 {
-    printf("{\n  \"version\": %d,\n  \"seed\": %" PRIu32 ",\n  \"minValue\": ", spec->version,
-           spec->seed);
-    json_number(spec->min_value);
-    fputs(",\n  \"maxValue\": ", stdout);
-    json_number(spec->max_value);
-    fputs(",\n  \"outputCurve\": ", stdout);
-    print_curve_json(spec->output_curve_points, spec->output_curve_point_count,
-                     spec->output_curve_interpolation);
-    fputs(",\n  \"layers\": [\n", stdout);
-    for (size_t i = 0; i < spec->layer_count; i++) {
-        print_layer_json(i, &spec->layers[i]);
-        fputs(i + 1 < spec->layer_count ? ",\n" : "\n", stdout);
+    cJSON *root = cJSON_CreateObject(), *layers = NULL, *unknown = NULL;
+    bool ok = cli_json_put_number(root, "version", spec->version) &&
+              cli_json_put_number(root, "seed", spec->seed) &&
+              cli_json_put_number(root, "minValue", spec->min_value) &&
+              cli_json_put_number(root, "maxValue", spec->max_value) &&
+              cli_json_put(root, "outputCurve",
+                           curve_json(spec->output_curve_points, spec->output_curve_point_count,
+                                      spec->output_curve_interpolation)) &&
+              (layers = cJSON_AddArrayToObject(root, "layers"));
+    for (size_t i = 0; ok && i < spec->layer_count; i++) {
+        cJSON *layer = layer_json(i, &spec->layers[i]);
+        ok = layer && cJSON_AddItemToArray(layers, layer);
+        if (!ok)
+            cJSON_Delete(layer);
     }
-    fputs("  ],\n  \"unknownMembers\": [", stdout);
-    for (size_t k = 0; k < spec->unknown_key_count; k++) {
-        if (k > 0)
-            fputs(", ", stdout);
-        json_string(spec->unknown_keys[k]);
+    ok = ok && (unknown = cJSON_AddArrayToObject(root, "unknownMembers"));
+    for (size_t k = 0; ok && k < spec->unknown_key_count; k++) {
+        cJSON *name = cJSON_CreateString(spec->unknown_keys[k]);
+        ok = name && cJSON_AddItemToArray(unknown, name);
+        if (!ok)
+            cJSON_Delete(name);
     }
-    fputs("]\n}\n", stdout);
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
 }
 
 int cmd_info(int argc, char **argv)
 {
-    const char *spec_path = NULL;
     bool as_json = false;
-    cli_args args;
-    cli_args_init(&args, "info", INFO_OPTIONS, argc, argv);
-    for (int id; (id = cli_args_next(&args)) != CLI_ARGS_END;) {
-        switch (id) {
-        case CLI_ARGS_ERROR:
-            return CLI_EXIT_USAGE;
-        case CLI_ARGS_POSITIONAL:
-            if (cli_option_spec("info", args.value, &spec_path) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            break;
-        case INFO_HELP:
-            print_info_usage();
-            return CLI_EXIT_OK;
-        case INFO_JSON:
-            as_json = true;
-            break;
-        default:
-            return cli_usage_error("info", "internal error: unhandled option %d", id);
-        }
-    }
-    if (!spec_path)
-        return cli_usage_error("info", "missing SPEC (a terrain JSON file)");
+    const cli_option options[] = {
+        CLI_OPT_FLAG(0, "json", &as_json,
+                     "print the summary as one JSON object (every number reads back as the "
+                     "same double)"),
+        CLI_OPT_END(),
+    };
+    int operands = cli_parse(&INFO, options, argc, argv);
+    if (operands < 0)
+        return cli_parse_status(operands);
+    cli_common c;
+    cli_common_init(&c, 0, 0);
+    int status = cli_common_operands(INFO.name, &c, operands, argv, "SPEC", "a terrain JSON file",
+                                     NULL, NULL);
+    if (status != CLI_EXIT_OK)
+        return status;
 
     tf_error err;
-    tf_spec *spec = tf_spec_load(spec_path, &err);
+    tf_spec *spec = tf_spec_load(c.spec, &err);
     if (!spec)
-        return cli_fail_error(&err);
-    if (as_json)
-        print_info_json(spec);
-    else
-        print_info_text(spec_path, spec);
+        return cli_fail_error(INFO.name, &err);
+    if (as_json) {
+        static const char *const expanded[] = {"layers", NULL};
+        status = cli_json_print(INFO.name, info_json(spec), expanded);
+    } else {
+        print_info_text(c.spec, spec);
+    }
     tf_spec_free(spec);
-    return CLI_EXIT_OK;
+    return status;
 }

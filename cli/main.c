@@ -76,8 +76,17 @@ static int run_help(int argc, char **argv)
 
 static int dispatch(int argc, char **argv)
 {
-    if (argc < 2)
-        return cli_usage_error(NULL, "missing command (fit, compare, render, sample, validate or info)");
+    if (argc < 2) {
+        /* Every command of the table, so the list cannot fall behind it. */
+        char names[256];
+        size_t used = 0;
+        for (const command *c = COMMANDS; c->name && used < sizeof names; c++) {
+            const char *sep = c == COMMANDS ? "" : c[1].name ? ", " : " or ";
+            int n = snprintf(names + used, sizeof names - used, "%s%s", sep, c->name);
+            used += n > 0 ? (size_t)n : 0;
+        }
+        return cli_usage_error(NULL, "missing command (%s)", names);
+    }
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         print_usage();

@@ -15,7 +15,7 @@
 #define BAR_CELLS 40
 #define REDRAW_INTERVAL_SECONDS 0.1
 
-static double monotonic_seconds(void)
+double cli_seconds(void)
 {
     struct timespec now;
     if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
@@ -51,7 +51,7 @@ void cli_progress_update(cli_progress *progress, size_t done, size_t total)
     int percent = (int)((double)done * 100.0 / (double)total);
     if (percent == progress->percent_drawn)
         return;
-    double now = monotonic_seconds();
+    double now = cli_seconds();
     /* Always draw the first frame so something shows at once; after that
      * only when enough time has passed, so a fast render costs no I/O. */
     if (progress->percent_drawn >= 0 &&
@@ -92,4 +92,9 @@ void cli_progress_finish(cli_progress *progress)
     fflush(stderr);
     progress->percent_drawn = -1;
     progress->width_drawn = 0;
+}
+
+void cli_progress_callback(void *user, size_t done, size_t total)
+{
+    cli_progress_update(user, done, total);
 }

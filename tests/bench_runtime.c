@@ -66,9 +66,18 @@ int main(int argc, char **argv)
             }
             done++;
         }
-    if (json)
-        bench_print_json(stdout, results, done, &opts);
-    else {
+    if (json) {
+        cJSON *doc = bench_results_json(results, done, &opts);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        if (!text) {
+            fprintf(stderr, "bench_runtime: out of memory\n");
+            free(results);
+            return 1;
+        }
+        puts(text);
+        cJSON_free(text);
+    } else {
         printf("runtime benchmark: %zux%zu grid, median of %d runs\n", opts.size, opts.size,
                opts.repeat);
         bench_print_table(stdout, results, done);

@@ -120,6 +120,15 @@ expect "terrafit help render exits 0" 0 "$TERRAFIT" help render
 check "terrafit help render prints what render --help prints" \
     same_file "$scratch/stdout" "$scratch/render-help"
 expect "terrafit without a command is a usage error" 2 "$TERRAFIT"
+cp "$scratch/stderr" "$scratch/no-command"
+run "$TERRAFIT" --help
+missing=""
+for command in $(awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' \
+    "$scratch/stdout"); do
+    grep -q "[ (]$command[,) ]" "$scratch/no-command" || missing="$missing $command"
+done
+check "terrafit without a command lists every command of --help (missing:$missing)" \
+    [ -z "$missing" ] && [ "$(grep -c . "$scratch/stdout")" -gt 20 ]
 expect_message "unknown command exits 2" 2 "unknown command 'frobnicate'" \
     "$TERRAFIT" frobnicate
 expect_message "unknown tool option exits 2" 2 "Try 'terrafit --help'." "$TERRAFIT" --bogus
@@ -143,6 +152,28 @@ if [ -w /dev/full ]; then
         sh -c '"$1" --help >/dev/full' sh "$TERRAFIT"
 fi
 
+# ---- render and preview say what they wrote on a terminal, and only there
+
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
+    # on_terminal COMMAND...: run COMMAND with a terminal for stdout and
+    # stderr, its output in $scratch/tty.
+    on_terminal() {
+        script -qec "$*" /dev/null >"$scratch/tty" 2>&1 </dev/null
+    }
+    on_terminal "'$TERRAFIT' render '$spec' -o '$out/tty.png' --size 8x8"
+    check "render on a terminal prints a one-line summary" \
+        grep -q "^terrafit render: wrote $out/tty.png (png16, 8x8) in " "$scratch/tty"
+    on_terminal "'$TERRAFIT' render '$spec' -o '$out/tty.png' --size 8x8 --quiet"
+    check "render --quiet on a terminal prints nothing" [ ! -s "$scratch/tty" ]
+    on_terminal "'$TERRAFIT' preview '$spec' -o '$out/tty-preview.png' --size 8x8"
+    check "preview on a terminal prints a one-line summary" \
+        grep -q "^terrafit preview: wrote $out/tty-preview.png (color, 8x8) in " "$scratch/tty"
+    on_terminal "'$TERRAFIT' preview '$spec' -o '$out/tty-preview.png' --size 8x8 -q"
+    check "preview -q on a terminal prints nothing" [ ! -s "$scratch/tty" ]
+fi
+run "$TERRAFIT" preview "$spec" -o "$out/quiet-preview.png" --size 8x8
+check "preview writes nothing to stderr when it is not a terminal" [ ! -s "$scratch/stderr" ]
+
 # ---- info: the value range used to check quantization below
 
 expect "info exits 0" 0 "$TERRAFIT" info "$spec"
@@ -159,7 +190,7 @@ if command -v python3 >/dev/null 2>&1; then
     check "info --json is well-formed JSON" \
         python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$scratch/info.json"
 fi
-expect_message "info on a missing spec exits 1" 1 "terrafit: " \
+expect_message "info on a missing spec exits 1" 1 "terrafit info: " \
     "$TERRAFIT" info "$scratch/no-such.json"
 
 # ---- render: each format, its size, header and pixels
@@ -227,8 +258,21 @@ run "$TERRAFIT" render "$spec" -o "$out/inferred.pgm" --size ${W}x$H
 check "a .pgm name writes pgm16" same_file "$out/inferred.pgm" "$out/a.pgm"
 run "$TERRAFIT" render "$spec" -o "$out/inferred.png" --size ${W}x$H
 check "a .png name writes png16" [ "$(png_ihdr "$out/inferred.png")" = "$W $H 16 0" ]
-run "$TERRAFIT" render "$spec" -o "$out/inferred.dat" --size ${W}x$H
-check "an unknown extension writes png16" [ "$(png_ihdr "$out/inferred.dat")" = "$W $H 16 0" ]
+run "$TERRAFIT" render "$spec" -o "$out/inferred" --size ${W}x$H
+check "a name without an extension writes png16" [ "$(png_ihdr "$out/inferred")" = "$W $H 16 0" ]
+# An extension that names no heightmap format would label one format as
+# another (a 16-bit PNG called .jpg): refused, unless --format says so.
+for name in out.jpg terrain.json tile.tif; do
+    expect_message "-o $name is a usage error naming the file" 2 "$name: .${name##*.} is not a" \
+        "$TERRAFIT" render "$spec" -o "$out/$name" --size ${W}x$H
+    check "-o $name wrote nothing" [ ! -e "$out/$name" ]
+done
+expect "--format names the format of any name" 0 \
+    "$TERRAFIT" render "$spec" -o "$out/forced.dat" --size ${W}x$H --format r16
+check "--format r16 -o forced.dat writes r16" same_file "$out/forced.dat" "$out/a.r16"
+expect_message "a .jpg preview is refused" 2 "--preview $out/p.jpg: pictures are written as PNG" \
+    "$TERRAFIT" render "$spec" -o "$out/p.r16" --size ${W}x$H --preview "$out/p.jpg"
+check "a refused preview name writes neither file" [ ! -e "$out/p.r16" ]
 run "$TERRAFIT" render "$spec" -o "$out/forced.png" --size ${W}x$H --format r16
 check "--format wins over the extension" same_file "$out/forced.png" "$out/a.r16"
 
@@ -301,7 +345,7 @@ expect "--preview naming the output is a usage error" 2 \
 
 # ---- bad sizes and numbers
 
-expect_message "--size 0x10 exits 1 naming the limit" 1 "65536" \
+expect_message "--size 0x10 is a usage error naming the limit" 2 "each side must be 1 to 65536" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 0x10
 expect_message "--size 10x is malformed" 2 "invalid --size '10x'" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 10x
@@ -309,11 +353,16 @@ expect_message "--size abc is malformed" 2 "invalid --size 'abc'" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size abc
 expect_message "--size -5x5 is malformed" 2 "invalid --size" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size=-5x5
-expect_message "--size 70000x70000 exits 1 naming the side limit" 1 "TF_MAX_IMAGE_SIDE" \
+expect_message "--size 0x0 is a usage error" 2 "invalid --size '0x0'" \
+    "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 0x0
+check "--size messages name no internal identifier" sh -c '! grep -q "TF_" "$1"' sh \
+    "$scratch/stderr"
+expect_message "--size 70000x70000 is a usage error naming the side limit" 2 "1 to 65536" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 70000x70000
-expect_message "--size 40000x40000 exits 1 naming the pixel limit" 1 "TF_MAX_IMAGE_PIXELS" \
+expect_message "--size 40000x40000 is a usage error naming the pixel limit" 2 \
+    "more than the 1073741824 an image may have" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 40000x40000
-expect_message "an overflowing --size exits 1" 1 "TF_MAX_IMAGE_SIDE" \
+expect_message "an overflowing --size is a usage error" 2 "1 to 65536" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --size 99999999999999999999999x1
 expect_message "--origin inf,0 is malformed" 2 "invalid --origin" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --origin inf,0
@@ -331,6 +380,22 @@ expect_message "--format tiff is rejected" 2 "invalid --format" \
     "$TERRAFIT" render "$spec" -o "$out/bad.r16" --format tiff
 check "no rejected render wrote a file" [ ! -e "$out/bad.r16" ]
 
+# ---- messages: a command's errors start "terrafit COMMAND: "
+
+nowhere=$scratch/no-such.json
+for call in "render $nowhere -o $out/never.png" "preview $nowhere -o $out/never.png" \
+    "mesh $nowhere -o $out/never.obj" "info $nowhere" "sample $nowhere" "validate $nowhere" \
+    "bench $nowhere" "tiles $nowhere --world 8x8 --tile-size 8 --list" \
+    "fit $nowhere -o $out/never.json" "compare $nowhere $out/a.pgm" \
+    "erode $nowhere $out/never.png -m thermal -n 1"; do
+    command=${call%% *}
+    # shellcheck disable=SC2086 # the call is split into words on purpose
+    expect_message "$command: a missing input is named after 'terrafit $command: '" 1 \
+        "terrafit $command: $nowhere" "$TERRAFIT" $call
+done
+check "no command wrote a file for a missing input" sh -c '! ls "$1"/never.* 2>/dev/null' sh \
+    "$out"
+
 # ---- failures leave nothing behind
 
 clean=$scratch/clean
@@ -341,10 +406,10 @@ expect_message "render of an invalid spec exits 1 with the JSON path" 1 \
 check "a failed render leaves no file or temporary" is_empty_dir "$clean"
 expect_message "render of a missing spec exits 1 naming it" 1 "no-such.json" \
     "$TERRAFIT" render "$scratch/no-such.json" -o "$clean/x.png" --size 8x8
-expect_message "render of malformed JSON exits 1" 1 "terrafit: " \
+expect_message "render of malformed JSON exits 1" 1 "terrafit render: " \
     "$TERRAFIT" render "$broken_json" -o "$clean/x.png" --size 8x8
 check "failed renders leave the output directory empty" is_empty_dir "$clean"
-expect_message "render into a missing directory exits 1" 1 "terrafit: " \
+expect_message "render into a missing directory exits 1" 1 "terrafit render: " \
     "$TERRAFIT" render "$spec" -o "$scratch/no/such/dir/x.png" --size 8x8
 expect "a failing --preview makes the render fail" 1 \
     "$TERRAFIT" render "$spec" -o "$clean/y.r16" --size 8x8 --preview "$scratch/no/dir/p.png"
@@ -404,8 +469,8 @@ check "validate says valid and counts layers" \
     grep -qxF "$spec: valid (2 layers)" "$scratch/stdout"
 expect_message "validate rejects a bad frequency, naming its JSON path" 1 \
     "\$.noiseLayers[0].baseNoise.frequency" "$TERRAFIT" validate "$bad_spec"
-check "validate's failure message starts with terrafit:" \
-    grep -q '^terrafit: ' "$scratch/stderr"
+check "validate's failure message starts with terrafit validate:" \
+    grep -q '^terrafit validate: ' "$scratch/stderr"
 expect_message "validate rejects malformed JSON" 1 "truncated.json" \
     "$TERRAFIT" validate "$broken_json"
 expect_message "validate warns about an unknown member" 0 \

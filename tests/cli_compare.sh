@@ -181,10 +181,23 @@ awk 'BEGIN { print "P2"; print 4, 4; print 255; for (i = 0; i < 4; i++) print "0
 expect_message "a map below the smallest size exits 1" 1 "at least" \
     "$TERRAFIT" compare "$scratch/tiny.pgm" "$scratch/tiny.pgm"
 
-# ---- --preview: the two maps side by side, one shaded-relief RGB PNG
+# ---- --preview: the two maps side by side, one shaded-relief RGB PNG,
+# each captioned with its file as fit --preview and preview --side-by-side
+# caption theirs
 expect "--preview exits 0" 0 "$TERRAFIT" compare "$spec" "$ref" --preview "$scratch/pair.png"
 check "--preview writes an RGB PNG twice as wide plus the gap" \
-    [ "$(png_ihdr "$scratch/pair.png")" = "200 80 8 2" ]
+    [ "$(png_ihdr "$scratch/pair.png" | cut -d' ' -f1,3,4)" = "200 8 2" ]
+check "--preview has a caption strip under the maps" \
+    [ "$(png_ihdr "$scratch/pair.png" | cut -d' ' -f2)" -gt 80 ]
+expect "--preview of two heightmaps exits 0" 0 \
+    "$TERRAFIT" compare "$ref" "$scratch/shifted.png" --preview "$scratch/pair2.png"
+expect "the same pair drawn by preview --side-by-side exits 0" 0 \
+    "$TERRAFIT" preview "$scratch/shifted.png" --side-by-side "$ref" \
+    --caption "A: reference.png" --caption "B: shifted.png" -o "$scratch/side.png"
+check "--preview labels A and B with their file names, as preview draws them" \
+    same_file "$scratch/pair2.png" "$scratch/side.png"
+expect_message "a --preview not named .png is refused" 2 "pictures are written as PNG" \
+    "$TERRAFIT" compare "$ref" "$ref" --preview "$scratch/pair.jpg"
 expect_message "an unwritable --preview exits 1, naming it" 1 "no-dir/pair.png" \
     "$TERRAFIT" compare "$ref" "$ref" --preview "$scratch/no-dir/pair.png"
 

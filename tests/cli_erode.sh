@@ -68,7 +68,7 @@ expect_message "--talus with hydraulic erosion exits 2" 2 "--talus applies to th
     "$TERRAFIT" erode "$in" "$scratch/o.png" -m hydraulic -n 1 --talus 0.1
 expect_message "a malformed iteration count exits 2" 2 "invalid --iterations '-3'" \
     "$TERRAFIT" erode "$in" "$scratch/o.png" -m thermal -n -3
-expect_message "too many iterations exit 1" 1 "at most 1000000" \
+expect_message "too many iterations are a usage error" 2 "expected 0 to 1000000" \
     "$TERRAFIT" erode "$in" "$scratch/o.png" -m thermal -n 1000001
 expect_message "a bad --format exits 2" 2 "invalid --format 'tiff'" \
     "$TERRAFIT" erode "$in" "$scratch/o.png" -m thermal -n 1 -f tiff

@@ -249,6 +249,18 @@ check "the report says auto-layered" grep -q '"autoLayered":[[:space:]]*true' "$
 check "96 px: bands at 1, 2, 4, 8 px and the residual, five layers" \
     [ "$(grep -c '"baseNoise"' "$out/auto.json")" -eq 5 ]
 check "finer layers carry mask curves" grep -q '"maskCurve"' "$out/auto.json"
+# The report describes the spec it wrote: a band under a mask curve over
+# layer 0 has maskLayerIndex 0 in both, and no range-mask members.
+mask_indexes() {
+    grep -o '"maskLayerIndex":[[:space:]]*-\{0,1\}[0-9]*' "$1" | tr -dc '0-9-\n' | tr '\n' ' '
+}
+"$TERRAFIT" info --json "$out/auto.json" >"$scratch/auto-info.json"
+check "the report's maskLayerIndex is the spec's, layer by layer" \
+    [ "$(mask_indexes "$out/auto-report.json")" = "$(mask_indexes "$scratch/auto-info.json")" ]
+check "... which is 0 for the masked bands" \
+    [ "$(mask_indexes "$out/auto-report.json")" = "-1 0 0 0 0 " ]
+check "a mask curve's report has no range members" \
+    sh -c '! grep -q "\"maskMinValue\"" "$1"' sh "$out/auto-report.json"
 check "the spec has an output curve" grep -q '"outputCurve"' "$out/auto.json"
 check "signed band offsets: preAmpShift 0" \
     [ "$(spec_numbers "$out/auto.json" preAmpShift | sort -u)" = 0 ]
@@ -269,7 +281,8 @@ expect_message "--layers 0 is a usage error" 2 "invalid --layers '0'" \
     "$TERRAFIT" fit "$ref" --layers 0 -o "$out/x.json"
 expect_message "--layers many is a usage error" 2 "invalid --layers 'many'" \
     "$TERRAFIT" fit "$ref" --layers many -o "$out/x.json"
-expect_message "--layers 17 is beyond the limit" 1 "--layers 17: must be auto or 1 to 16" \
+expect_message "--layers 17 is a usage error naming the limit" 2 \
+    "invalid --layers '17': expected auto or 1 to 16" \
     "$TERRAFIT" fit "$ref" --layers 17 -o "$out/x.json"
 expect_message "a band count with two references fails" 1 "single reference" \
     "$TERRAFIT" fit "$ref" "$ref" --layers 3 -o "$out/x.json"
@@ -318,11 +331,16 @@ expect_bad "layers of different sizes" "small.pgm: 48x48, but $ref is 96x96" \
     "$ref" "$scratch/small.pgm" -o "$bad/x.json" --report "$bad/r.json"
 expect_bad "a layer with no visible cell" "no visible cell" \
     "$ref" --valid "$scratch/none.pgm" -o "$bad/x.json" --report "$bad/r.json"
-expect_bad "--points 1" "--points 1: must be 2 to 4096" "$ref" -o "$bad/x.json" --points 1
-expect_bad "--points beyond the limit" "--points 4097: must be 2 to 4096" \
-    "$ref" -o "$bad/x.json" --points 4097
-expect_bad "--points beyond any integer" "must be 2 to 4096" \
-    "$ref" -o "$bad/x.json" --points 123456789012345678901234567890
+# Out-of-range option values are usage errors (2), named by the option and
+# its range, never by an internal constant.
+expect_message "--points 1 is a usage error" 2 "invalid --points '1': expected 2 to 4096" \
+    "$TERRAFIT" fit "$ref" -o "$bad/x.json" --points 1
+expect_message "--points beyond the limit is a usage error" 2 "expected 2 to 4096" \
+    "$TERRAFIT" fit "$ref" -o "$bad/x.json" --points 4097
+expect_message "--points beyond any integer is a usage error" 2 "expected 2 to 4096" \
+    "$TERRAFIT" fit "$ref" -o "$bad/x.json" --points 123456789012345678901234567890
+check "no message names an internal constant" sh -c '! grep -q "TF_" "$1"' sh "$scratch/stderr"
+check "refused --points leave no file behind" is_empty_dir "$bad"
 expect_bad "an unwritable output path" "$bad/no-such-dir/x.json" \
     "$ref" -o "$bad/no-such-dir/x.json"
 expect_bad "an unwritable report path" "$bad/no-such-dir/r.json" \
@@ -342,6 +360,22 @@ run "$TERRAFIT" fit "$ref" "$scratch/small.pgm" -o "$bad/keep.json"
 check "a failed fit keeps the previous output" cmp -s "$out/one.json" "$bad/keep.json"
 check "a failed fit leaves no temporary file" [ "$(ls -A "$bad")" = keep.json ]
 
+# ---- colour images: the height is the red channel (docs/input.md), said
+# aloud when the channels differ, as in a photo
+
+expect "a colour picture to fit" 0 "$TERRAFIT" preview "$ref" -o "$scratch/photo.png" --style color
+expect "a grey picture stored as RGB" 0 \
+    "$TERRAFIT" preview "$ref" -o "$scratch/grey-rgb.png" --style hillshade
+check "the colour picture is 8-bit RGB" [ "$(png_ihdr "$scratch/photo.png" | cut -d' ' -f3,4)" = "8 2" ]
+expect_message "fitting a colour image warns, naming the file and the rule" 0 \
+    "terrafit fit: warning: $scratch/photo.png: a colour image; its heights are read from the red channel alone" \
+    "$TERRAFIT" fit "$scratch/photo.png" --layers 1 -o "$out/photo.json" -q
+expect "grey stored as RGB fits without a word" 0 \
+    "$TERRAFIT" fit "$scratch/grey-rgb.png" --layers 1 -o "$out/grey-rgb.json" -q
+check "... nothing on stderr" [ ! -s "$scratch/stderr" ]
+expect_message "compare warns about a colour image too" 0 "terrafit compare: warning: $scratch/photo.png" \
+    "$TERRAFIT" compare "$scratch/photo.png" "$scratch/grey-rgb.png"
+
 # ---- --preview: reference | synthesis, one PNG beside the spec
 expect "--preview exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/pv.json" --preview "$out/pv.png" -q
 check "--preview writes a PNG" is_png "$out/pv.png"
@@ -351,6 +385,18 @@ two_captioned_panels() { # PNG: (2S + gap) wide, taller than S (captions)
 }
 check "--preview holds two panels side by side, captioned below" \
     two_captioned_panels "$out/pv.png"
+# The captions say what each side is: the DEM's file, and the spec with its
+# five bands (not "1 layer" beside a 5-layer synthesis). The caption strip
+# is drawn the same whatever the panels hold, so preview draws the expected
+# one.
+if command -v python3 >/dev/null 2>&1; then
+    expect "the expected captions, drawn by preview" 0 "$TERRAFIT" preview "$ref" \
+        --side-by-side "$ref" --caption "reference: base.pgm" \
+        --caption "synthesis: pv.json (5 layers)" -o "$scratch/captions.png"
+    strip=$(($(png_ihdr "$out/pv.png" | cut -d' ' -f2) - S))
+    check "--preview of a DEM captions the reference by its file, the synthesis by its layers" \
+        python3 "$TF_SRCDIR/tests/png_rows.py" bottom "$out/pv.png" "$scratch/captions.png" "$strip"
+fi
 rm -f "$bad"/*
 expect_bad "an unwritable --preview fails before anything is written" "no-dir/pv.png" \
     "$ref" -o "$bad/spec.json" --preview "$bad/no-dir/pv.png" -q

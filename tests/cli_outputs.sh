@@ -88,7 +88,7 @@ expect "render --tile at the world's edge exits 0" 0 \
 check "an edge tile is clipped to the world (8x4)" [ "$(file_size "$out/edge.r16")" -eq 64 ]
 check "an edge tile equals the world's corner" \
     same_window "$out/world.r16" 40 "$out/edge.r16" 8 4 32 32 2
-expect_message "a tile outside the world fails" 1 "outside the 40x36 world" \
+expect_message "a tile outside the world is a usage error" 2 "outside the 40x36 world" \
     "$TERRAFIT" render "$spec" -o "$out/x.r16" --tile 3,0 --tile-size 16 --size 40x36
 check "a refused tile writes nothing" [ ! -e "$out/x.r16" ]
 

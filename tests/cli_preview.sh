@@ -75,41 +75,7 @@ check "a caption adds a strip under the image" test "$(png_height "$scratch/capt
 # matching part of a wider one (with one explicit height scale). The rows are
 # decoded with python3's zlib (stb writes 8-bit RGB, filters 0-4).
 png_rows_equal() { # WHOLE.png TILE.png FIRST_COLUMN: tile == whole[:, FIRST..]
-    python3 - "$@" <<'PY'
-import struct, sys, zlib
-def rows(path):
-    data = open(path, 'rb').read()
-    pos, idat = 8, b''
-    while pos < len(data):
-        length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b'IHDR':
-            width, height = struct.unpack('>II', body[:8])
-        elif kind == b'IDAT':
-            idat += body
-    raw, stride, out = zlib.decompress(idat), 3 * width, []
-    prev = bytearray(stride)
-    for y in range(height):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            a = line[x - 3] if x >= 3 else 0
-            b, c = prev[x], (prev[x - 3] if x >= 3 else 0)
-            if f == 1: line[x] = (line[x] + a) & 255
-            elif f == 2: line[x] = (line[x] + b) & 255
-            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.append(bytes(line))
-        prev = line
-    return out
-whole, tile, first = rows(sys.argv[1]), rows(sys.argv[2]), 3 * int(sys.argv[3])
-sys.exit(0 if len(whole) == len(tile) and
-         all(w[first:first + len(t)] == t for w, t in zip(whole, tile)) else 1)
-PY
+    python3 "$TF_SRCDIR/tests/png_rows.py" window "$@"
 }
 if command -v python3 >/dev/null 2>&1; then
     for style in normals hillshade; do
@@ -179,7 +145,7 @@ expect_message "unknown normals convention" 2 "invalid --normals 'vulkan'" \
     "$TERRAFIT" preview "$spec" -o "$scratch/bad.png" --normals vulkan
 expect_message "malformed size" 2 "invalid --size '12'" \
     "$TERRAFIT" preview "$spec" -o "$scratch/bad.png" --size 12
-expect_message "zero size" 1 "each side must be 1 to" \
+expect_message "zero size is a usage error" 2 "each side must be 1 to 65536" \
     "$TERRAFIT" preview "$spec" -o "$scratch/bad.png" --size 0x5
 expect_message "--size with only heightmaps" 2 "no input is a spec" \
     "$TERRAFIT" preview "$map" -o "$scratch/bad.png" --size 5x5
@@ -251,8 +217,9 @@ expect_message "mesh: no spec" 2 "missing SPEC" "$TERRAFIT" mesh -o "$scratch/m.
 expect_message "mesh: no output" 2 "missing -o" "$TERRAFIT" mesh "$spec"
 expect_message "mesh: unknown extension" 2 "name it .obj or .glb" \
     "$TERRAFIT" mesh "$spec" -o "$scratch/m.stl"
-expect_message "mesh: size 1" 1 "N must be 2 to" "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size 1
-expect_message "mesh: size too large" 1 "N must be 2 to" \
+expect_message "mesh: size 1 is a usage error" 2 "invalid --size '1': expected 2 to 8193" \
+    "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size 1
+expect_message "mesh: size too large is a usage error" 2 "expected 2 to 8193" \
     "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size 99999999999999999999999
 expect_message "mesh: size not a number" 2 "invalid --size 'big'" \
     "$TERRAFIT" mesh "$spec" -o "$scratch/m.obj" --size big

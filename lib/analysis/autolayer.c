@@ -571,7 +571,7 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
         rep->band_rms = job->rms;
         rep->kurtosis = job->kurtosis;
         rep->gentle_blend = job->blend;
-        rep->mask_layer = -1;
+        rep->mask_layer = ls->mask_layer_index; /* as written: 0 under a mask curve */
         rep->mask_curve_points = job->mask_count;
         /* The bands are fitted together on the worker threads: each gets
          * an equal share of that stage's wall time. */

@@ -116,7 +116,7 @@ static cJSON *layer_json(const tf_fit_layer_report *r, size_t index, int auto_la
     if (!mask)
         goto fail;
     bad |= add_number(mask, "maskLayerIndex", r->mask_layer);
-    if (r->mask_layer >= 0)
+    if (r->mask_layer >= 0 && !r->mask_curve_points) /* a range mask, not a curve */
         bad |= add_number(mask, "maskMinValue", r->mask_min) |
                add_number(mask, "maskMaxValue", r->mask_max) |
                add_number(mask, "maskFalloff", r->mask_falloff);

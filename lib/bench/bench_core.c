@@ -8,6 +8,7 @@
 #include "bench/bench_core.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -240,45 +241,73 @@ void bench_print_table(FILE *out, const bench_result *results, size_t count)
             count ? results[0].threads : 0u);
 }
 
-/* A JSON string literal (spec names are file paths). */
-static void print_json_string(FILE *out, const char *s)
+/* A figure as printed with "%.3f" (the table's precision, not noise
+ * digits), or null when a ratio has no value. */
+static cJSON *figure(double v)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    char text[64];
+    snprintf(text, sizeof text, "%.3f", v);
+    return cJSON_CreateRaw(text);
 }
 
-void bench_print_json(FILE *out, const bench_result *results, size_t count,
-                      const bench_options *opts)
+static bool put(cJSON *object, const char *key, cJSON *item)
 {
-    fprintf(out, "{\n  \"size\": %zu,\n  \"repeat\": %d,\n  \"results\": [", opts->size,
-            opts->repeat);
-    for (size_t k = 0; k < count; k++) {
-        const bench_result *r = &results[k];
-        fprintf(out,
-                "%s\n    {\"spec\": ", k ? "," : "");
-        print_json_string(out, r->name);
-        fprintf(out, ", \"layers\": %zu, \"points\": %zu, \"masks\": %zu, "
-                "\"outputCurve\": %s, \"noise\": \"%s\", \"path\": \"%s\", \"threads\": %u,\n"
-                "     \"sampleNs\": %.3f, \"randomSampleNs\": %.3f, \"grid1Ns\": %.3f, "
-                "\"gridAllNs\": %.3f, \"noiseNs\": %.3f, \"fractalNs\": %.3f,\n"
-                "     \"sampleNsPerLayer\": %.3f, \"grid1NsPerLayer\": %.3f, \"threadSpeedup\": "
-                "%.3f, \"terrainOverFractal\": %.3f}",
-                r->layers, r->points, r->masks,
-                r->output_curve ? "true" : "false", r->noise, r->path, r->threads, r->sample_ns,
-                r->random_ns, r->grid1_ns, r->grid_all_ns, r->noise_ns, r->fractal_ns,
-                per_layer(r->sample_ns, r->layers), per_layer(r->grid1_ns, r->layers),
-                r->grid1_ns / r->grid_all_ns, r->grid1_ns / r->fractal_ns);
+    if (item && cJSON_AddItemToObject(object, key, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+static cJSON *result_json(const bench_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = put(o, "spec", cJSON_CreateString(r->name)) &&
+              put(o, "layers", cJSON_CreateNumber((double)r->layers)) &&
+              put(o, "points", cJSON_CreateNumber((double)r->points)) &&
+              put(o, "masks", cJSON_CreateNumber((double)r->masks)) &&
+              put(o, "outputCurve", cJSON_CreateBool(r->output_curve)) &&
+              put(o, "noise", cJSON_CreateString(r->noise)) &&
+              put(o, "path", cJSON_CreateString(r->path)) &&
+              put(o, "threads", cJSON_CreateNumber(r->threads)) &&
+              put(o, "sampleNs", figure(r->sample_ns)) &&
+              put(o, "randomSampleNs", figure(r->random_ns)) &&
+              put(o, "grid1Ns", figure(r->grid1_ns)) &&
+              put(o, "gridAllNs", figure(r->grid_all_ns)) &&
+              put(o, "noiseNs", figure(r->noise_ns)) &&
+              put(o, "fractalNs", figure(r->fractal_ns)) &&
+              put(o, "sampleNsPerLayer", figure(per_layer(r->sample_ns, r->layers))) &&
+              put(o, "grid1NsPerLayer", figure(per_layer(r->grid1_ns, r->layers))) &&
+              put(o, "threadSpeedup", figure(r->grid1_ns / r->grid_all_ns)) &&
+              put(o, "terrainOverFractal", figure(r->grid1_ns / r->fractal_ns));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    fprintf(out, "\n  ]\n}\n");
+    return o;
+}
+
+cJSON *bench_results_json(const bench_result *results, size_t count, const bench_options *opts)
+{
+    cJSON *root = cJSON_CreateObject(), *list = NULL;
+    if (!root || !put(root, "size", cJSON_CreateNumber((double)opts->size)) ||
+        !put(root, "repeat", cJSON_CreateNumber(opts->repeat)) ||
+        !(list = cJSON_AddArrayToObject(root, "results"))) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    for (size_t k = 0; k < count; k++) {
+        cJSON *item = result_json(&results[k]);
+        if (!item || !cJSON_AddItemToArray(list, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(root);
+            return NULL;
+        }
+    }
+    return root;
 }
 
 /* ---- the representative spec set */

@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 
+#include <cJSON.h>
+
 #include "terrafit/terrafit.h"
 
 typedef struct {
@@ -35,8 +37,9 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
               bench_result *result, tf_error *err);
 
 void bench_print_table(FILE *out, const bench_result *results, size_t count);
-void bench_print_json(FILE *out, const bench_result *results, size_t count,
-                      const bench_options *opts);
+/* {"size": N, "repeat": R, "results": [{"spec": ..., "sampleNs": ...}, ...]}
+ * (docs/performance.md); NULL when out of memory. */
+cJSON *bench_results_json(const bench_result *results, size_t count, const bench_options *opts);
 
 /* The representative spec set: `index` < bench_suite_size(); NULL when
  * done or on failure (err filled). The name is written to `name`. */

@@ -123,6 +123,32 @@ int tf_heightmap_format_from_path(const char *path, tf_heightmap_format *format)
     return -1;
 }
 
+int tf_heightmap_format_for_path(const char *path, tf_heightmap_format *format, tf_error *err)
+{
+    if (!path || !*path) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "heightmap: no file name given");
+        return -1;
+    }
+    if (tf_heightmap_format_from_path(path, format) == 0)
+        return 0;
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    /* "terrain" or "run.": no extension, no claim; a leading dot names a
+     * hidden file, not a format. */
+    if (!dot || dot[1] == '\0' || dot == (slash ? slash + 1 : path)) {
+        if (format)
+            *format = TF_HEIGHTMAP_PNG16;
+        return 0;
+    }
+    /* A file named .jpg (or .json) that holds a PNG would be misread by
+     * every program that trusts the name, terrafit's own reader included. */
+    tf_error_set(err, TF_ERR_ARGUMENT,
+                 "%s: %s is not a heightmap format terrafit writes (.png, .pgm, .r16, .raw, "
+                 ".f32, .pfm, .asc); rename the file or name the format",
+                 path, dot);
+    return -1;
+}
+
 /* The documented formula, inlined into the row loops below so that files
  * hold exactly what tf_quantize returns. `!(v > 0)` also catches NaN. */
 static inline unsigned quantize(double h, double lo, double hi, unsigned maxval)

@@ -252,6 +252,10 @@ int io_read_png(const char *path, const unsigned char *data, size_t size, bool w
          * distance from 0.5: value = 0.5 + (R - 0.5) * A, weight = A. */
         double r = first * scale;
         double a = alpha ? (wide ? p16[at + channels - 1] : p8[at + channels - 1]) * scale : 1.0;
+        if (channels >= 3 && !map->colour_ignored) {
+            unsigned g = wide ? p16[at + 1] : p8[at + 1], b = wide ? p16[at + 2] : p8[at + 2];
+            map->colour_ignored = g != first || b != first;
+        }
         map->value[k] = a > 0.0 ? (float)(0.5 + (r - 0.5) * a) : 0.5f;
         map->weight[k] = (float)a;
         if (out->zero)

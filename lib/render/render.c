@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "util/util.h"
@@ -160,4 +161,48 @@ int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int
         err->message[0] = '\0';
     }
     return 0;
+}
+
+float *tf_render_normalized(const tf_terrain *t, double x0, double y0, double step, size_t nx,
+                            size_t ny, size_t border, unsigned threads, tf_progress_fn progress,
+                            void *user, tf_error *err)
+{
+    if (border > 1) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "render: a border of %zu samples (0 or 1)", border);
+        return NULL;
+    }
+    size_t sx = nx + 2 * border, sy = ny + 2 * border;
+    /* The size is checked by tf_render_window below, before any use of
+     * sx * sy; an nx or ny of 0 just allocates a little. */
+    float *heights = nx && ny && nx <= TF_MAX_IMAGE_SIDE && ny <= TF_MAX_IMAGE_SIDE
+                         ? malloc(sx * sy * sizeof *heights)
+                         : malloc(sizeof *heights);
+    if (!heights) {
+        tf_error_set(err, TF_ERR_NOMEM, "render: out of memory for a %zux%zu grid", sx, sy);
+        return NULL;
+    }
+    /* The interior with every thread, then its rows moved (last first, as
+     * they only move forward) to make room for the ring. */
+    if (tf_render_window(t, x0, y0, step, 0, 0, nx, ny, threads, heights, progress, user,
+                         err) != 0) {
+        free(heights);
+        return NULL;
+    }
+    if (border) {
+        for (size_t j = ny; j-- > 0;)
+            memmove(heights + (j + 1) * sx + 1, heights + j * nx, nx * sizeof *heights);
+        /* The ring at lattice indices -1 and nx (ny), where
+         * tf_terrain_sample_window puts them: neighbouring tiles' rings hold
+         * each other's edges. */
+        tf_terrain_sample_window(t, x0, y0, step, -1, -1, sx, 1, heights);
+        tf_terrain_sample_window(t, x0, y0, step, -1, (int64_t)ny, sx, 1, heights + (sy - 1) * sx);
+        for (size_t j = 0; j < ny; j++) {
+            float *row = heights + (j + 1) * sx;
+            tf_terrain_sample_window(t, x0, y0, step, -1, (int64_t)j, 1, 1, row);
+            tf_terrain_sample_window(t, x0, y0, step, (int64_t)nx, (int64_t)j, 1, 1, row + sx - 1);
+        }
+    }
+    for (size_t k = 0; k < sx * sy; k++)
+        heights[k] = (float)tf_terrain_normalize(t, heights[k]);
+    return heights;
 }

@@ -28,6 +28,12 @@ typedef struct {
     int channels;  /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA (as stored) */
     double z_min;  /* physical heights that map to value 0 and 1 (ESRI */
     double z_max;  /* ASCII grids); 0 and 1 for images */
+    /* 1 when a colour image (RGB, RGBA, a palette with colours) has a pixel
+     * whose green or blue differs from its red: the values came from the
+     * red channel alone (thesis 5.3), which a colour photo does not mean.
+     * Grey stored as RGB gives 0. The library only records it; a program
+     * decides whether to warn. */
+    int colour_ignored;
 } tf_layer_map;
 
 /* Largest side and pixel count a reference may have. */

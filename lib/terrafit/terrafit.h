@@ -57,6 +57,13 @@ TF_API int tf_heightmap_format_from_name(const char *name, tf_heightmap_format *
  * pgm16, .r16/.raw -> r16, .f32 -> f32, .pfm -> pfm, .asc -> asc); -1 when
  * the extension says nothing. */
 TF_API int tf_heightmap_format_from_path(const char *path, tf_heightmap_format *format);
+/* The format a heightmap file named `path` is written in when none is
+ * named: its extension's (tf_heightmap_format_from_path), png16 when the
+ * name has no extension; -1 with `err` naming the file when the extension
+ * is another format's or none at all (out.jpg, terrain.json), so no file
+ * is written under a name that says it holds something else. */
+TF_API int tf_heightmap_format_for_path(const char *path, tf_heightmap_format *format,
+                                        tf_error *err);
 /* 1 for the formats that store floats (f32, pfm, asc), 0 otherwise. */
 TF_API int tf_heightmap_format_is_float(tf_heightmap_format format);
 /* The usual file name extension of a format, without the dot ("png"). */
@@ -171,6 +178,21 @@ TF_API int tf_render_grid(const tf_terrain *t, double x0, double y0, double step
 TF_API int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                      int64_t j0, size_t nx, size_t ny, unsigned threads, float *out,
                      tf_progress_fn progress, void *user, tf_error *err);
+
+/* A spec's heights as a map for people and metrics, the way `terrafit
+ * preview` draws a spec and `terrafit compare` measures one: the terrain
+ * sampled at (x0 + i * step, y0 + j * step) and normalized with its
+ * minValue..maxValue, v = (h - minValue) / (maxValue - minValue), not
+ * clamped (a height outside the range gives v outside [0, 1]; a non-finite
+ * one stays non-finite). `border` 0 or 1: a ring of that many samples
+ * around the nx * ny interior, at lattice indices -1 and nx (ny), so edge
+ * slopes use real neighbours (tf_preview_panel.border). Returns
+ * (nx + 2 * border) * (ny + 2 * border) values, row-major, the interior
+ * bit for bit as tf_render_grid renders it (threaded as there; `progress`
+ * as there); free() it. NULL on failure. */
+TF_API float *tf_render_normalized(const tf_terrain *t, double x0, double y0, double step,
+                                   size_t nx, size_t ny, size_t border, unsigned threads,
+                                   tf_progress_fn progress, void *user, tf_error *err);
 
 /* -------------------------------------------------------------- previews */
 
