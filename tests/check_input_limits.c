@@ -1,8 +1,9 @@
 /*
- * Readers against hostile sizes: files whose header claims far more than
- * they hold fail with the real cause before anything of that size is
- * allocated (checked under a data-size limit), legal PNG oddities decode,
- * and a PNG at the documented pixel limit is read whole.
+ * Readers and the fitter against hostile sizes: files whose header claims
+ * far more than they hold fail with the real cause before anything of that
+ * size is allocated (checked under a data-size limit), legal PNG oddities
+ * decode, a PNG at the documented pixel limit is read whole, and tf_fit
+ * refuses references beyond its pixel limit before fitting.
  */
 #define _DEFAULT_SOURCE
 #include <check.h>
@@ -323,6 +324,77 @@ START_TEST(rgba16_png_at_the_pixel_limit_is_read)
 }
 END_TEST
 
+/* ---- the fitter's pixel limit */
+
+static tf_layer_map *ramp(size_t w, size_t h)
+{
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(w, h, &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    for (size_t k = 0; k < w * h; k++)
+        m->value[k] = (float)((double)(k % w) / (double)w);
+    return m;
+}
+
+START_TEST(fit_refuses_references_beyond_its_pixel_limit)
+{
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    ck_assert_uint_eq(opt.max_pixels, 0);
+    const char *names[2] = {"a.png", "b.png"};
+    opt.names = names;
+    opt.threads = 1;
+    tf_spec *spec;
+    tf_error err;
+
+    /* The default: one pixel beyond TF_FIT_DEFAULT_MAX_PIXELS is refused
+     * before anything is fitted (the layers are 8 bytes a pixel here). */
+    ck_assert_uint_eq(TF_FIT_DEFAULT_MAX_PIXELS, (size_t)1 << 25);
+    tf_layer_map *big = tf_layer_map_new(TF_FIT_DEFAULT_MAX_PIXELS / 4096 + 1, 4096, &err);
+    ck_assert_msg(big != NULL, "%s", err.message);
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)&big, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_ptr_null(spec);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_msg(strstr(err.message,
+                         "a.png: 8193x4096 is 33558528 pixels, beyond the fit's limit of "
+                         "33554432 (tf_fit_options.max_pixels; raise it with terrafit fit "
+                         "--max-pixels N") != NULL,
+                  "%s", err.message);
+    tf_layer_map_free(big);
+
+    /* A limit of the caller's: the pixels of every reference count. */
+    tf_layer_map *layers[2] = {ramp(40, 30), ramp(40, 30)};
+    opt.max_pixels = 2399;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)layers, 2, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_msg(strstr(err.message, "a.png and the other layers: 2 layers of 40x30 are 2400 "
+                                      "pixels, beyond the fit's limit of 2399") != NULL,
+                  "%s", err.message);
+    opt.max_pixels = 2400;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)layers, 2, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     0);
+    tf_spec_free(spec);
+    opt.max_pixels = 1199;
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)layers, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     -1);
+    ck_assert_msg(strstr(err.message, "a.png: 40x30 is 1200 pixels, beyond the fit's limit of "
+                                      "1199") != NULL,
+                  "%s", err.message);
+    opt.max_pixels = SIZE_MAX; /* no limit */
+    ck_assert_int_eq(tf_fit((const tf_layer_map *const *)layers, 1, &opt, &spec, NULL, NULL, NULL,
+                            &err),
+                     0);
+    tf_spec_free(spec);
+    tf_layer_map_free(layers[0]);
+    tf_layer_map_free(layers[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("input_limits");
@@ -333,6 +405,7 @@ int main(void)
     tcase_add_test(tc, empty_idat_chunks_are_legal);
     tcase_add_test(tc, palette_uses_every_entry_it_has);
     tcase_add_test(tc, rgba16_png_at_the_pixel_limit_is_read);
+    tcase_add_test(tc, fit_refuses_references_beyond_its_pixel_limit);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

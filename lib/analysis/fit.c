@@ -591,7 +591,7 @@ static int check_inputs(const tf_layer_map *const *layers, size_t count,
             return -1;
         }
     }
-    return 0;
+    return fit_check_pixels(layers, count, opt, first, err);
 }
 
 /* ------------------------------------------------------------ the spec */
