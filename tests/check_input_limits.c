@@ -324,6 +324,31 @@ START_TEST(rgba16_png_at_the_pixel_limit_is_read)
 }
 END_TEST
 
+START_TEST(f32_sidecars_that_are_not_json_say_so)
+{
+    char *raw = write_file("x.f32", "\0\0\0\0", 4);
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"{\"width\": 1, \"height\": 1", "x.f32.json: the f32 sidecar is not valid JSON (at byte"},
+        {"width=1", "x.f32.json: the f32 sidecar is not valid JSON (at byte 0)"},
+        {"[1, 1]", "x.f32.json: the f32 sidecar is not a JSON object"},
+        {"{\"width\": 1}", "x.f32.json: $.height must be an integer from 1 to 65536"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        free(write_file("x.f32.json", cases[i].text, strlen(cases[i].text)));
+        expect_heightmap_failure(raw, TF_HEIGHTMAP_F32, cases[i].message);
+    }
+    /* Nested past cJSON's depth limit: not valid JSON either. */
+    char deep[2 * 1100 + 1];
+    memset(deep, '[', 1100);
+    memset(deep + 1100, ']', 1100);
+    free(write_file("x.f32.json", deep, 2 * 1100));
+    expect_heightmap_failure(raw, TF_HEIGHTMAP_F32, "the f32 sidecar is not valid JSON (at byte 1000)");
+    free(raw);
+}
+END_TEST
+
 /* ---- the fitter's pixel limit */
 
 static tf_layer_map *ramp(size_t w, size_t h)
@@ -406,6 +431,7 @@ int main(void)
     tcase_add_test(tc, palette_uses_every_entry_it_has);
     tcase_add_test(tc, rgba16_png_at_the_pixel_limit_is_read);
     tcase_add_test(tc, fit_refuses_references_beyond_its_pixel_limit);
+    tcase_add_test(tc, f32_sidecars_that_are_not_json_say_so);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

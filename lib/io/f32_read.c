@@ -70,8 +70,17 @@ tf_heightmap *io_f32_read(const char *path, tf_error *err)
         io_read_file(sidecar, MAX_SIDECAR_BYTES, "a sidecar", &size, err);
     if (!text)
         goto done;
-    root = cJSON_ParseWithLength((const char *)text, size);
+    const char *stop = NULL;
+    root = cJSON_ParseWithLengthOpts((const char *)text, size, &stop, 0);
+    size_t stop_at = stop ? (size_t)(stop - (const char *)text) : 0;
     free(text);
+    if (!root) {
+        /* Not "not an object": the text is not JSON at all (or nested past
+         * cJSON's limit), and the byte says where it stops being JSON. */
+        tf_error_set(err, TF_ERR_PARSE, "%s: the f32 sidecar is not valid JSON (at byte %zu)",
+                     sidecar, stop_at);
+        goto done;
+    }
     if (!cJSON_IsObject(root)) {
         tf_error_set(err, TF_ERR_PARSE, "%s: the f32 sidecar is not a JSON object", sidecar);
         goto done;
