@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Debian's stb_image has a non-static function without a prototype. */
 #pragma GCC diagnostic push
@@ -233,6 +236,64 @@ START_TEST(atomic_files_appear_whole_or_not_at_all)
 }
 END_TEST
 
+/* ---- temporaries and fatal signals: each case in a child process, which
+ * opens an atomic file and signals itself */
+
+static void handler_removing_temporaries(int sig)
+{
+    (void)sig;
+    tf_atomic_remove_temporaries();
+    _exit(3);
+}
+
+/* In a child: open an atomic file in the scratch folder, write to it, raise
+ * SIGTERM with the disposition `before` (SIG_DFL, SIG_IGN or a handler) set
+ * first, then commit. The child's wait status. */
+static int child_raising_sigterm(void (*before)(int))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGTERM, before);
+        tf_error err;
+        tf_atomic_file *file = tf_atomic_open(tu_path("%s/out.txt", scratch), &err);
+        if (!file || fputs("partial", tf_atomic_stream(file)) < 0 ||
+            fflush(tf_atomic_stream(file)) != 0 || entries_in(scratch) != 1)
+            _exit(2);
+        raise(SIGTERM);
+        _exit(tf_atomic_commit(file, &err) == 0 ? 0 : 4);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+START_TEST(fatal_signals_remove_live_temporaries)
+{
+    /* The default action: the library's handler removes the temporary and
+     * the process still dies of the signal. */
+    int status = child_raising_sigterm(SIG_DFL);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
+    ck_assert_uint_eq(entries_in(scratch), 0);
+
+    /* A program's own handler is kept, and can remove the temporaries. */
+    status = child_raising_sigterm(handler_removing_temporaries);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %#x", status);
+    ck_assert_uint_eq(entries_in(scratch), 0);
+
+    /* An ignored signal stays ignored: the write goes on and commits. */
+    status = child_raising_sigterm(SIG_IGN);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    size_t len;
+    char *text = tu_read_file(tu_path("%s/out.txt", scratch), &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "partial");
+    free(text);
+    ck_assert_uint_eq(entries_in(scratch), 1);
+}
+END_TEST
+
 static const char *const THREE_LAYERS =
     "{\"format\":\"terrafit-terrain\",\"version\":1,\"seed\":3,\"noiseLayers\":["
     "{\"baseNoise\":{\"frequency\":0.02},\"rd\":{\"points\":[{\"x\":0.2,\"y\":0},{\"x\":0.5,"
@@ -341,6 +402,7 @@ int main(void)
     tcase_add_test(files, format_names_and_extensions);
     tcase_add_test(files, bad_arguments_write_nothing);
     tcase_add_test(files, atomic_files_appear_whole_or_not_at_all);
+    tcase_add_test(files, fatal_signals_remove_live_temporaries);
     tcase_add_test(files, preview_is_an_rgb_png_of_the_same_size);
     tcase_add_test(files, pair_preview_puts_two_maps_side_by_side);
     suite_add_tcase(s, files);

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include "render/mesh_internal.h"
 #include "terrafit/terrafit.h"
 #include "testutil.h"
 
@@ -414,6 +419,48 @@ START_TEST(formats_and_bad_arguments)
 }
 END_TEST
 
+START_TEST(write_failures_give_the_reason)
+{
+    /* A full device fails mid-stream: the message names the file and the
+     * system's reason, for both formats. */
+    tf_mesh *m = build(40, 0, 0);
+    tf_error err;
+    FILE *f = fopen("/dev/full", "wb");
+    if (f) {
+        setvbuf(f, NULL, _IONBF, 0);
+        for (int format = 0; format < TF_MESH_FORMAT_COUNT; format++) {
+            clearerr(f);
+            const char *name = format == TF_MESH_OBJ ? "full.obj" : "full.glb";
+            ck_assert_int_eq(mesh_write_stream(f, name, (tf_mesh_format)format, m, &err), -1);
+            ck_assert_int_eq(err.code, TF_ERR_IO);
+            ck_assert_msg(strstr(err.message, name) == err.message &&
+                              strstr(err.message, ": cannot write file: No space left on device"),
+                          "%s", err.message);
+        }
+        fclose(f);
+    }
+    /* Through tf_mesh_write, a file size limit (EFBIG, as ENOSPC would be)
+     * is reported with its reason and leaves no file, temporary or not. */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {1000, 1000};
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    for (int format = 0; format < TF_MESH_FORMAT_COUNT; format++) {
+        const char *path = tu_path("%s/big.%s", scratch, format == TF_MESH_OBJ ? "obj" : "glb");
+        ck_assert_int_eq(tf_mesh_write(path, (tf_mesh_format)format, m, &err), -1);
+        ck_assert_msg(strstr(err.message, ": cannot write file: File too large"), "%s",
+                      err.message);
+    }
+    DIR *d = opendir(scratch);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        ck_assert_msg(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0,
+                      "left behind: %s", e->d_name);
+    closedir(d);
+    tf_mesh_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mesh");
@@ -426,6 +473,7 @@ int main(void)
     tcase_add_test(tc, obj_reads_back_as_the_mesh);
     tcase_add_test(tc, glb_container_and_gltf_json_are_valid);
     tcase_add_test(tc, formats_and_bad_arguments);
+    tcase_add_test(tc, write_failures_give_the_reason);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

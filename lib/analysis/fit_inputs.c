@@ -118,5 +118,5 @@ int fit_check_inputs(const tf_layer_map *const *layers, size_t count, const tf_f
             return -1;
         }
     }
-    return 0;
+    return fit_check_pixels(layers, count, opt, first, err);
 }

@@ -1,7 +1,8 @@
 /*
  * Private declarations shared by the fitter's sources (fit.c, fit_inputs.c,
- * equalize.c, masks.c, noise_sample.c, synthesis.c): the input checks, the
- * base-noise sample, the runtime's stages and the mask search.
+ * fit_limits.c, equalize.c, masks.c, noise_sample.c, synthesis.c): the
+ * input checks and the size limit, the base-noise sample, the runtime's
+ * stages and the mask search.
  */
 #ifndef TF_ANALYSIS_FIT_INTERNAL_H
 #define TF_ANALYSIS_FIT_INTERNAL_H
@@ -31,6 +32,15 @@ const double *fit_noise_sample(tf_noise_type noise, tf_error *err);
 const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err);
 /* Free every sample (tf_fit_release_caches): none may be in use. */
 void fit_noise_samples_release(void);
+
+/* tf_fit_options.max_pixels, or TF_FIT_DEFAULT_MAX_PIXELS for 0. */
+size_t fit_max_pixels(const tf_fit_options *opt);
+/* 0 when the `count` layers (of equal, checked sizes) hold at most
+ * fit_max_pixels(opt) pixels together; else -1 with a TF_ERR_LIMIT message
+ * naming `first` (the first layer's label), the size and how to raise it.
+ * tf_fit calls it before allocating anything (fit_limits.c). */
+int fit_check_pixels(const tf_layer_map *const *layers, size_t count, const tf_fit_options *opt,
+                     const char *first, tf_error *err);
 
 /* Type 7 quantile of n >= 1 sorted doubles. */
 double fit_sample_quantile(const double *sorted, size_t n, double p);

@@ -130,6 +130,20 @@ int io_read_asc(const char *path, const unsigned char *data, size_t size, bool w
     const size_t nx = (size_t)h.ncols, ny = (size_t)h.nrows, n = nx * ny;
     const bool has_nodata = h.seen[KEY_NODATA];
     const double nodata = h.number[KEY_NODATA];
+    if ((size_t)(c.end - c.p) / 2 < n) {
+        /* Each value takes a character and the white space before it: a
+         * file this short cannot hold the grid. Counted here, with the
+         * loop's message, so a tiny file claiming a huge grid costs no
+         * allocation. */
+        io_cursor count = c;
+        io_token tok;
+        size_t k = 0;
+        while (k < n && io_next_token(&count, false, &tok))
+            k++;
+        tf_error_set(err, TF_ERR_PARSE, "%s:%zu: too few values: %zu of %zu (nrows %zu x ncols %zu)",
+                     path, count.line, k, n, ny, nx);
+        return -1;
+    }
     if (io_decoded_alloc(path, nx, ny, want_zero, out, err) != 0)
         return -1;
     tf_layer_map *map = out->map;

@@ -1,12 +1,16 @@
 /*
  * Atomic file writing: bytes go to a temporary file beside the target, which
  * is synced and renamed over the target only when complete, so a reader (or
- * a crash) sees the old file or the whole new one, never a torn one.
+ * a crash) sees the old file or the whole new one, never a torn one. Live
+ * temporaries are also removed when SIGINT, SIGTERM or SIGHUP ends the
+ * process (an async-signal-safe registry, below).
  */
-#define _POSIX_C_SOURCE 200809L /* fsync, fdopen, clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* fsync, fdopen, clock_gettime, sigaction */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -27,8 +31,89 @@
 struct tf_atomic_file {
     char *path;      /* the target, as the caller named it (for messages) */
     char *temp_path; /* beside the target; removed unless committed */
+    int slot;        /* its place in the live registry, -1 for none */
     FILE *stream;
 };
+
+/* ---- live temporaries, removed on fatal signals
+ *
+ * A fixed table of the temporaries' names, so a signal handler can walk it
+ * without locks or allocation: a slot is claimed and released with atomic
+ * exchanges. Whoever takes a name out of its slot owns it: the writer then
+ * frees it, the handler unlinks it (and the writer, finding its slot
+ * already empty, leaves the string alone: the process is ending). Beyond
+ * LIVE_SLOTS temporaries at once the extra ones are written unprotected. */
+#define LIVE_SLOTS 64
+
+#if ATOMIC_POINTER_LOCK_FREE != 2
+#error "the temporary registry needs lock-free atomic pointers to be async-signal-safe"
+#endif
+
+static _Atomic(char *) live[LIVE_SLOTS];
+
+static int live_add(char *name)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        char *expected = NULL;
+        if (atomic_compare_exchange_strong(&live[i], &expected, name))
+            return i;
+    }
+    return -1;
+}
+
+/* 1 when `name` was still in its slot (the caller owns it again), 0 when a
+ * signal handler took it. */
+static int live_remove(int slot, char *name)
+{
+    if (slot < 0)
+        return 1;
+    char *expected = name;
+    return atomic_compare_exchange_strong(&live[slot], &expected, NULL);
+}
+
+void tf_atomic_remove_temporaries(void)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        char *name = atomic_exchange(&live[i], NULL);
+        if (name)
+            unlink(name); /* async-signal-safe; a name already renamed is ENOENT */
+    }
+}
+
+/* The handler installed for a signal whose action was the default
+ * (termination): remove the temporaries, then end the process as the
+ * default action would (SA_RESETHAND has restored it; raise delivers it once
+ * the handler returns). Only async-signal-safe calls. */
+static void on_fatal_signal(int sig)
+{
+    int saved = errno;
+    tf_atomic_remove_temporaries();
+    raise(sig);
+    errno = saved;
+}
+
+static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+
+/* Once per process, at the first temporary: SIGINT, SIGTERM and SIGHUP
+ * get on_fatal_signal where they still have their default action. A
+ * program's own handler (installed before) is left alone and can call
+ * tf_atomic_remove_temporaries; one installed later replaces ours. */
+static void install_handlers(void)
+{
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+            old.sa_handler != SIG_DFL)
+            continue;
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = on_fatal_signal;
+        sigfillset(&action.sa_mask); /* one handler at a time */
+        action.sa_flags = SA_RESETHAND | SA_RESTART;
+        sigaction(signals[i], &action, NULL);
+    }
+}
 
 /* A well-mixed 64-bit value (splitmix64 finalizer). */
 static uint64_t mix64(uint64_t x)
@@ -56,8 +141,13 @@ static uint64_t temp_name_suffix(void)
 /* Create "<dir>/.<base>.tmp-<suffix>" exclusively. It is opened with mode
  * 0666 rather than made by mkstemp (0600) then chmod'ed: the kernel then
  * applies the umask and any default ACL itself, with no need to read the
- * umask, which is not thread-safe. -1 with errno set on failure. */
-static int create_temp_beside(const char *path, char **temp_path_out)
+ * umask, which is not thread-safe. The name is in the live registry
+ * (*slot_out, -1 when full) before the file exists, so a signal at any
+ * moment after finds it; the handler unlinking a name not yet created does
+ * no harm (another process's file of the same random name would have made
+ * the open fail with EEXIST: a 2^-64 chance). -1 with errno set on
+ * failure. */
+static int create_temp_beside(const char *path, char **temp_path_out, int *slot_out)
 {
     const char *slash = strrchr(path, '/');
     size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
@@ -68,14 +158,24 @@ static int create_temp_beside(const char *path, char **temp_path_out)
         errno = ENOMEM;
         return -1;
     }
+    pthread_once(&handlers_once, install_handlers);
     for (int attempt = 0; attempt < TEMP_NAME_ATTEMPTS; attempt++) {
         snprintf(temp_path, size, "%.*s.%s.tmp-%016llx", (int)dir_len, path, base,
                  (unsigned long long)temp_name_suffix());
+        int slot = live_add(temp_path);
         int fd = open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             *temp_path_out = temp_path;
+            *slot_out = slot;
             return fd;
         }
+        int saved = errno;
+        if (!live_remove(slot, temp_path)) {
+            /* A signal handler has the name and the process is ending. */
+            errno = EINTR;
+            return -1;
+        }
+        errno = saved;
         if (errno != EEXIST)
             break;
     }
@@ -88,7 +188,8 @@ static int create_temp_beside(const char *path, char **temp_path_out)
 static void atomic_file_free(tf_atomic_file *file)
 {
     free(file->path);
-    free(file->temp_path);
+    if (live_remove(file->slot, file->temp_path))
+        free(file->temp_path);
     free(file);
 }
 
@@ -120,7 +221,8 @@ tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
     }
     memcpy(file->path, path, len + 1);
 
-    int fd = create_temp_beside(path, &file->temp_path);
+    file->slot = -1;
+    int fd = create_temp_beside(path, &file->temp_path, &file->slot);
     if (fd < 0) {
         tf_error_set(err, errno == ENOMEM ? TF_ERR_NOMEM : TF_ERR_IO, "%s: cannot create file: %s",
                   path, strerror(errno));

@@ -70,8 +70,17 @@ tf_heightmap *io_f32_read(const char *path, tf_error *err)
         io_read_file(sidecar, MAX_SIDECAR_BYTES, "a sidecar", &size, err);
     if (!text)
         goto done;
-    root = cJSON_ParseWithLength((const char *)text, size);
+    const char *stop = NULL;
+    root = cJSON_ParseWithLengthOpts((const char *)text, size, &stop, 0);
+    size_t stop_at = stop ? (size_t)(stop - (const char *)text) : 0;
     free(text);
+    if (!root) {
+        /* Not "not an object": the text is not JSON at all (or nested past
+         * cJSON's limit), and the byte says where it stops being JSON. */
+        tf_error_set(err, TF_ERR_PARSE, "%s: the f32 sidecar is not valid JSON (at byte %zu)",
+                     sidecar, stop_at);
+        goto done;
+    }
     if (!cJSON_IsObject(root)) {
         tf_error_set(err, TF_ERR_PARSE, "%s: the f32 sidecar is not a JSON object", sidecar);
         goto done;
@@ -83,23 +92,22 @@ tf_heightmap *io_f32_read(const char *path, tf_error *err)
         sidecar_says(sidecar, root, "byteOrder", "little-endian", err) != 0 ||
         sidecar_says(sidecar, root, "rowOrder", "top-to-bottom", err) != 0)
         goto done;
+    /* The data's byte count is compared before the map is allocated: a
+     * sidecar claiming a huge size costs nothing until the file holds it. */
+    if (io_heightmap_check(path, width, height, err) != 0)
+        goto done;
+    size_t n = (size_t)(width * height);
+    data = io_read_file(path, n * 4, "the size its sidecar gives", &size, err);
+    if (!data)
+        goto done;
+    if (size != n * 4) {
+        tf_error_set(err, TF_ERR_PARSE, "%s: %zu bytes, but the sidecar's %zux%zu floats need %zu",
+                     path, size, (size_t)width, (size_t)height, n * 4);
+        goto done;
+    }
     map = io_heightmap_alloc(path, width, height, err);
     if (!map)
         goto done;
-    size_t n = map->width * map->height;
-    data = io_read_file(path, n * 4, "the size its sidecar gives", &size, err);
-    if (!data) {
-        tf_heightmap_free(map);
-        map = NULL;
-        goto done;
-    }
-    if (size != n * 4) {
-        tf_error_set(err, TF_ERR_PARSE, "%s: %zu bytes, but the sidecar's %zux%zu floats need %zu",
-                     path, size, map->width, map->height, n * 4);
-        tf_heightmap_free(map);
-        map = NULL;
-        goto done;
-    }
     for (size_t k = 0; k < n; k++)
         map->values[k] = float_from_le(data + 4 * k);
     /* Georeferencing is optional: both origin and step, finite, step > 0. */

@@ -11,9 +11,14 @@
 #include "io/io_internal.h"
 #include "terrafit/terrafit.h"
 
-/* A tf_heightmap with `width` x `height` values (checked against
- * TF_MAX_IMAGE_SIDE / TF_MAX_IMAGE_PIXELS), not georeferenced. NULL (err
- * set) on failure. */
+/* 0 when `width` x `height` is a heightmap size tf_heightmap_read accepts
+ * (not empty, within TF_MAX_IMAGE_SIDE / TF_MAX_IMAGE_PIXELS); else -1 with
+ * err set. Readers check it, and that the file holds that many values,
+ * before allocating. */
+int io_heightmap_check(const char *path, uint64_t width, uint64_t height, tf_error *err);
+
+/* A tf_heightmap with `width` x `height` values (checked as above), not
+ * georeferenced. NULL (err set) on failure. */
 tf_heightmap *io_heightmap_alloc(const char *path, uint64_t width, uint64_t height,
                                  tf_error *err);
 

@@ -21,8 +21,7 @@
  * long numbers: 32 bytes a cell. */
 #define ASC_BYTES_PER_CELL 32
 
-tf_heightmap *io_heightmap_alloc(const char *path, uint64_t width, uint64_t height,
-                                 tf_error *err)
+int io_heightmap_check(const char *path, uint64_t width, uint64_t height, tf_error *err)
 {
     if (width == 0 || height == 0 || width > TF_MAX_IMAGE_SIDE || height > TF_MAX_IMAGE_SIDE ||
         width * height > TF_MAX_IMAGE_PIXELS) {
@@ -31,8 +30,16 @@ tf_heightmap *io_heightmap_alloc(const char *path, uint64_t width, uint64_t heig
                      path, (unsigned long long)width, (unsigned long long)height,
                      width == 0 || height == 0 ? "empty" : "too large", TF_MAX_IMAGE_SIDE,
                      TF_MAX_IMAGE_PIXELS);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+tf_heightmap *io_heightmap_alloc(const char *path, uint64_t width, uint64_t height,
+                                 tf_error *err)
+{
+    if (io_heightmap_check(path, width, height, err) != 0)
+        return NULL;
     tf_heightmap *map = calloc(1, sizeof *map);
     float *values = map ? malloc((size_t)(width * height) * sizeof *values) : NULL;
     if (!values) {
@@ -100,12 +107,14 @@ static tf_heightmap *read_r16(const char *path, size_t width, size_t height, tf_
             side--;
         width = height = side;
     }
-    tf_heightmap *map = io_heightmap_alloc(path, width, height, err);
-    if (map && size != map->width * map->height * 2) {
+    /* The byte count is compared before the map is allocated. */
+    tf_heightmap *map = NULL;
+    if (io_heightmap_check(path, width, height, err) != 0) {
+    } else if (size != width * height * 2) {
         tf_error_set(err, TF_ERR_PARSE, "%s: %zu bytes, but a %zux%zu r16 heightmap has %zu",
-                     path, size, map->width, map->height, map->width * map->height * 2);
-        tf_heightmap_free(map);
-        map = NULL;
+                     path, size, width, height, width * height * 2);
+    } else {
+        map = io_heightmap_alloc(path, width, height, err);
     }
     if (map) {
         size_t n = map->width * map->height;
@@ -192,6 +201,20 @@ static tf_heightmap *read_asc(const char *path, tf_error *err)
                      : !h.has_x     ? "xllcorner"
                      : !h.has_y     ? "yllcorner"
                                     : "cellsize");
+        goto done;
+    }
+    if (io_heightmap_check(path, h.ncols, h.nrows, err) != 0)
+        goto done;
+    if ((size_t)(c.end - c.p) / 2 < h.ncols * h.nrows) {
+        /* Each value takes a character and the white space before it: a
+         * file this short cannot hold the grid, whatever its header says.
+         * Counted without allocating the map. */
+        io_cursor count = c;
+        size_t k = 0;
+        while (k < h.ncols * h.nrows && io_next_token(&count, false, &tok))
+            k++;
+        tf_error_set(err, TF_ERR_PARSE, "%s:%zu: too few values: %zu of %llu", path, count.line,
+                     k, (unsigned long long)(h.ncols * h.nrows));
         goto done;
     }
     map = io_heightmap_alloc(path, h.ncols, h.nrows, err);

@@ -71,17 +71,19 @@ tf_heightmap *io_pfm_decode(const char *path, const unsigned char *data, size_t 
     }
     const unsigned char *raster = (const unsigned char *)c.p + 1;
     size_t available = size - (size_t)(raster - data);
-    tf_heightmap *map = io_heightmap_alloc(path, dims[0], dims[1], err);
-    if (!map)
+    /* The size, then the byte count, before the map is allocated. */
+    if (io_heightmap_check(path, dims[0], dims[1], err) != 0)
         return NULL;
-    size_t nx = map->width, ny = map->height;
+    size_t nx = (size_t)dims[0], ny = (size_t)dims[1];
     if (available != nx * ny * 4) {
         tf_error_set(err, TF_ERR_PARSE,
                      "%s: a %zux%zu PFM holds %zu bytes of samples, but %zu follow the header",
                      path, nx, ny, nx * ny * 4, available);
-        tf_heightmap_free(map);
         return NULL;
     }
+    tf_heightmap *map = io_heightmap_alloc(path, nx, ny, err);
+    if (!map)
+        return NULL;
     const int little_endian = scale < 0.0;
     for (size_t k = 0; k < ny; k++) {
         const unsigned char *row = raster + k * nx * 4;

@@ -81,6 +81,20 @@ int io_read_pgm(const char *path, const unsigned char *data, size_t size, bool w
                 return -1;
             }
     }
+    if (plain && (size_t)(c.end - c.p) / 2 < n) {
+        /* Each sample takes a digit and the white space before it: fewer
+         * than 2 bytes a sample cannot hold the raster. Counted here, with
+         * the loop's message, so a tiny file claiming a huge size costs no
+         * allocation. */
+        io_cursor count = c;
+        io_token tok;
+        size_t k = 0;
+        while (k < n && io_next_token(&count, true, &tok))
+            k++;
+        tf_error_set(err, TF_ERR_PARSE, "%s:%zu: truncated PGM: %zu of %zu samples (%zux%zu)",
+                     path, count.line, k, n, nx, ny);
+        return -1;
+    }
     if (io_decoded_alloc(path, nx, ny, want_zero, out, err) != 0)
         return -1;
     tf_layer_map *map = out->map;

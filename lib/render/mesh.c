@@ -4,6 +4,7 @@
  * the border samples so neighbouring tiles meet without seams, written as
  * Wavefront OBJ or glTF 2.0 binary (.glb).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "render/mesh_internal.h"
 #include "terrafit/terrafit.h"
 
 /* glTF 2.0 binary container (glTF spec, "GLB File Format Specification"). */
@@ -348,8 +350,25 @@ static int write_glb(FILE *f, const tf_mesh *m, const char *path, tf_error *err)
                  write_floats(f, m->positions, 3 * m->vertex_count) != 0 ||
                  write_floats(f, m->normals, 3 * m->vertex_count) != 0 ||
                  write_u32s(f, m->indices, m->index_count) != 0;
+    int saved = errno; /* the failed write's reason, whatever free does */
     free(json.text);
+    errno = saved;
     return failed ? -1 : 0;
+}
+
+int mesh_write_stream(FILE *f, const char *name, tf_mesh_format format, const tf_mesh *mesh,
+                      tf_error *err)
+{
+    errno = 0;
+    int status = format == TF_MESH_OBJ ? write_obj(f, mesh) : write_glb(f, mesh, name, err);
+    if (status == -1) {
+        /* errno is the failed write's (ENOSPC on a full disk); 0 only when
+         * the stream's error flag was set before this call. */
+        int e = errno;
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", name,
+                     e ? strerror(e) : "a write failed");
+    }
+    return status == 0 ? 0 : -1;
 }
 
 int tf_mesh_write(const char *path, tf_mesh_format format, const tf_mesh *mesh, tf_error *err)
@@ -363,12 +382,8 @@ int tf_mesh_write(const char *path, tf_mesh_format format, const tf_mesh *mesh, 
     tf_atomic_file *file = tf_atomic_open(path, err);
     if (!file)
         return -1;
-    FILE *f = tf_atomic_stream(file);
-    int status = format == TF_MESH_OBJ ? write_obj(f, mesh) : write_glb(f, mesh, path, err);
-    if (status != 0) {
+    if (mesh_write_stream(tf_atomic_stream(file), path, format, mesh, err) != 0) {
         tf_atomic_abort(file);
-        if (status == -1)
-            tf_error_set(err, TF_ERR_IO, "%s: write failed", path);
         return -1;
     }
     return tf_atomic_commit(file, err);

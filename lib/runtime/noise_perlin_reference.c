@@ -113,6 +113,18 @@ static inline double K(noise3_state *st, int a, double *gx, double *gy)
  * derivative arithmetic). */
 static inline double noise3_eval(double x, double y, double z, double *dndx, double *dndy)
 {
+    /* Not in the Java code: a NaN offset fails every comparison below, which
+     * would pick the same corner for hi and lo and walk A[-1]; an infinite
+     * one puts every corner out of reach and gives 0. Both break the
+     * promise that non-finite coordinates give a non-finite value. Finite
+     * inputs never take this branch, so their bits are the Java code's. */
+    if (!(isfinite(x) && isfinite(y) && isfinite(z))) {
+        if (dndx) {
+            *dndx = NAN;
+            *dndy = NAN;
+        }
+        return NAN;
+    }
     noise3_state st;
     double s = (x + y + z) / 3;
     st.i = java_double_to_int(floor(x + s));

@@ -627,6 +627,30 @@ static int is_json_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* The nesting depth of arrays and objects (outside strings) just before
+ * byte `offset`. */
+static long depth_at(const char *text, size_t offset)
+{
+    long depth = 0;
+    int in_string = 0;
+    for (size_t k = 0; k < offset; k++) {
+        char c = text[k];
+        if (in_string) {
+            if (c == '\\')
+                k++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 /* 2 if the text stops inside a string, 1 inside an unclosed array/object,
  * else 0: signs of a truncated file. (cJSON reports such errors at the
  * last character, or at the start of the unterminated string.) */
@@ -682,6 +706,16 @@ tf_spec *tf_spec_parse(const char *json, size_t len, const char *source, tf_erro
     if (!root || stop < len) {
         size_t line, column;
         line_column(json, stop < len ? stop : len, &line, &column);
+        /* cJSON stops at the array or object that would be nested
+         * CJSON_NESTING_LIMIT + 1 deep, without saying why. */
+        if (!root && stop < len && (json[stop] == '[' || json[stop] == '{') &&
+            depth_at(json, stop) >= CJSON_NESTING_LIMIT) {
+            tf_error_set(err, TF_ERR_PARSE,
+                         "%s:%zu:%zu: invalid JSON (nested too deeply: more than %d levels of "
+                         "arrays and objects)",
+                         src, line, column, (int)CJSON_NESTING_LIMIT);
+            return NULL;
+        }
         int inside = root ? 0 : ends_inside_value(json, len);
         int truncated = !root && (stop >= len || inside == 2 || (inside && stop + 1 >= len));
         const char *why = truncated ? "unexpected end of input"

@@ -58,6 +58,13 @@ typedef void (*tf_progress_fn)(void *user, size_t rows_done, size_t rows_total);
 #define TF_FIT_MAX_BANDS 16
 /* Equal-count bins of the coarse elevation a learned mask curve uses. */
 #define TF_FIT_MASK_CURVE_BINS 12
+/* The most reference pixels (width x height x layers) a fit takes on by
+ * default, and the measured peak memory a pixel may cost (docs/fitting.md,
+ * "Memory and time": about 100-160 bytes a pixel for a DEM in the default
+ * mode, up to 300 with 16 bands or --noise auto): 2^25 pixels stay within
+ * about 10 GB, which a 24 GB machine honours. */
+#define TF_FIT_DEFAULT_MAX_PIXELS ((size_t)1 << 25)
+#define TF_FIT_BYTES_PER_PIXEL 300u
 
 /* --noise auto (docs/fitting.md, "Noises and layer kinds"): the noises
  * tried per layer, in this order (ties keep the earlier one). */
@@ -96,6 +103,12 @@ typedef struct {
     int noise_auto;
     unsigned char layer_noise[TF_MAX_LAYERS];
     unsigned char layer_fractal[TF_MAX_LAYERS];
+    /* The most reference pixels the fit takes on: width x height times the
+     * number of references (TF_ERR_LIMIT beyond, before anything is
+     * allocated). 0 (tf_fit_options_init) is TF_FIT_DEFAULT_MAX_PIXELS;
+     * SIZE_MAX lifts the limit. Peak memory grows with it, up to
+     * TF_FIT_BYTES_PER_PIXEL bytes a pixel. */
+    size_t max_pixels;
 } tf_fit_options;
 
 /* One candidate of --noise auto for one layer: the layer fitted with that
@@ -121,7 +134,7 @@ typedef struct {
 } tf_fit_noise_candidate;
 
 /* Defaults: TF_FIT_DEFAULT_POINTS, auto, simplex, seed 0, threads 0,
- * layers auto. */
+ * layers auto, max_pixels 0 (TF_FIT_DEFAULT_MAX_PIXELS). */
 TF_API void tf_fit_options_init(tf_fit_options *opt);
 
 /* What the mask search found for layer i against one lower layer j

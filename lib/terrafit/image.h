@@ -1,7 +1,7 @@
 /*
  * Reference height layers (thesis 5.3) read from images and elevation grids:
  * a value map and a visibility (alpha) map of the same size. Part of the
- * full library (stb_image); the runtime never sees images.
+ * full library (libpng); the runtime never sees images.
  */
 #ifndef TERRAFIT_IMAGE_H
 #define TERRAFIT_IMAGE_H

@@ -156,6 +156,16 @@ TF_API void tf_atomic_abort(tf_atomic_file *file);
 /* Write a whole buffer atomically. 0 on success. */
 TF_API int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_error *err);
 
+/* Temporaries left by a killed process: the first tf_atomic_open installs a
+ * handler for SIGINT, SIGTERM and SIGHUP, each only where the program has
+ * left the default action (termination); it removes every live temporary,
+ * then the signal ends the process as it would have. A program with its
+ * own handler for them calls tf_atomic_remove_temporaries from it: it is
+ * async-signal-safe (lock-free, no allocation; only unlink). It is meant
+ * for a process about to end: the files being written are gone afterwards
+ * (their commits fail). */
+TF_API void tf_atomic_remove_temporaries(void);
+
 /* ------------------------------------------------------------- rendering */
 
 /* Progress callbacks are tf_progress_fn (terrafit/fit.h): called from the

@@ -43,9 +43,63 @@ case('png-header-only', 'png', SIG, 'truncated PNG: the file ends at byte 8')
 bad = bytearray(g); bad[idat_at + 10] ^= 0x55
 case('png-crc-mismatch', 'png', bytes(bad), 'corrupt PNG: CRC mismatch in chunk IDAT at byte 33')
 case('png-corrupt-data', 'png', SIG + ihdr(4, 4) + chunk(b'IDAT', b'\x12\x34garbage-not-zlib') + chunk(b'IEND', b''),
-     'corrupt PNG data (stb_image:')
+     'corrupt PNG data in row 0 of 4 (IDAT: incorrect header check)')
 case('png-too-few-pixels', 'png', SIG + ihdr(4, 4) + chunk(b'IDAT', zlib.compress(b'\0\1\2\3\4')) + chunk(b'IEND', b''),
-     'corrupt PNG data (stb_image:')
+     'corrupt PNG data in row 1 of 4 (Not enough image data)')
+
+# Palettes and transparency: every index must have a PLTE entry (a decoder
+# would otherwise read whatever its palette buffer held), and PLTE / tRNS
+# must be where and what the PNG specification says.
+def palette_png(w, h, indices, plte, trns=None, depth=8, interlace=0, plte_after_idat=False):
+    raw = b''.join(b'\0' + bytes(indices[y * w:(y + 1) * w]) for y in range(h))
+    if interlace:  # Adam7: the rows of each non-empty pass
+        raw = b''
+        for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)):
+            xs, ys = range(x0, w, dx), range(y0, h, dy)
+            if len(xs) and len(ys):
+                raw += b''.join(b'\0' + bytes(indices[y * w + x] for x in xs) for y in ys)
+    body = SIG + ihdr(w, h, depth, 3, interlace)
+    p = chunk(b'PLTE', plte)
+    t = chunk(b'tRNS', trns) if trns is not None else b''
+    idat = chunk(b'IDAT', zlib.compress(raw))
+    body += (idat + p + t) if plte_after_idat else (p + t + idat)
+    return body + chunk(b'IEND', b'')
+two = bytes([10, 20, 30, 200, 210, 220])
+case('png-palette-index-beyond-plte', 'png', palette_png(4, 2, [0, 1, 0, 1, 1, 0, 5, 0], two),
+     'pixel (2, 1) has palette index 5, beyond the 2 entries of the PLTE chunk')
+case('png-palette-index-beyond-plte-interlaced', 'png', palette_png(9, 9, [0] * 80 + [3], two, interlace=1),
+     'pixel (8, 8) has palette index 3, beyond the 2 entries of the PLTE chunk')
+case('png-palette-without-plte', 'png', SIG + ihdr(2, 1, 8, 3) + chunk(b'IDAT', zlib.compress(b'\0\0\1')) + chunk(b'IEND', b''),
+     'corrupt PNG: a palette image (colour type 3) without a PLTE chunk before its image data')
+case('png-plte-after-idat', 'png', palette_png(2, 1, [0, 1], two, plte_after_idat=True),
+     'corrupt PNG: a palette image (colour type 3) without a PLTE chunk')
+case('png-plte-bad-length', 'png', palette_png(2, 1, [0, 1], two + b'\1'),
+     'corrupt PNG: PLTE chunk at byte 33 holds 7 bytes (a palette is 1 to 256 entries of 3 bytes)')
+case('png-plte-twice', 'png', SIG + ihdr(2, 1, 8, 3) + chunk(b'PLTE', two) + chunk(b'PLTE', two) + chunk(b'IDAT', zlib.compress(b'\0\0\1')) + chunk(b'IEND', b''),
+     'corrupt PNG: a second PLTE chunk at byte 51')
+case('png-trns-too-long-for-palette', 'png', palette_png(2, 1, [0, 1], two, trns=b'\1\2\3'),
+     'corrupt PNG: tRNS chunk at byte 51 holds 3 alpha values for a palette of 2 entries')
+case('png-trns-before-plte', 'png', SIG + ihdr(2, 1, 8, 3) + chunk(b'tRNS', b'\0') + chunk(b'PLTE', two) + chunk(b'IDAT', zlib.compress(b'\0\0\1')) + chunk(b'IEND', b''),
+     'corrupt PNG: tRNS chunk at byte 33 before the PLTE chunk')
+grey_idat = chunk(b'IDAT', zlib.compress(b'\0\7\x10'))
+case('png-trns-after-idat', 'png', SIG + ihdr(2, 1) + grey_idat + chunk(b'tRNS', b'\0\7') + chunk(b'IEND', b''),
+     'corrupt PNG: image data before the tRNS chunk at byte')
+case('png-trns-with-alpha', 'png', SIG + ihdr(1, 1, 8, 4) + chunk(b'tRNS', b'\0\7') + chunk(b'IDAT', zlib.compress(b'\0\7\xff')) + chunk(b'IEND', b''),
+     'corrupt PNG: tRNS chunk at byte 33 in an image of colour type 4, which has an alpha channel')
+case('png-trns-bad-length', 'png', SIG + ihdr(2, 1) + chunk(b'tRNS', b'\0\7\0') + grey_idat + chunk(b'IEND', b''),
+     'corrupt PNG: tRNS chunk at byte 33 holds 3 bytes; colour type 0 needs 2')
+case('png-trns-level-beyond-depth', 'png', SIG + ihdr(2, 1, 4, 0) + chunk(b'tRNS', b'\0\x10') + chunk(b'IDAT', zlib.compress(b'\0\x70')) + chunk(b'IEND', b''),
+     'corrupt PNG: tRNS level 16 (chunk at byte 33) is beyond the 4-bit range')
+case('png-idat-not-consecutive', 'png', SIG + ihdr(4, 4) + chunk(b'IDAT', g[idat_at + 8:idat_at + 12]) + chunk(b'tEXt', b'a\0b') +
+     chunk(b'IDAT', g[idat_at + 12:g.index(b'IEND') - 8]) + chunk(b'IEND', b''),
+     'corrupt PNG: IDAT chunk at byte 64 after other chunks (the image data must be consecutive IDAT chunks)')
+case('png-unknown-critical-chunk', 'png', SIG + ihdr(4, 4) + chunk(b'ABCD', b'') + g[idat_at:],
+     'corrupt PNG (ABCD: unhandled critical chunk)')
+# A tiny file whose IHDR claims a large image: the compressed data cannot
+# hold it (deflate expands at most 1032 times), refused before the
+# 2 GiB layer is allocated.
+case('png-idat-too-small-for-size', 'png', SIG + ihdr(16384, 16384) + chunk(b'IDAT', zlib.compress(b'\0' * 1000)) + chunk(b'IEND', b''),
+     'corrupt PNG: 17 bytes of compressed image data cannot hold a 16384x16384 image (268451840 bytes once inflated; deflate expands at most 1032x)')
 case('png-no-idat', 'png', SIG + ihdr(4, 4) + chunk(b'IEND', b''), 'corrupt PNG: no image data')
 case('png-first-chunk-not-ihdr', 'png', SIG + chunk(b'tEXt', b'a\0b') + ihdr(4, 4) + chunk(b'IEND', b''),
      'corrupt PNG: the first chunk is tEXt, not IHDR')
@@ -85,6 +139,11 @@ case('pgm-binary-sample-above-maxval', 'pgm', b'P5\n2 2\n100\n\0\1\x65\3', 'samp
 case('pgm-plain-sample-above-maxval', 'pgm', 'P2\n# x\n2 2\n10\n0 1\n2 11\n', ':6: sample 11 at pixel (1, 1) is above maxval 10')
 case('pgm-plain-not-a-number', 'pgm', 'P2\n2 2\n10\n0 1\n2 x3\n', ":5: sample 'x3' at pixel (1, 1) is not a non-negative integer")
 case('pgm-plain-too-few-samples', 'pgm', 'P2\n2 2\n10\n0 1\n2\n', ':6: truncated PGM: 3 of 4 samples (2x2)')
+# Headers claiming far more than the file holds: refused from the byte
+# count (two bytes a text sample at least) before the layer is allocated.
+case('pgm-plain-header-claims-huge-size', 'pgm', 'P2 16384 16384 255 0', ':1: truncated PGM: 1 of 268435456 samples (16384x16384)')
+case('pfm-header-claims-huge-size', 'pfm', b'Pf\n16384 16384\n-1\n\0\0\0\0',
+     'a 16384x16384 PFM holds 1073741824 bytes of samples, but 4 follow the header')
 case('pgm-plain-too-many-samples', 'pgm', 'P2\n2 2\n10\n0 1\n2 3\n4\n', ':6: more samples than the 4 (2x2) of the header')
 
 H = 'ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 10\n'
@@ -101,6 +160,8 @@ case('asc-corner-and-center', 'asc', 'ncols 3\nnrows 2\nxllcorner 0\nxllcenter 0
 case('asc-zero-sized', 'asc', 'ncols 3\nnrows 0\nxllcorner 0\nyllcorner 0\ncellsize 1\n', 'zero-sized image (3x0)')
 case('asc-pixels-beyond-limit', 'asc', 'ncols 20000\nnrows 20000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1\n', '20000x20000 is 400000000 pixels, beyond the limit of 268435456')
 case('asc-too-few-values', 'asc', H + '1 2 3\n4 5\n', ':8: too few values: 5 of 6 (nrows 2 x ncols 3)')
+case('asc-header-claims-huge-size', 'asc', 'ncols 16384\nnrows 16384\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n',
+     ':7: too few values: 3 of 268435456 (nrows 16384 x ncols 16384)')
 case('asc-too-many-values', 'asc', H + '1 2 3\n4 5 6\n7\n', ':8: too many values: more than the 6 (nrows 2 x ncols 3) of the header')
 case('asc-infinite-value', 'asc', H + '1 2 3\ninf 5 6\n', ":7: value 'inf' at row 1, column 0 is not finite")
 case('asc-nan-value', 'asc', H + 'NODATA_value -9999\n1 2 3\n4 nan 6\n', ":8: value 'nan' at row 1, column 1 is not finite")
