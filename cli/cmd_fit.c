@@ -47,7 +47,7 @@ typedef struct {
     const char *report_path;
     const char *preview_path;
     const char *valid_path;
-    unsigned long long points, seed, threads;
+    unsigned long long points, seed, threads, max_pixels;
     tf_fit_options fit;
     bool quiet;
     int max_layer_named; /* highest I in --noise / --layer-kind I=..., or -1 */
@@ -477,6 +477,7 @@ int cmd_fit(int argc, char **argv)
     req.points = req.fit.points;
     req.seed = req.fit.seed;
     req.threads = req.fit.threads;
+    req.max_pixels = TF_FIT_DEFAULT_MAX_PIXELS;
     const cli_option options[] = {
         CLI_OPT_STRING('o', "output", &req.output_path, "SPEC",
                        "terrain JSON file to write (required)"),
@@ -510,6 +511,9 @@ int cmd_fit(int argc, char **argv)
                        "also write a picture: the reference (the sum of the layers' offsets) "
                        "beside a synthesis of the same size, one colour scale (the spec's "
                        "range) for both, each captioned"),
+        CLI_OPT_COUNT(0, "max-pixels", &req.max_pixels, "N", 1, (unsigned long long)1 << 50,
+                      "the most reference pixels (width x height x references) to fit: a "
+                      "fit's memory grows with them (default 33554432; docs/fitting.md)"),
         CLI_OPT_COUNT('j', "threads", &req.threads, "N", 0, CLI_MAX_THREADS,
                       "worker threads (default 0: one per core)"),
         CLI_OPT_FLAG('q', "quiet", &req.quiet, "no summary, no progress bar"),
@@ -524,5 +528,6 @@ int cmd_fit(int argc, char **argv)
     req.fit.points = (size_t)req.points;
     req.fit.seed = (uint32_t)req.seed;
     req.fit.threads = (unsigned)req.threads;
+    req.fit.max_pixels = (size_t)req.max_pixels;
     return fit(&req);
 }

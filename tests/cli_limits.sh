@@ -62,4 +62,17 @@ expect_message "a palette index beyond PLTE names its pixel" 1 \
     "$TERRAFIT" fit -q "$scratch/palette.png" -o "$scratch/out.json"
 check "and writes nothing" no_output
 
+# --max-pixels sets the fit's limit: lower than a reference, the fit is
+# refused naming both; 0 is not a limit (usage error).
+layer0="$TF_SRCDIR/samples/layered/layer0.png"
+expect_message "fit --max-pixels below the reference's pixels is refused" 1 \
+    "layer0.png: 512x512 is 262144 pixels, beyond the fit's limit of 1000" \
+    "$TERRAFIT" fit -q "$layer0" -o "$scratch/out.json" --max-pixels 1000
+check "and writes nothing" no_output
+expect_message "fit --max-pixels 0 is a usage error" 2 \
+    "invalid --max-pixels '0'" \
+    "$TERRAFIT" fit -q "$layer0" -o "$scratch/out.json" --max-pixels 0
+run "$TERRAFIT" fit -q "$layer0" -o "$scratch/out.json" --max-pixels 262144
+check "fit --max-pixels equal to the reference's pixels fits it" [ "$status" -eq 0 ]
+
 tap_finish
