@@ -59,7 +59,7 @@ static unsigned choice_code(const char *name, size_t len, bool kinds)
 {
     if (!kinds && len == 4 && strncmp(name, "auto", 4) == 0)
         return TF_FIT_LAYER_NOISE_AUTO;
-    int count = kinds ? TF_FRACTAL_KIND_COUNT : TF_NOISE_KIND_COUNT;
+    int count = kinds ? TF_FRACTAL_KIND_COUNT : TF_NOISE_TYPE_COUNT;
     for (int k = 0; k < count; k++) {
         const char *n = kinds ? tf_fractal_kind_name((tf_fractal_kind)k)
                               : tf_noise_type_name((tf_noise_type)k);

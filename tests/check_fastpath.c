@@ -274,7 +274,7 @@ START_TEST(noise_rows_match_the_scalar_noise)
         memcpy(row_y_lanes, y, len * sizeof *row_y_lanes);
         memcpy(row_seeds, seeds, len * sizeof *row_seeds);
         for (int p = 0; p < path_count(); p++)
-            for (int kind = 0; kind < TF_NOISE_KIND_COUNT; kind++) {
+            for (int kind = 0; kind < TF_NOISE_TYPE_COUNT; kind++) {
                 tf_noise_row(path_level(p), (tf_noise_type)kind, seed, row_x, row_y, 0.25, len,
                              out);
                 for (size_t k = 0; k < len; k++) {

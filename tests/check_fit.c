@@ -116,7 +116,7 @@ START_TEST(noise_sample_is_unbiased)
         double x = (uniform01() - 0.5) * 2e6, y = (uniform01() - 0.5) * 2e6;
         uint32_t seed = (uint32_t)(uniform01() * 4294967295.0);
         double z = uniform01() * 1000.0;
-        independent[k] = (tf_noise_kind_eval(noise, seed, x, y, z, NULL, NULL) + 1.0) * 0.5;
+        independent[k] = (tf_noise_eval_gradient(noise, seed, x, y, z, NULL, NULL) + 1.0) * 0.5;
     }
     qsort(independent, N, sizeof *independent, compare_doubles);
     double p[P], q[P];
@@ -909,7 +909,7 @@ static Suite *fit_suite(void)
     Suite *s = suite_create("fit");
     TCase *tc = tcase_create("noise sample");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, noise_sample_is_unbiased, 0, TF_NOISE_KIND_COUNT);
+    tcase_add_loop_test(tc, noise_sample_is_unbiased, 0, TF_NOISE_TYPE_COUNT);
     tcase_add_test(tc, noise_quantiles_reject_bad_probability);
     suite_add_tcase(s, tc);
 

@@ -215,17 +215,17 @@ START_TEST(derivatives_match_finite_differences)
 }
 END_TEST
 
-/* tf_noise_kind_eval: the same value as each kind's own function, and for
+/* tf_noise_eval_gradient: the same value as each kind's own function, and for
  * perlin-reference-simplex the analytic gradient of
  * tf_perlin_reference_simplex3_deriv (docs/spec.md, "Layer kinds"). */
-START_TEST(noise_kind_eval_covers_every_kind)
+START_TEST(noise_eval_gradient_covers_every_type)
 {
-    for (int t = 0; t < TF_NOISE_KIND_COUNT; t++) {
+    for (int t = 0; t < TF_NOISE_TYPE_COUNT; t++) {
         for (int k = 0; k < 50; k++) {
             double x = k * 1.37 - 30, y = k * 0.71 + 2, z = 0.5;
-            double a = tf_noise_kind_eval((tf_noise_type)t, 99, x, y, z, NULL, NULL);
+            double a = tf_noise_eval_gradient((tf_noise_type)t, 99, x, y, z, NULL, NULL);
             double b = tf_noise_eval((tf_noise_type)t, 99, x, y, z);
-            double dx, dy, c = tf_noise_kind_eval((tf_noise_type)t, 99, x, y, z, &dx, &dy);
+            double dx, dy, c = tf_noise_eval_gradient((tf_noise_type)t, 99, x, y, z, &dx, &dy);
             if (t <= TF_NOISE_PERLIN_REFERENCE_SIMPLEX) /* the runtime's own kinds */
                 ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "%s", tf_noise_type_name(t));
             ck_assert_msg(memcmp(&a, &c, sizeof a) == 0, "%s", tf_noise_type_name(t));
@@ -235,14 +235,14 @@ START_TEST(noise_kind_eval_covers_every_kind)
     double dx, dy;
     for (int k = 0; k < 50; k++) {
         double x = k * 1.37 - 30, y = k * 0.71 + 2, z = k * 0.13, wx, wy;
-        double n = tf_noise_kind_eval(TF_NOISE_PERLIN_REFERENCE_SIMPLEX, 7, x, y, z, &dx, &dy);
+        double n = tf_noise_eval_gradient(TF_NOISE_PERLIN_REFERENCE_SIMPLEX, 7, x, y, z, &dx, &dy);
         double m = tf_perlin_reference_simplex3_deriv(x, y, z, &wx, &wy);
         ck_assert(memcmp(&n, &m, sizeof n) == 0 && memcmp(&dx, &wx, sizeof dx) == 0 &&
                   memcmp(&dy, &wy, sizeof dy) == 0);
     }
-    ck_assert(isnan(tf_noise_kind_eval(TF_NOISE_KIND_COUNT, 0, 1, 1, 1, &dx, &dy)) && isnan(dx) &&
+    ck_assert(isnan(tf_noise_eval_gradient(TF_NOISE_TYPE_COUNT, 0, 1, 1, 1, &dx, &dy)) && isnan(dx) &&
               isnan(dy));
-    double v = tf_noise_kind_eval(TF_NOISE_CELLULAR_F2_F1, 5, 0.3, 0.4, 0, NULL, NULL);
+    double v = tf_noise_eval_gradient(TF_NOISE_CELLULAR_F2_F1, 5, 0.3, 0.4, 0, NULL, NULL);
     ck_assert(v == tf_cellular_f2_f1(5, 0.3, 0.4));
 }
 END_TEST
@@ -341,8 +341,8 @@ START_TEST(python_port_agrees)
     for (int k = 0; k < POINTS; k++) {
         tf_layer_spec *L = &layers[k];
         memset(L, 0, sizeof *L);
-        L->noise_type = (tf_noise_type)(k % TF_NOISE_KIND_COUNT);
-        tf_fractal_set_defaults(L, (tf_fractal_kind)(k / TF_NOISE_KIND_COUNT % TF_FRACTAL_KIND_COUNT));
+        L->noise_type = (tf_noise_type)(k % TF_NOISE_TYPE_COUNT);
+        tf_fractal_set_defaults(L, (tf_fractal_kind)(k / TF_NOISE_TYPE_COUNT % TF_FRACTAL_KIND_COUNT));
         state = state * 6364136223846793005u + 1442695040888963407u;
         L->seed = (uint32_t)(state >> 32);
         if (L->fractal_kind != TF_FRACTAL_NONE) {
@@ -432,10 +432,10 @@ END_TEST
 /* Every noise and kind name parses, writes back and evaluates. */
 START_TEST(names_round_trip)
 {
-    ck_assert_ptr_null(tf_noise_type_name(TF_NOISE_KIND_COUNT));
+    ck_assert_ptr_null(tf_noise_type_name(TF_NOISE_TYPE_COUNT));
     ck_assert_ptr_null(tf_fractal_kind_name(TF_FRACTAL_KIND_COUNT));
     ck_assert_str_eq(tf_noise_type_name(TF_NOISE_CELLULAR_F2_F1), "cellular-f2-f1");
-    for (int t = 0; t < TF_NOISE_KIND_COUNT; t++) {
+    for (int t = 0; t < TF_NOISE_TYPE_COUNT; t++) {
         for (int k = TF_FRACTAL_NONE; k < TF_FRACTAL_KIND_COUNT; k++) {
             char json[512], fractal[64] = "";
             if (k != TF_FRACTAL_NONE)
@@ -517,7 +517,7 @@ static Suite *fractal_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, kinds_match_reference, 0, 5 * NNOISES);
     tcase_add_test(tc, derivatives_match_finite_differences);
-    tcase_add_test(tc, noise_kind_eval_covers_every_kind);
+    tcase_add_test(tc, noise_eval_gradient_covers_every_type);
     tcase_add_test(tc, edge_cases);
     tcase_add_test(tc, deterministic_and_seeded);
     tcase_add_test(tc, python_port_agrees);

@@ -137,7 +137,7 @@ END_TEST
 
 START_TEST(noise_peak_table_shape)
 {
-    for (int kind = 0; kind < TF_NOISE_KIND_COUNT; kind++) {
+    for (int kind = 0; kind < TF_NOISE_TYPE_COUNT; kind++) {
         double smax = tf_noise_peak_step_max((tf_noise_type)kind);
         ck_assert_msg(smax > 0.3 && smax <= 0.5, "kind %d: step max %g", kind, smax);
         double prev = 0.0;
@@ -157,7 +157,7 @@ START_TEST(noise_peak_table_shape)
         ck_assert(isnan(tf_noise_peak_density((tf_noise_type)kind, 0.0)));
         ck_assert(isnan(tf_noise_peak_density((tf_noise_type)kind, NAN)));
     }
-    ck_assert(isnan(tf_noise_peak_density(TF_NOISE_KIND_COUNT, 0.1)));
+    ck_assert(isnan(tf_noise_peak_density(TF_NOISE_TYPE_COUNT, 0.1)));
 }
 END_TEST
 

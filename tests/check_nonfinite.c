@@ -120,7 +120,7 @@ int main(void)
     TCase *tc = tcase_create("kinds");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, non_finite_coordinates_give_non_finite_heights, 0,
-                        TF_NOISE_KIND_COUNT * TF_FRACTAL_KIND_COUNT);
+                        TF_NOISE_TYPE_COUNT * TF_FRACTAL_KIND_COUNT);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -42,7 +42,7 @@ typedef struct {
 } noise_spectrum;
 
 static pthread_mutex_t spectrum_lock = PTHREAD_MUTEX_INITIALIZER;
-static noise_spectrum spectrum_cache[TF_NOISE_KIND_COUNT];
+static noise_spectrum spectrum_cache[TF_NOISE_TYPE_COUNT];
 
 /* The radially averaged power spectrum of u = (n + 1) / 2 in lattice
  * units: measured on NOISE_SPECTRUM_SHEETS sheets at seeds and places far
@@ -101,7 +101,7 @@ static const noise_spectrum *noise_spectrum_get(tf_noise_type noise, tf_error *e
 void autolayer_noise_spectra_release(void)
 {
     pthread_mutex_lock(&spectrum_lock);
-    for (size_t k = 0; k < TF_NOISE_KIND_COUNT; k++) {
+    for (size_t k = 0; k < TF_NOISE_TYPE_COUNT; k++) {
         free(spectrum_cache[k].density);
         memset(&spectrum_cache[k], 0, sizeof spectrum_cache[k]);
     }
@@ -164,7 +164,7 @@ double tf_band_match_frequency(const tf_bands *bands, size_t k, tf_noise_type no
                                tf_error *err)
 {
     if (!bands || k >= bands->count || !spectrum || spectrum->bin_count < 2 ||
-        (unsigned)noise >= TF_NOISE_KIND_COUNT || !(centroid > 0.0)) {
+        (unsigned)noise >= TF_NOISE_TYPE_COUNT || !(centroid > 0.0)) {
         tf_error_set(err, TF_ERR_ARGUMENT, "band %zu: nothing to match a frequency to", k);
         return NAN;
     }

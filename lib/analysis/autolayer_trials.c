@@ -45,9 +45,9 @@ typedef struct {
     /* Band k's redistribution curve for noise n (its points and
      * chi-square), built on first use: it does not depend on the other
      * bands. */
-    tf_point *rd[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
-    size_t rd_count[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
-    double rd_chi2[TF_FIT_MAX_BANDS][TF_NOISE_KIND_COUNT];
+    tf_point *rd[TF_FIT_MAX_BANDS][TF_NOISE_TYPE_COUNT];
+    size_t rd_count[TF_FIT_MAX_BANDS][TF_NOISE_TYPE_COUNT];
+    double rd_chi2[TF_FIT_MAX_BANDS][TF_NOISE_TYPE_COUNT];
     layer_render raw[TF_FIT_MAX_BANDS];    /* on the reference's window */
     layer_render sample[TF_FIT_MAX_BANDS]; /* on the output curve's sample window */
     /* Layer k's spectrum at amplitude 1, its mask over layer 0's value
@@ -74,7 +74,7 @@ static void terrain_trials_free(terrain_trials *t)
 {
     for (size_t k = 0; k < TF_FIT_MAX_BANDS; k++) {
         autolayer_band_values_free(&t->bv[k]);
-        for (size_t n = 0; n < TF_NOISE_KIND_COUNT; n++)
+        for (size_t n = 0; n < TF_NOISE_TYPE_COUNT; n++)
             free(t->rd[k][n]);
         free(t->raw[k].values);
         free(t->sample[k].values);

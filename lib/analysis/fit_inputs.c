@@ -54,7 +54,7 @@ int fit_check_inputs(const tf_layer_map *const *layers, size_t count, const tf_f
                      opt->points, TF_FIT_MAX_POINTS);
         return -1;
     }
-    if ((unsigned)opt->noise >= TF_NOISE_KIND_COUNT) {
+    if ((unsigned)opt->noise >= TF_NOISE_TYPE_COUNT) {
         tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)opt->noise);
         return -1;
     }
@@ -64,7 +64,7 @@ int fit_check_inputs(const tf_layer_map *const *layers, size_t count, const tf_f
     }
     for (size_t i = 0; i < TF_MAX_LAYERS; i++) {
         unsigned ln = opt->layer_noise[i], lf = opt->layer_fractal[i];
-        if ((ln > TF_NOISE_KIND_COUNT && ln != TF_FIT_LAYER_NOISE_AUTO) ||
+        if ((ln > TF_NOISE_TYPE_COUNT && ln != TF_FIT_LAYER_NOISE_AUTO) ||
             lf > TF_FRACTAL_KIND_COUNT) {
             tf_error_set(err, TF_ERR_ARGUMENT, "fit: layer %zu: unknown noise or kind code", i);
             return -1;

@@ -252,7 +252,7 @@ static int estimate_frequency(const tf_layer_map *layer, tf_noise_type noise, co
         tf_error_set(err, TF_ERR_ARGUMENT, "frequency: unknown method %d", (int)method);
         return -1;
     }
-    if ((int)noise < 0 || noise >= TF_NOISE_KIND_COUNT) {
+    if ((int)noise < 0 || noise >= TF_NOISE_TYPE_COUNT) {
         tf_error_set(err, TF_ERR_ARGUMENT, "frequency: unknown noise kind %d", (int)noise);
         return -1;
     }

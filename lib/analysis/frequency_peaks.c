@@ -159,11 +159,11 @@ typedef struct {
 
 /* One table and one builder per noise kind (pthread_once takes no argument). */
 /* (Extended to the seven further noise types; they are
- * evaluated through tf_noise_kind_eval, the same values tf_noise_eval
+ * evaluated through tf_noise_eval_gradient, the same values tf_noise_eval
  * gives the first two.) */
-_Static_assert(TF_NOISE_KIND_COUNT == 9, "a new noise kind needs its peak table and builder");
+_Static_assert(TF_NOISE_TYPE_COUNT == 9, "a new noise kind needs its peak table and builder");
 #define PT_INIT {PTHREAD_ONCE_INIT, 0, 0, {0}, {0}, NULL}
-static peak_table tables[TF_NOISE_KIND_COUNT] = {PT_INIT, PT_INIT, PT_INIT, PT_INIT, PT_INIT,
+static peak_table tables[TF_NOISE_TYPE_COUNT] = {PT_INIT, PT_INIT, PT_INIT, PT_INIT, PT_INIT,
                                                  PT_INIT, PT_INIT, PT_INIT, PT_INIT};
 
 typedef struct {
@@ -220,8 +220,8 @@ static void table_lines(table_job *job)
         int along_y = (int)(l & 1);
         for (size_t i = 0; i < PT_LINE_SAMPLES; i++) {
             double t = (double)i * PT_STEP0;
-            v[i] = along_y ? tf_noise_kind_eval(job->type, PT_SEED, x0, y0 + t, z, NULL, NULL)
-                           : tf_noise_kind_eval(job->type, PT_SEED, x0 + t, y0, z, NULL, NULL);
+            v[i] = along_y ? tf_noise_eval_gradient(job->type, PT_SEED, x0, y0 + t, z, NULL, NULL)
+                           : tf_noise_eval_gradient(job->type, PT_SEED, x0 + t, y0, z, NULL, NULL);
         }
         count_line(v, job);
         if (job->kept && l < PT_KEPT_LINES)
@@ -292,10 +292,10 @@ static void build_table_8(void) { build_table((tf_noise_type)8); }
 
 static const peak_table *table_get(tf_noise_type type)
 {
-    static void (*const builders[TF_NOISE_KIND_COUNT])(void) = {
+    static void (*const builders[TF_NOISE_TYPE_COUNT])(void) = {
         build_table_0, build_table_1, build_table_2, build_table_3, build_table_4,
         build_table_5, build_table_6, build_table_7, build_table_8};
-    if ((int)type < 0 || type >= TF_NOISE_KIND_COUNT)
+    if ((int)type < 0 || type >= TF_NOISE_TYPE_COUNT)
         return NULL;
     pthread_once(&tables[type].once, builders[type]);
     return tables[type].ok ? &tables[type] : NULL;

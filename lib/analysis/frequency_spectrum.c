@@ -34,8 +34,8 @@
 #define MAX_ROUNDS 12
 
 /* (Extended to the seven further noise types, evaluated through
- * tf_noise_kind_eval, the same values tf_noise_eval gives the first two.) */
-_Static_assert(TF_NOISE_KIND_COUNT == 9, "a new noise kind needs its model builder");
+ * tf_noise_eval_gradient, the same values tf_noise_eval gives the first two.) */
+_Static_assert(TF_NOISE_TYPE_COUNT == 9, "a new noise kind needs its model builder");
 
 typedef struct {
     pthread_once_t once;
@@ -43,7 +43,7 @@ typedef struct {
 } model_cache;
 
 #define SM_INIT {PTHREAD_ONCE_INIT, NULL}
-static model_cache models[TF_NOISE_KIND_COUNT] = {SM_INIT, SM_INIT, SM_INIT, SM_INIT, SM_INIT,
+static model_cache models[TF_NOISE_TYPE_COUNT] = {SM_INIT, SM_INIT, SM_INIT, SM_INIT, SM_INIT,
                                                   SM_INIT, SM_INIT, SM_INIT, SM_INIT};
 
 static void build_model(tf_noise_type type)
@@ -55,7 +55,7 @@ static void build_model(tf_noise_type type)
      * reference noise is arbitrary. */
     for (size_t j = 0; j < SM_SIDE; j++)
         for (size_t i = 0; i < SM_SIDE; i++)
-            u[j * SM_SIDE + i] = (float)(0.5 + 0.5 * tf_noise_kind_eval(type, SM_SEED,
+            u[j * SM_SIDE + i] = (float)(0.5 + 0.5 * tf_noise_eval_gradient(type, SM_SEED,
                                                                      7301.13 + (double)i * SM_STEP,
                                                                      -5207.71 + (double)j * SM_STEP,
                                                                      3.37, NULL, NULL));
@@ -74,7 +74,7 @@ static void build_model_8(void) { build_model((tf_noise_type)8); }
 
 static const float *model_unit(tf_noise_type type)
 {
-    static void (*const builders[TF_NOISE_KIND_COUNT])(void) = {
+    static void (*const builders[TF_NOISE_TYPE_COUNT])(void) = {
         build_model_0, build_model_1, build_model_2, build_model_3, build_model_4,
         build_model_5, build_model_6, build_model_7, build_model_8};
     pthread_once(&models[type].once, builders[type]);

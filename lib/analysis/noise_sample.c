@@ -219,7 +219,7 @@ static double *build_sample(const tf_layer_spec *kind)
 
 const double *fit_layer_sample(const tf_layer_spec *kind, tf_error *err)
 {
-    if ((unsigned)kind->noise_type >= TF_NOISE_KIND_COUNT) {
+    if ((unsigned)kind->noise_type >= TF_NOISE_TYPE_COUNT) {
         tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)kind->noise_type);
         return NULL;
     }

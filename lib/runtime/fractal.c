@@ -43,7 +43,7 @@ static double plain_noise(tf_noise_type type, uint32_t seed, double x, double y,
     }
 }
 
-double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y, double z,
+double tf_noise_eval_gradient(tf_noise_type type, uint32_t seed, double x, double y, double z,
                           double *dx, double *dy)
 {
     if (!dx && !dy)
@@ -144,7 +144,7 @@ static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i], gx = 0.0, gy = 0.0;
-        double v = tf_noise_kind_eval(P->noise, P->seed, nx * f + o[0], ny * f + o[1], nz + o[2],
+        double v = tf_noise_eval_gradient(P->noise, P->seed, nx * f + o[0], ny * f + o[1], nz + o[2],
                                       want ? &gx : NULL, want ? &gy : NULL);
         double r, sign = 1.0;
         switch (P->kind) {
@@ -196,7 +196,7 @@ static double swiss(const tf_fractal_plan *P, double nx, double ny, double nz)
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i], gx, gy;
-        double v = tf_noise_kind_eval(P->noise, P->seed, (nx + P->warp * wx) * f + o[0],
+        double v = tf_noise_eval_gradient(P->noise, P->seed, (nx + P->warp * wx) * f + o[0],
                                       (ny + P->warp * wy) * f + o[1], nz + o[2], &gx, &gy);
         s = s + a * (1.0 - fabs(v));
         wx = wx + (a * gx) * -v;
@@ -212,7 +212,7 @@ static double swiss(const tf_fractal_plan *P, double nx, double ny, double nz)
 static double jordan(const tf_fractal_plan *P, double nx, double ny, double nz)
 {
     double gx, gy;
-    double v = tf_noise_kind_eval(P->noise, P->seed, nx, ny, nz, &gx, &gy);
+    double v = tf_noise_eval_gradient(P->noise, P->seed, nx, ny, nz, &gx, &gy);
     double px = gx * v, py = gy * v; /* half the gradient of v^2 */
     double s = v * v;
     double wx = P->warp0 * px, wy = P->warp0 * py;
@@ -221,7 +221,7 @@ static double jordan(const tf_fractal_plan *P, double nx, double ny, double nz)
     for (int i = 1; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i];
-        v = tf_noise_kind_eval(P->noise, P->seed, nx * f + wx + o[0], ny * f + wy + o[1],
+        v = tf_noise_eval_gradient(P->noise, P->seed, nx * f + wx + o[0], ny * f + wy + o[1],
                                nz + o[2], &gx, &gy);
         px = gx * v;
         py = gy * v;
@@ -246,7 +246,7 @@ double tf_fractal_plan_eval(const tf_fractal_plan *P, double nx, double ny, doub
 {
     switch (P->kind) {
     case TF_FRACTAL_NONE:
-        return tf_noise_kind_eval(P->noise, P->seed, nx, ny, nz, dx, dy);
+        return tf_noise_eval_gradient(P->noise, P->seed, nx, ny, nz, dx, dy);
     case TF_FRACTAL_FBM:
     case TF_FRACTAL_RIDGED:
     case TF_FRACTAL_BILLOW:

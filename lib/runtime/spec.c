@@ -11,7 +11,7 @@
 
 #include "internal.h"
 
-static const char *const NOISE_NAMES[TF_NOISE_KIND_COUNT] = {
+static const char *const NOISE_NAMES[TF_NOISE_TYPE_COUNT] = {
     "simplex", "perlin-reference-simplex", "perlin", "exponential-perlin", "polynomial",
     "value", "cellular-f1", "cellular-f2", "cellular-f2-f1"};
 static const char *const FRACTAL_NAMES[TF_FRACTAL_KIND_COUNT] = {"none", "fbm", "ridged",
@@ -21,7 +21,7 @@ static const char *const INTERP_NAMES[TF_INTERP_KIND_COUNT] = {"linear", "cosine
 
 const char *tf_noise_type_name(tf_noise_type type)
 {
-    return (unsigned)type < TF_NOISE_KIND_COUNT ? NOISE_NAMES[type] : NULL;
+    return (unsigned)type < TF_NOISE_TYPE_COUNT ? NOISE_NAMES[type] : NULL;
 }
 
 const char *tf_fractal_kind_name(tf_fractal_kind kind)
@@ -517,7 +517,7 @@ static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error 
 {
     const tf_layer_spec *L = &spec->layers[i];
     const char *p = "$.noiseLayers";
-    if ((unsigned)L->noise_type >= TF_NOISE_KIND_COUNT)
+    if ((unsigned)L->noise_type >= TF_NOISE_TYPE_COUNT)
         return INVALID("%s: %s[%zu].baseNoise.type: unknown noise type %d", src, p, i,
                        (int)L->noise_type);
     if (!isfinite(L->frequency))

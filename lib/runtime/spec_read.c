@@ -262,7 +262,7 @@ static int read_base_noise(reader *r, const cJSON *obj, const char *path, tf_lay
         return -1;
     /* A thesis file was made with the prototype's noise (docs/spec.md). */
     int type = thesis_file ? TF_NOISE_PERLIN_REFERENCE_SIMPLEX : TF_NOISE_SIMPLEX;
-    if (read_enum(r, obj, path, "type", "noise type", noise_name_of, TF_NOISE_KIND_COUNT,
+    if (read_enum(r, obj, path, "type", "noise type", noise_name_of, TF_NOISE_TYPE_COUNT,
                   &type) != 0)
         return -1;
     L->noise_type = (tf_noise_type)type;

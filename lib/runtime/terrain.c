@@ -219,13 +219,13 @@ int tf_terrain_combine(const tf_terrain *t, tf_stage stage, size_t layer,
 
 /* Layer L's base noise and its derivatives in noise space: analytic where
  * docs/noise.md gives them, else the documented central differences
- * (tf_noise_kind_eval, tf_fractal_plan_eval). */
+ * (tf_noise_eval_gradient, tf_fractal_plan_eval). */
 static double base_noise_slope(const tf_compiled_layer *L, double nx, double ny, double *dnx,
                                double *dny)
 {
     if (L->plan)
         return tf_fractal_plan_eval(L->plan, nx, ny, L->offset_z, dnx, dny);
-    return tf_noise_kind_eval(L->noise_type, L->seed, nx, ny, L->offset_z, dnx, dny);
+    return tf_noise_eval_gradient(L->noise_type, L->seed, nx, ny, L->offset_z, dnx, dny);
 }
 
 /* The chain rule through docs/spec.md steps 1-6 (docs/spec.md,
@@ -319,7 +319,7 @@ const tf_spec *tf_terrain_spec(const tf_terrain *t)
 
 double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, double z)
 {
-    return tf_noise_kind_eval(type, seed, x, y, z, NULL, NULL);
+    return tf_noise_eval_gradient(type, seed, x, y, z, NULL, NULL);
 }
 
 /* ---- compilation */

@@ -210,7 +210,7 @@ typedef enum {
     TF_NOISE_CELLULAR_F1 = 6,              /* "cellular-f1": Worley F1, 2D */
     TF_NOISE_CELLULAR_F2 = 7,              /* "cellular-f2": Worley F2, 2D */
     TF_NOISE_CELLULAR_F2_F1 = 8,           /* "cellular-f2-f1": Worley F2 - F1, 2D */
-    TF_NOISE_KIND_COUNT
+    TF_NOISE_TYPE_COUNT
 } tf_noise_type;
 
 /* A layer's fractal wrapper around its base noise ("fractal", docs/spec.md
@@ -370,17 +370,21 @@ TF_API void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
 
 /* ----------------------------------------------------------- base noises */
 
-/* The raw base noise n of a layer's kind at a point in noise space
- * (after frequency and offset), as docs/noise.md defines it.
- * Simplex ignores z; perlin-reference-simplex ignores seed. */
+/* One name per concept: a base noise has a *type* (tf_noise_type, the
+ * spec's "baseNoise"."type"); a layer has a *kind* (tf_fractal_kind, its
+ * "fractal"). */
+
+/* The raw base noise n of a type at a point in noise space (after
+ * frequency and offset), as docs/noise.md defines it. Simplex ignores z;
+ * perlin-reference-simplex ignores seed. */
 TF_API double tf_noise_eval(tf_noise_type type, uint32_t seed, double x, double y, double z);
 
-/* The same n for every kind, with its partial derivatives dn/dx and dn/dy
- * in noise space (either pointer may be NULL): analytic for every base
- * noise of docs/noise.md (perlin-reference-simplex included), the value
- * with the bits tf_noise_eval gives. NaN for an unknown type. */
-TF_API double tf_noise_kind_eval(tf_noise_type type, uint32_t seed, double x, double y, double z,
-                          double *dx, double *dy);
+/* The same n for every type, with its partial derivatives dn/dx and
+ * dn/dy in noise space (either pointer may be NULL): analytic for every
+ * base noise of docs/noise.md (perlin-reference-simplex included), the
+ * value with the bits tf_noise_eval gives. NaN for an unknown type. */
+TF_API double tf_noise_eval_gradient(tf_noise_type type, uint32_t seed, double x, double y,
+                                     double z, double *dx, double *dy);
 
 /* A layer's base value n at noise-space point (nx, ny, nz) = (x*f + ox,
  * y*f + oy, oz): the base noise, or its fractal when the layer has one
