@@ -306,7 +306,5 @@ void cli_progress_note(cli_progress *progress, const char *verb, const char *pat
 void cli_progress_finish(cli_progress *progress);
 /* A tf_progress_fn that draws `user`, a cli_progress. */
 void cli_progress_callback(void *user, size_t done, size_t total);
-/* Seconds on a monotonic clock, for timings in summaries. */
-double cli_seconds(void);
 
 #endif /* TF_CLI_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/util.h" /* tf_clock_seconds */
 #include "terrafit/terrafit.h"
 
 #define DEFAULT_SIDE 512
@@ -158,7 +159,7 @@ static int render_spec(operand *op, const preview_request *req, size_t width, si
 static int preview(const preview_request *req)
 {
     const char *cmd = PREVIEW.name;
-    double started = cli_seconds();
+    double started = tf_clock_seconds();
     /* Left to right: the reference, then the input. */
     operand op[2] = {{.path = req->reference_path}, {.path = req->c.spec}};
     size_t first = req->reference_path ? 0 : 1;
@@ -232,7 +233,7 @@ static int preview(const preview_request *req)
     }
     cli_summary(cmd, req->c.quiet, "wrote %s (%s, %zux%zu%s) in %.2f s", req->c.output,
                 tf_preview_style_name(req->options.style), width, height,
-                count > 1 ? ", side by side" : "", cli_seconds() - started);
+                count > 1 ? ", side by side" : "", tf_clock_seconds() - started);
     status = CLI_EXIT_OK;
 done:
     free(op[0].heights);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/util.h" /* tf_clock_seconds */
 #include "terrafit/terrafit.h"
 
 #define DEFAULT_SIDE 512
@@ -148,7 +149,7 @@ static int check_request(render_request *req, int operands, char **argv)
 static int render(const render_request *req)
 {
     const char *cmd = RENDER.name;
-    double started = cli_seconds();
+    double started = tf_clock_seconds();
     tf_error err;
     tf_terrain *terrain = tf_terrain_load(req->c.spec, &err);
     if (!terrain)
@@ -208,7 +209,7 @@ static int render(const render_request *req)
         cli_summary(cmd, req->c.quiet, "wrote %s (%s, %zux%zu%s)%s%s in %.2f s", req->c.output,
                     tf_heightmap_format_name(req->format), nx, ny, tile,
                     req->preview_path ? " and " : "", req->preview_path ? req->preview_path : "",
-                    cli_seconds() - started);
+                    tf_clock_seconds() - started);
     }
 
     free(heights);

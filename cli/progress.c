@@ -3,25 +3,17 @@
  * a person watching a terminal, so it stays silent when stderr is a file or
  * a pipe (logs get no \r noise) and redraws at most ten times a second.
  */
-#define _POSIX_C_SOURCE 200809L /* isatty, clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* isatty */
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/util.h" /* tf_clock_seconds */
 
 #define BAR_CELLS 40
 #define REDRAW_INTERVAL_SECONDS 0.1
-
-double cli_seconds(void)
-{
-    struct timespec now;
-    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-        return 0.0;
-    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
-}
 
 /* Draw `line` (after a \r) and blank whatever is left of a longer one. */
 static void draw_line(cli_progress *progress, const char *line)
@@ -51,7 +43,7 @@ void cli_progress_update(cli_progress *progress, size_t done, size_t total)
     int percent = (int)((double)done * 100.0 / (double)total);
     if (percent == progress->percent_drawn)
         return;
-    double now = cli_seconds();
+    double now = tf_clock_seconds();
     /* Always draw the first frame so something shows at once; after that
      * only when enough time has passed, so a fast render costs no I/O. */
     if (progress->percent_drawn >= 0 &&
