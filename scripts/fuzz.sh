@@ -85,6 +85,10 @@ mkdir -p "$artifacts"
 timeout_of() {
     case $1 in fit) echo 300 ;; *) echo 60 ;; esac
 }
+# No input of a few kilobytes needs a single allocation of 512 MB: a larger
+# one is reported (with the stack that asked for it) before it can run the
+# machine out of memory. FUZZ_ARGS may raise it.
+limits="-malloc_limit_mb=512"
 
 # The crash report of a libFuzzer log: from the first error line on.
 report_of() {
@@ -92,8 +96,10 @@ report_of() {
 }
 
 # known TARGET LOG: the id of the recorded defect the crash in LOG matches.
+# The report is matched as one line, so that a signature may name the
+# error and a frame of its stack ("out-of-memory.* in read_asc ").
 known() {
-    report_of "$2" >"$scratch/report"
+    report_of "$2" | tr '\n' ' ' >"$scratch/report"
     sed -e 's/#.*//' "$known_file" | while read -r id tgts pattern; do
         [ -n "${pattern:-}" ] || continue
         case ",$tgts," in *",$1,"*) ;; *) continue ;; esac
@@ -121,7 +127,7 @@ replay() { # TARGET DIR
     start=$(date +%s)
     status=0
     # shellcheck disable=SC2086 # FUZZ_ARGS: one word per option
-    "$build/tests/fuzz/fuzz_$t" -runs=0 -timeout="$(timeout_of "$t")" ${FUZZ_ARGS:-} \
+    "$build/tests/fuzz/fuzz_$t" -runs=0 -timeout="$(timeout_of "$t")" $limits ${FUZZ_ARGS:-} \
         -artifact_prefix="$artifacts/$t-" "$dir" >"$log" 2>&1 || status=$?
     secs=$(($(date +%s) - start))
     set -- $(last_status "$log")
@@ -166,7 +172,7 @@ fuzz() { # TARGET
         # shellcheck disable=SC2086 # $dict is one word or none
         # shellcheck disable=SC2086 # FUZZ_ARGS: one word per option
         "$build/tests/fuzz/fuzz_$t" $dict "$budget" -seed="$seed" -reload=0 \
-            -timeout="$(timeout_of "$t")" -print_final_stats=1 ${FUZZ_ARGS:-} \
+            -timeout="$(timeout_of "$t")" -print_final_stats=1 $limits ${FUZZ_ARGS:-} \
             -artifact_prefix="$artifacts/$t-" "$corpus" >"$log" 2>&1 || status=$?
         set -- $(last_status "$log")
         execs=$((execs + ${1:-0}))
@@ -197,7 +203,7 @@ fuzz() { # TARGET
     rate=$((execs / (secs > 0 ? secs : 1)))
     hits=""
     [ -n "$known_hits" ] && hits=", known defects hit:$(echo "$known_hits" | tr ' ' '\n' |
-        sort | uniq -c | awk '{printf " %s (%dx)", $2, $1}')"
+        sed '/^$/d' | sort | uniq -c | awk '{printf " %s (%dx)", $2, $1}')"
     echo "fuzz $t: $execs executions in ${secs}s ($rate/s), cov $cov ft $ft$hits" >&2
     if [ -n "$crashed" ]; then
         echo "fuzz $t: CRASHED on$crashed" >&2
@@ -213,7 +219,8 @@ findings() { # TARGET
     for f in "$fuzz_dir/findings/$t"/*; do
         [ -f "$f" ] || continue
         case $f in *.md) continue ;; esac
-        if "$build/tests/fuzz/fuzz_$t" -runs=1 -timeout="$(timeout_of "$t")" "$f" \
+        # shellcheck disable=SC2086 # one word per option
+        if "$build/tests/fuzz/fuzz_$t" -runs=1 -timeout="$(timeout_of "$t")" $limits "$f" \
             >"$scratch/finding.log" 2>&1; then
             echo "fuzz $t: fixed: ${f#"$top"/} (move it into tests/fuzz/corpus/$t)" >&2
         else
