@@ -1,8 +1,6 @@
 /*
- * What the libFuzzer targets of tests/fuzz share (docs/fuzzing.md): the
- * entry point's prototype, a cursor over the input's bytes, a scratch
- * directory for the targets that must hand the library a file, and the
- * report of a broken property, which stops the run like any crash.
+ * What the libFuzzer targets of tests/fuzz share (docs/fuzzing.md): input
+ * bytes, scratch files, PNG CRCs, and reports of broken properties.
  */
 #ifndef TF_FUZZ_H
 #define TF_FUZZ_H

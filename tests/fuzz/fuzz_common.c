@@ -1,7 +1,6 @@
 /*
- * The harness helpers of fuzz.h: input bytes, the per-process scratch
- * directory (a fuzzer runs many processes side by side, so each needs its
- * own) and failure reports.
+ * The harness helpers of fuzz.h: input bytes, PNG CRCs, the per-process
+ * scratch directory (fuzzers run side by side) and failure reports.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>

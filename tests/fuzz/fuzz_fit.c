@@ -1,7 +1,6 @@
 /*
- * Fuzz target "fit": bytes -> up to three small reference layers (at most
- * 64x64, degenerate ones on purpose: constant, one cell, holes, spikes) ->
- * tf_fit on one thread; a fit that succeeds must give a valid spec.
+ * Fuzz target "fit": bytes -> up to three small reference layers, some
+ * degenerate on purpose -> tf_fit on one thread; a fit must give a valid spec.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,10 +1,9 @@
 /*
  * Fuzz target "heightmap": bytes -> a scratch file -> tf_heightmap_read in
- * every format it reads (png16, png8, pgm16, r16, f32 with its sidecar,
- * pfm, asc); what reads back is written in the same format and must read
- * back unchanged.
- *
- * Input: byte 0 and 1 the width and height given to the reader (0-64;
+ * every format; what reads back must write and read back unchanged.
+ */
+
+/* Input: byte 0 and 1 the width and height given to the reader (0-64;
  * r16 needs them, 0x0 is a square from the file size), byte 2 flags, the
  * rest the file. Flags: 1 = give the size to every format (it must then
  * match); 2 = the f32 sidecar is the file's text up to its first NUL (the

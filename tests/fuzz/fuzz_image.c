@@ -1,8 +1,6 @@
 /*
- * Fuzz target "image": bytes -> a scratch file -> tf_layer_map_load, the
- * reference reader (PNG, PGM, ESRI ASCII grid, PFM, recognized from the
- * content). The file is read under a name with an extension and again
- * under a mismatched one.
+ * Fuzz target "image": bytes -> a scratch file -> tf_layer_map_load (PNG,
+ * PGM, ESRI grid, PFM), under a name with an extension and a mismatched one.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,6 @@
 /*
- * Fuzz target "spec": bytes -> tf_spec_parse -> tf_spec_validate ->
- * tf_terrain_compile, then the runtime's promises on whatever spec got
- * through: samples anywhere (NaN, infinities, 1e300 included), windows,
- * grids and stage windows equal to single samples, every evaluation path
- * the same bits, and the JSON writer a fixed point.
+ * Fuzz target "spec": bytes -> tf_spec_parse -> validate -> compile, then the
+ * runtime's promises on whatever got through (docs/fuzzing.md lists them).
  */
 #include <math.h>
 #include <stdlib.h>
