@@ -1,0 +1,106 @@
+#!/bin/sh
+# Runs end-to-end CLI tests (tests/cli*.sh) with every terrafit call under
+# valgrind memcheck: reads of uninitialised memory that the sanitizer
+# build cannot see. Fails on any memcheck error or any failed test.
+#
+#   scripts/valgrind-e2e.sh [TEST...]     (default: the set below)
+#
+# Builds (or reuses) a plain -O1 -g build in VALGRIND_BUILD_DIR (default
+# _build-valgrind). docs/fuzzing.md lists each test's time under valgrind.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${VALGRIND_BUILD_DIR:-$top/_build-valgrind}
+# The representative set (docs/fuzzing.md has each test's time): every
+# reader and writer, fit, compare, preview and erode. Left out:
+# cli_bench.sh (timings: tens of minutes under valgrind, no new code
+# paths), cli_outputs.sh and cli_preview.sh (the writers and previews
+# again at larger sizes; about as long as the whole set).
+default_tests="cli.sh cli_fit.sh cli_compare.sh cli_curves.sh cli_erode.sh"
+[ $# -gt 0 ] && tests=$* || tests=$default_tests
+
+command -v valgrind >/dev/null 2>&1 || {
+    echo "valgrind-e2e.sh: valgrind is missing (Debian package: valgrind)" >&2
+    exit 2
+}
+BUILD_DIR=$build sh "$top/scripts/build.sh" CFLAGS="-O1 -g"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-valgrind.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' HUP INT TERM
+# "$TERRAFIT" stays one word: a wrapper that runs the real binary under
+# memcheck, one log per process. --error-exitcode also fails the test that
+# made the call, where the test checks the exit status.
+cat >"$scratch/terrafit" <<EOF
+#!/bin/sh
+exec valgrind --tool=memcheck --quiet --error-exitcode=99 --track-origins=yes \\
+    --log-file="\$VALGRIND_LOGS/%p.log" "$build/cli/terrafit" "\$@"
+EOF
+chmod +x "$scratch/terrafit"
+
+# CPU seconds of this shell's finished children: the second line of
+# `times`, which must run in this shell, not in a command substitution.
+child_cpu() { # SCRATCH_FILE
+    times >"$1"
+    sed -n 2p "$1" | awk '{
+        s = 0
+        for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] }
+        printf "%d", s }'
+}
+
+# One test: its log lines in $scratch/results/NAME, "ok" or "FAILED" first.
+run_one() { # TEST
+    t=${1#tests/}
+    logs=$scratch/logs/$t
+    mkdir -p "$logs"
+    child_cpu "$scratch/times.$t" >"$scratch/cpu0.$t"
+    start=$(date +%s) cpu0=$(cat "$scratch/cpu0.$t")
+    rc=0
+    TERRAFIT=$scratch/terrafit TF_SRCDIR=$top TF_BUILDDIR=$build VALGRIND_LOGS=$logs \
+        sh "$top/tests/$t" >"$scratch/$t.out" 2>&1 || rc=$?
+    child_cpu "$scratch/times.$t" >"$scratch/cpu1.$t"
+    secs=$(($(date +%s) - start)) cpu=$(($(cat "$scratch/cpu1.$t") - cpu0))
+    calls=$(find "$logs" -name '*.log' | wc -l)
+    # memcheck writes a log's text only when it has an error to report.
+    bad=$(find "$logs" -name '*.log' -size +0c)
+    {
+        if [ "$rc" -ne 0 ] || [ -n "$bad" ]; then
+            echo "FAILED"
+            echo "valgrind-e2e $t: FAILED (exit $rc) in ${secs}s (${cpu}s CPU), $calls calls"
+            grep '^not ok' "$scratch/$t.out" || true
+            for log in $bad; do
+                echo "--- memcheck: $log"
+                head -n 60 "$log"
+            done
+        else
+            echo "ok"
+            echo "valgrind-e2e $t: ok in ${secs}s (${cpu}s CPU), $calls calls"
+        fi
+    } >"$scratch/results/$t"
+}
+
+# The tests in VALGRIND_JOBS queues (default: one per core), each queue one
+# after another: memcheck runs a program on one core.
+jobs=${VALGRIND_JOBS:-$(nproc 2>/dev/null || echo 2)}
+mkdir -p "$scratch/results"
+q=0
+while [ "$q" -lt "$jobs" ]; do
+    (
+        k=0
+        for t in $tests; do
+            [ $((k % jobs)) -eq "$q" ] && run_one "$t"
+            k=$((k + 1))
+        done
+    ) &
+    q=$((q + 1))
+done
+wait
+
+passed=0 failed=0
+for t in $tests; do
+    r=$scratch/results/${t#tests/}
+    sed 1d "$r" >&2
+    if [ "$(sed -n 1p "$r")" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+# One line for scripts/test-all.sh's summary.
+echo "valgrind-e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
