@@ -628,8 +628,9 @@ static int is_json_space(char c)
 }
 
 /* The nesting depth of arrays and objects (outside strings) just before
- * byte `offset`. */
-static long depth_at(const char *text, size_t offset)
+ * byte `offset`; *in_string (may be NULL) says whether that byte is inside
+ * a string. */
+static long depth_at(const char *text, size_t offset, int *in_string_out)
 {
     long depth = 0;
     int in_string = 0;
@@ -648,6 +649,8 @@ static long depth_at(const char *text, size_t offset)
             depth--;
         }
     }
+    if (in_string_out)
+        *in_string_out = in_string;
     return depth;
 }
 
@@ -656,23 +659,8 @@ static long depth_at(const char *text, size_t offset)
  * last character, or at the start of the unterminated string.) */
 static int ends_inside_value(const char *text, size_t len)
 {
-    long depth = 0;
-    int in_string = 0;
-    for (size_t k = 0; k < len; k++) {
-        char c = text[k];
-        if (in_string) {
-            if (c == '\\')
-                k++;
-            else if (c == '"')
-                in_string = 0;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            depth--;
-        }
-    }
+    int in_string;
+    long depth = depth_at(text, len, &in_string);
     return in_string ? 2 : depth > 0;
 }
 
@@ -709,7 +697,7 @@ tf_spec *tf_spec_parse(const char *json, size_t len, const char *source, tf_erro
         /* cJSON stops at the array or object that would be nested
          * CJSON_NESTING_LIMIT + 1 deep, without saying why. */
         if (!root && stop < len && (json[stop] == '[' || json[stop] == '{') &&
-            depth_at(json, stop) >= CJSON_NESTING_LIMIT) {
+            depth_at(json, stop, NULL) >= CJSON_NESTING_LIMIT) {
             tf_error_set(err, TF_ERR_PARSE,
                          "%s:%zu:%zu: invalid JSON (nested too deeply: more than %d levels of "
                          "arrays and objects)",
