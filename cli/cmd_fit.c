@@ -346,8 +346,9 @@ static int write_fit_preview(const char *path, const char *spec_path, const char
                  cli_base_name(names[0]));
     else
         snprintf(reference_caption, sizeof reference_caption, "reference: %zu layers", count);
-    snprintf(synthesis_caption, sizeof synthesis_caption, "synthesis: %.60s (%zu layer%s)",
-             cli_base_name(spec_path), spec->layer_count, spec->layer_count == 1 ? "" : "s");
+    /* the layer count first: a narrow panel cuts the caption's end */
+    snprintf(synthesis_caption, sizeof synthesis_caption, "synthesis, %zu layer%s: %.60s",
+             spec->layer_count, spec->layer_count == 1 ? "" : "s", cli_base_name(spec_path));
     tf_preview_panel panels[2] = {{reference, w, h, 0, reference_caption},
                                   {synthesis, w, h, 0, synthesis_caption}};
     status = tf_preview_write_panels(path, panels, 2, &options, err);

@@ -392,7 +392,7 @@ check "--preview holds two panels side by side, captioned below" \
 if command -v python3 >/dev/null 2>&1; then
     expect "the expected captions, drawn by preview" 0 "$TERRAFIT" preview "$ref" \
         --side-by-side "$ref" --caption "reference: base.pgm" \
-        --caption "synthesis: pv.json (5 layers)" -o "$scratch/captions.png"
+        --caption "synthesis, 5 layers: pv.json" -o "$scratch/captions.png"
     strip=$(($(png_ihdr "$out/pv.png" | cut -d' ' -f2) - S))
     check "--preview of a DEM captions the reference by its file, the synthesis by its layers" \
         python3 "$TF_SRCDIR/tests/png_rows.py" bottom "$out/pv.png" "$scratch/captions.png" "$strip"
