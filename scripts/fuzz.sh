@@ -186,6 +186,9 @@ fuzz() { # TARGET
         fi
         if [ -z "$id" ]; then
             report_of "$log" | head -n 40 >&2
+            # 72: libFuzzer was interrupted (SIGINT, SIGTERM), not a crash.
+            [ "$status" -eq 72 ] && [ -z "$saved" ] &&
+                saved="(none: interrupted by a signal, exit status 72)"
             crashed="$crashed ${saved:-"(no input saved; exit status $status)"}"
             [ "$keep_going" -eq 1 ] || break
         else

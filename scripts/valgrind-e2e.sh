@@ -78,17 +78,16 @@ run_one() { # TEST
     } >"$scratch/results/$t"
 }
 
-# The tests in VALGRIND_JOBS queues (default: one per core), each queue one
-# after another: memcheck runs a program on one core.
+# VALGRIND_JOBS workers (default: one per core; memcheck runs a program on
+# one core), each taking the next test nobody has taken (mkdir is atomic):
+# with the longest tests first, the workers end close together.
 jobs=${VALGRIND_JOBS:-$(nproc 2>/dev/null || echo 2)}
-mkdir -p "$scratch/results"
+mkdir -p "$scratch/results" "$scratch/taken"
 q=0
 while [ "$q" -lt "$jobs" ]; do
     (
-        k=0
         for t in $tests; do
-            [ $((k % jobs)) -eq "$q" ] && run_one "$t"
-            k=$((k + 1))
+            mkdir "$scratch/taken/${t#tests/}" 2>/dev/null && run_one "$t"
         done
     ) &
     q=$((q + 1))
