@@ -4,9 +4,11 @@
 # uses sudo when not root. apt and dpkg print hundreds of lines (-qq does not
 # quiet dpkg): they go to a log file, and one line says what was installed.
 set -eu
+# clang and libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh);
+# valgrind: the memcheck run of the end-to-end tests (scripts/valgrind-e2e.sh).
 packages="build-essential autoconf automake libtool autoconf-archive pkg-config
 libcjson-dev libstb-dev libfftw3-dev libpng-dev zlib1g-dev check python3 python3-jsonschema groff-base
-man-db"
+man-db clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

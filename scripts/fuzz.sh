@@ -1,8 +1,7 @@
 #!/bin/sh
-# Builds and runs the libFuzzer targets of tests/fuzz (docs/fuzzing.md):
-# replays the stored corpora, fuzzes each target for a time or a number of
-# runs, prints executions and coverage per target, and exits non-zero on
-# any crash that tests/fuzz/known-crashes does not record, naming the input.
+# Builds and runs the libFuzzer targets of tests/fuzz (docs/fuzzing.md), prints
+# executions and coverage per target, and fails on any crash that
+# tests/fuzz/known-crashes does not record, naming the input.
 #
 #   scripts/fuzz.sh [options] build          configure and build the targets
 #   scripts/fuzz.sh [options] replay         every stored corpus input once
@@ -38,7 +37,7 @@ mode=${1:-}
 case $mode in
 build | replay | findings) ;;
 run | runs) [ $# -eq 1 ] || { echo "fuzz.sh: $mode takes a number" >&2; exit 2; } ;;
-*) sed -n '2,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '2,17s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 fuzz_dir=$top/tests/fuzz
 known_file=$fuzz_dir/known-crashes
@@ -186,6 +185,9 @@ fuzz() { # TARGET
         fi
         if [ -z "$id" ]; then
             report_of "$log" | head -n 40 >&2
+            # 72: libFuzzer was interrupted (SIGINT, SIGTERM), not a crash.
+            [ "$status" -eq 72 ] && [ -z "$saved" ] &&
+                saved="(none: interrupted by a signal, exit status 72)"
             crashed="$crashed ${saved:-"(no input saved; exit status $status)"}"
             [ "$keep_going" -eq 1 ] || break
         else

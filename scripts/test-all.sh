@@ -2,7 +2,9 @@
 # README's second command (and CI's): install what is needed, build, and
 # run every test — the unit and end-to-end tests, the same tests under
 # AddressSanitizer + UndefinedBehaviorSanitizer, static linking against the
-# installed archives, and `make distcheck`.
+# installed archives, `make distcheck`, the fuzz targets (the stored corpora
+# replayed, then a short run of each) and the end-to-end tests under
+# valgrind memcheck.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -43,5 +45,26 @@ echo "== make distcheck" >&2
 make -s -C "$top/_build" -j"$jobs" distcheck >/dev/null
 summary="${summary}distcheck: 1 passed, 0 failed
 "
+# A stage script prints "NAME: N passed, M failed" as its last line.
+run_stage() { # NAME COMMAND...
+    echo "== $1" >&2
+    shift
+    status=0
+    out=$("$@") || status=$?
+    summary="$summary$(printf '%s\n' "$out" | tail -n 1)
+"
+    if [ "$status" -ne 0 ]; then
+        printf '%s' "$summary"
+        exit "$status"
+    fi
+}
+# The libFuzzer targets (docs/fuzzing.md): a crash fails, unless it is a
+# defect tests/fuzz/known-crashes records.
+run_stage "fuzz: build the targets in _build-fuzz, replay the stored corpora" \
+    sh "$top/scripts/fuzz.sh" --build-dir "$top/_build-fuzz" replay
+run_stage "fuzz: run each target for 60 seconds" \
+    sh "$top/scripts/fuzz.sh" --build-dir "$top/_build-fuzz" run 60
+run_stage "valgrind: end-to-end tests under memcheck (_build-valgrind)" \
+    sh "$top/scripts/valgrind-e2e.sh"
 printf '%s' "$summary"
 printf 'all: %s passed, 0 failed\n' "$(printf '%s' "$summary" | awk -F'[: ,]+' '{s += $2} END {print s}')"
