@@ -235,6 +235,26 @@ int cli_check_float_options(const char *command, tf_heightmap_format format,
  * "x.jpg" is a usage error naming `option`, "x.png" or "x" are fine. */
 int cli_check_png_name(const char *command, const char *option, const char *path);
 
+/* ---- files a command reads and writes */
+
+/* One file of a command line: what names it ("-o", "--preview", "the
+ * reference") and its path. NULL paths are skipped. */
+typedef struct {
+    const char *role;
+    const char *path;
+} cli_file;
+
+/* Checks, before any work, that no output is the same file as an input or
+ * as another output: a usage error naming both otherwise. "The same file"
+ * is the same device and inode, so hard links, symbolic links and other
+ * spellings of one name are caught; an output that does not exist yet is
+ * compared by its folder's device and inode and its last component. */
+int cli_check_files(const char *command, const cli_file *inputs, size_t input_count,
+                    const cli_file *outputs, size_t output_count);
+/* Whether the file `path` (existing or not) is `input` (an existing file),
+ * by the rule of cli_check_files. */
+bool cli_same_file(const char *path, const char *input);
+
 /* ---- inputs */
 
 /* A terrain spec rather than a heightmap: a file named *.json, or whose

@@ -365,11 +365,13 @@ int cmd_compare(int argc, char **argv)
                                              : "missing A and B (the maps to compare)");
     if (operands > 2)
         return cli_usage_error(cmd, "two maps expected (A and B), got a third: '%s'", argv[2]);
-    if (req.preview_path) {
-        int status = cli_check_png_name(cmd, "--preview", req.preview_path);
-        if (status != CLI_EXIT_OK)
-            return status;
-    }
+    const cli_file inputs[] = {{"A", argv[0]}, {"B", argv[1]}, {"--valid", req.valid_path}};
+    const cli_file outputs[] = {{"--preview", req.preview_path}};
+    int status = cli_check_files(cmd, inputs, 3, outputs, 1);
+    if (status == CLI_EXIT_OK && req.preview_path)
+        status = cli_check_png_name(cmd, "--preview", req.preview_path);
+    if (status != CLI_EXIT_OK)
+        return status;
     req.op[0].path = argv[0];
     req.op[1].path = argv[1];
     req.options.height_scale = req.height_scale;

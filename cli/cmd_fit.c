@@ -190,12 +190,16 @@ static int check_request(fit_request *req, int operands, char **argv)
                                req->max_layer_named, req->layer_count,
                                req->layer_count == 1 ? "" : "s", req->layer_count == 1 ? "s" : "",
                                req->layer_count - 1);
-    if (req->report_path && strcmp(req->report_path, req->output_path) == 0)
-        return cli_usage_error(cmd, "--report and -o name the same file '%s'", req->output_path);
-    if (req->preview_path && (strcmp(req->preview_path, req->output_path) == 0 ||
-                              (req->report_path && strcmp(req->preview_path, req->report_path) == 0)))
-        return cli_usage_error(cmd, "--preview names the same file as -o or --report ('%s')",
-                               req->preview_path);
+    cli_file inputs[TF_MAX_LAYERS + 1];
+    for (size_t i = 0; i < req->layer_count; i++)
+        inputs[i] = (cli_file){"the reference", req->layers[i]};
+    inputs[req->layer_count] = (cli_file){"--valid", req->valid_path};
+    const cli_file outputs[] = {{"-o", req->output_path},
+                                {"--report", req->report_path},
+                                {"--preview", req->preview_path}};
+    int status = cli_check_files(cmd, inputs, req->layer_count + 1, outputs, 3);
+    if (status != CLI_EXIT_OK)
+        return status;
     if (req->preview_path)
         return cli_check_png_name(cmd, "--preview", req->preview_path);
     return CLI_EXIT_OK;

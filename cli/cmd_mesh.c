@@ -45,8 +45,10 @@ static int parse_tile(const char *command, const cli_option *opt, const char *ar
     bool integers = cli_parse_double_pair(arg, ',', &x, &y);
     for (const char *p = arg; *p && integers; p++)
         integers = !strchr(".eExXpP", *p); /* no fractions, exponents or hex */
-    if (!integers || x != (double)(int64_t)x || y != (double)(int64_t)y)
+    if (!integers || x != trunc(x) || y != trunc(y))
         return cli_usage_error(command, "invalid --tile '%s': expected TX,TY (integers)", arg);
+    /* Checked before the conversion: a double beyond int64_t's range has
+     * no int64_t value (C11 6.3.1.4). */
     if (fabs(x) > (double)TF_MESH_MAX_TILE || fabs(y) > (double)TF_MESH_MAX_TILE)
         return cli_usage_error(command, "invalid --tile '%s': each index must be within +-%lld",
                                arg, (long long)TF_MESH_MAX_TILE);
@@ -91,7 +93,9 @@ int cmd_mesh(int argc, char **argv)
         return cli_parse_status(operands);
     int status;
     if ((status = cli_common_operands(cmd, c, operands, argv, "SPEC", "a terrain JSON file", "OUT",
-                                      "the .obj or .glb file to write")) != CLI_EXIT_OK)
+                                      "the .obj or .glb file to write")) != CLI_EXIT_OK ||
+        (status = cli_check_files(cmd, &(cli_file){"SPEC", c->spec}, 1,
+                                  &(cli_file){"-o", c->output}, 1)) != CLI_EXIT_OK)
         return status;
     if (!req.format_text && tf_mesh_format_from_path(c->output, &req.format) != 0)
         return cli_usage_error(cmd, "cannot tell the format of '%s': name it .obj or .glb, or "

@@ -98,6 +98,10 @@ static int check_request(preview_request *req, int operands, char **argv)
             CLI_EXIT_OK ||
         (status = cli_check_png_name(cmd, "-o", req->c.output)) != CLI_EXIT_OK)
         return status;
+    const cli_file inputs[] = {{"the input", req->c.spec}, {"--side-by-side", req->reference_path}};
+    const cli_file outputs[] = {{"-o", req->c.output}};
+    if ((status = cli_check_files(cmd, inputs, 2, outputs, 1)) != CLI_EXIT_OK)
+        return status;
     if (req->caption_count > (req->reference_path ? 2 : 1))
         return cli_usage_error(cmd, "%d captions for %d image%s", req->caption_count,
                                req->reference_path ? 2 : 1, req->reference_path ? "s" : "");

@@ -123,8 +123,10 @@ static int check_request(render_request *req, int operands, char **argv)
     if ((status = cli_common_operands(cmd, &req->c, operands, argv, "SPEC", "a terrain JSON file",
                                       "OUT", "the heightmap file to write")) != CLI_EXIT_OK)
         return status;
-    if (req->preview_path && strcmp(req->preview_path, req->c.output) == 0)
-        return cli_usage_error(cmd, "--preview and -o name the same file '%s'", req->c.output);
+    const cli_file outputs[] = {{"-o", req->c.output}, {"--preview", req->preview_path}};
+    if ((status = cli_check_files(cmd, &(cli_file){"SPEC", req->c.spec}, 1, outputs, 2)) !=
+        CLI_EXIT_OK)
+        return status;
     if ((req->preview_path &&
          (status = cli_check_png_name(cmd, "--preview", req->preview_path)) != CLI_EXIT_OK) ||
         (status = cli_heightmap_output_format(cmd, "-o", req->c.output, req->format_text != NULL,

@@ -94,6 +94,11 @@ static int check_request(tiles_request *req, int operands, char **argv)
                                TF_MAX_IMAGE_PIXELS);
     if (!req->list && !req->vrt_path)
         return cli_usage_error(cmd, "nothing to do: give --list, --vrt OUT.vrt or both");
+    /* The tiles themselves are written by the render commands printed,
+     * each of which checks its own output. */
+    if ((status = cli_check_files(cmd, &(cli_file){"SPEC", req->c.spec}, 1,
+                                  &(cli_file){"--vrt", req->vrt_path}, 1)) != CLI_EXIT_OK)
+        return status;
     if (req->normalize == TF_NORMALIZE_MINMAX)
         return cli_usage_error(cmd, "--normalize minmax would give each tile its own scale; "
                                     "tiles take spec or none");

@@ -1,12 +1,16 @@
 /*
  * What several commands mean the same way, written once: the common options
  * (SPEC, -o, --size, --origin, --step, --threads) and their checks, heightmap
- * formats and picture names on the output side, and reading the inputs.
+ * formats and picture names on the output side, outputs that would overwrite
+ * an input, and reading the inputs.
  */
+#define _POSIX_C_SOURCE 200809L /* stat, dev_t, ino_t */
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -65,6 +69,80 @@ int cli_common_image_size(const char *command, const cli_common *c)
         return cli_usage_error(command, "invalid --size '%s': %llu pixels, more than the %zu "
                                         "an image may have",
                                c->size_text, c->width * c->height, TF_MAX_IMAGE_PIXELS);
+    return CLI_EXIT_OK;
+}
+
+/* ---- files a command reads and writes */
+
+/* A file's identity: its device and inode when it exists; else its folder's
+ * and its last component, which is what creating it would bind. */
+typedef struct {
+    bool exists, known;
+    dev_t dev;
+    ino_t ino;
+    const char *base; /* for a file that does not exist */
+} file_id;
+
+static file_id identify(const char *path)
+{
+    file_id id = {0};
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        id.exists = id.known = true;
+        id.dev = st.st_dev;
+        id.ino = st.st_ino;
+        return id;
+    }
+    const char *base = cli_base_name(path);
+    size_t dir_len = (size_t)(base - path);
+    char *dir = dir_len ? malloc(dir_len + 1) : NULL;
+    if (dir_len && !dir)
+        return id; /* unknown: compared with nothing */
+    if (dir) {
+        memcpy(dir, path, dir_len);
+        dir[dir_len] = '\0';
+    }
+    if (stat(dir ? dir : ".", &st) == 0) {
+        id.known = true;
+        id.dev = st.st_dev;
+        id.ino = st.st_ino;
+        id.base = base;
+    }
+    free(dir);
+    return id;
+}
+
+static bool same_id(file_id a, file_id b)
+{
+    return a.known && b.known && a.exists == b.exists && a.dev == b.dev && a.ino == b.ino &&
+           (a.exists || strcmp(a.base, b.base) == 0);
+}
+
+bool cli_same_file(const char *path, const char *input)
+{
+    return same_id(identify(path), identify(input));
+}
+
+int cli_check_files(const char *command, const cli_file *inputs, size_t input_count,
+                    const cli_file *outputs, size_t output_count)
+{
+    for (size_t i = 0; i < output_count; i++) {
+        if (!outputs[i].path)
+            continue;
+        file_id out = identify(outputs[i].path);
+        for (size_t j = 0; j < input_count; j++)
+            if (inputs[j].path && same_id(out, identify(inputs[j].path)))
+                return cli_usage_error(command,
+                                       "%s '%s' is the same file as %s '%s': writing it would "
+                                       "destroy the input (choose another name)",
+                                       outputs[i].role, outputs[i].path, inputs[j].role,
+                                       inputs[j].path);
+        for (size_t j = 0; j < i; j++)
+            if (outputs[j].path && same_id(out, identify(outputs[j].path)))
+                return cli_usage_error(command, "%s '%s' and %s '%s' name the same file",
+                                       outputs[j].role, outputs[j].path, outputs[i].role,
+                                       outputs[i].path);
+    }
     return CLI_EXIT_OK;
 }
 
