@@ -18,7 +18,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/_build-fuzz
-targets="spec image heightmap fit"
+targets="spec image heightmap fit points"
 work=""
 seed=0
 keep_going=0
@@ -157,6 +157,7 @@ fuzz() { # TARGET
     case $t in
     spec) dict=-dict=$fuzz_dir/spec.dict ;;
     image | heightmap) dict=-dict=$fuzz_dir/image.dict ;;
+    points) dict=-dict=$fuzz_dir/points.dict ;;
     *) dict="" ;;
     esac
     log=$scratch/$t.log

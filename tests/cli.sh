@@ -459,6 +459,26 @@ awk 'BEGIN { s = ""; for (k = 0; k < 200000; k++) s = s " "; print s "1" s "2" s
     >"$scratch/long.in"
 run_input "$scratch/long.in" "$TERRAFIT" sample "$spec"
 check "sample reads a 600 kB line" [ "$status:$(line_count "$scratch/stdout")" = "0:1" ]
+awk 'BEGIN { s = "#"; for (k = 0; k < 100000; k++) s = s "x"; print s; print "1 2" }' \
+    >"$scratch/comment.in"
+run_input "$scratch/comment.in" "$TERRAFIT" sample "$spec"
+check "sample skips a 100 kB comment" [ "$status:$(line_count "$scratch/stdout")" = "0:1" ]
+awk 'BEGIN { print "1 2"; s = "1"; for (k = 0; k < 5000; k++) s = s "0"; print s " 2" }' \
+    >"$scratch/digits.in"
+run_input "$scratch/digits.in" "$TERRAFIT" sample "$spec"
+check "sample refuses a line of 5002 bytes besides blanks, naming it" \
+    grep -qF 'stdin:2: more than 4096 bytes besides blanks' "$scratch/stderr"
+check "  with status 1, after the lines before it" [ "$status:$(line_count "$scratch/stdout")" = "1:1" ]
+printf '1 2\n3\0004\n' >"$scratch/nul.in"
+run_input "$scratch/nul.in" "$TERRAFIT" sample "$spec"
+check "sample refuses a line with a NUL byte" grep -qF 'stdin:2: expected two numbers' "$scratch/stderr"
+printf '1 2\n' >"$scratch/full.in"
+if [ -w /dev/full ]; then
+    "$TERRAFIT" sample "$spec" <"$scratch/full.in" >/dev/full 2>"$scratch/stderr"
+    status=$?
+    check "sample to a full disk exits 1, saying so" \
+        [ "$status:$(cat "$scratch/stderr")" = "1:terrafit: error writing to standard output" ]
+fi
 expect_message "sample of a missing spec exits 1" 1 "no-such.json" \
     "$TERRAFIT" sample "$scratch/no-such.json"
 

@@ -141,6 +141,28 @@ TF_API tf_heightmap *tf_heightmap_read(const char *path, tf_heightmap_format for
                                 size_t height, tf_error *err);
 TF_API void tf_heightmap_free(tf_heightmap *map);
 
+/* ------------------------------------------------------------ point lists */
+
+/* The most bytes a line of tf_points_read may hold besides its blanks
+ * (each run of blanks counts as one) and its end; comments do not count. */
+#define TF_POINTS_MAX_LINE 4096
+
+/* Called by tf_points_read for each point; a nonzero return stops the
+ * read, which returns that value. */
+typedef int (*tf_point_fn)(void *user, double x, double y);
+
+/* Read points from `in`, one a line: two finite numbers (C float literals
+ * starting with a sign, digit or '.', read the same in every locale)
+ * separated by spaces or tabs, with blanks allowed around them; lines end
+ * in LF or CRLF, the last may lack its end; blank lines and lines whose
+ * first non-blank character is '#' are skipped. A line that is anything
+ * else, holds a NUL byte or more than TF_POINTS_MAX_LINE bytes besides its
+ * blanks is an error naming it as "NAME:LINE" (`name` NULL: "input"). Calls `fn` in
+ * order. 0 at the end of the input; -1 with `err` set (TF_ERR_PARSE,
+ * TF_ERR_LIMIT for a long line, TF_ERR_IO); or fn's nonzero value. Uses a
+ * fixed buffer on the stack, whatever the input. */
+TF_API int tf_points_read(FILE *in, const char *name, tf_point_fn fn, void *user, tf_error *err);
+
 /* ------------------------------------------------------- atomic writing */
 
 /* A file written under a temporary name beside `path` and renamed over it

@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opt.threads = 1;
     opt.points = 2 + fuzz_u8(&in) % 15;
     uint8_t noise = fuzz_u8(&in), kind = fuzz_u8(&in);
-    opt.noise = (tf_noise_type)(noise % TF_NOISE_KIND_COUNT);
+    opt.noise = (tf_noise_type)(noise % TF_NOISE_TYPE_COUNT);
     /* --noise auto fits every layer seven times: one input in eight. */
     opt.noise_auto = (noise & 0xe0) == 0xe0;
     opt.fractal = (tf_fractal_kind)(kind % TF_FRACTAL_KIND_COUNT);

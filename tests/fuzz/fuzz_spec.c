@@ -40,21 +40,8 @@ static const window WINDOWS[] = {
 #define NX 3
 #define NY 2
 
-/* Bit-identical, with every NaN equal to every NaN (the sampling functions
- * promise bits, and a NaN's payload is not part of that promise). */
-/* Known, recorded defects the target steers around until they are fixed
- * (tests/fuzz/known-crashes; scripts/fuzz.sh passes their ids in
- * TF_FUZZ_KNOWN), so that a short run explores past them. */
-static int known(const char *id)
-{
-    const char *list = getenv("TF_FUZZ_KNOWN");
-    size_t len = strlen(id);
-    for (const char *p = list ? strstr(list, id) : NULL; p; p = strstr(p + 1, id))
-        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
-            return 1;
-    return 0;
-}
-
+/* Whether a layer uses perlin-reference-simplex (named in a failure: its
+ * lattice is the one that once mishandled NaN). */
 static int has_prs(const tf_terrain *t)
 {
     const tf_spec *spec = tf_terrain_spec(t);
@@ -64,18 +51,8 @@ static int has_prs(const tf_terrain *t)
     return 0;
 }
 
-/* prs-nonfinite: perlin-reference-simplex at a non-finite point indexes
- * out of bounds (NaN) or gives a finite height (infinities). */
-static int avoid_nonfinite(const tf_terrain *t)
-{
-    static int checked, on;
-    if (!checked) {
-        on = known("prs-nonfinite");
-        checked = 1;
-    }
-    return on && has_prs(t);
-}
-
+/* Bit-identical, with every NaN equal to every NaN (the sampling functions
+ * promise bits, and a NaN's payload is not part of that promise). */
 static int same_double(double a, double b)
 {
     if (isnan(a) || isnan(b))
@@ -119,14 +96,11 @@ static void check_round_trip(const tf_spec *spec)
  * rounding). */
 static void check_points(const tf_terrain *t, size_t layers, uint8_t pick)
 {
-    int finite_only = avoid_nonfinite(t);
     for (size_t k = 0; k < NCOORDS; k++) {
         double pts[2][2] = {{COORDS[k], COORDS[(k * 7 + pick) % NCOORDS]},
                             {COORDS[(k * 5 + 1) % NCOORDS], COORDS[k]}};
         for (int p = 0; p < 2; p++) {
             double x = pts[p][0], y = pts[p][1];
-            if (finite_only && !(isfinite(x) && isfinite(y)))
-                continue;
             double h = tf_terrain_sample(t, x, y);
             if (!isfinite(x) || !isfinite(y))
                 FUZZ_CHECK(!isfinite(h), "sample(%g, %g) = %g: a non-finite point must give a "
@@ -252,12 +226,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_points(t, layers, pick);
         const window *w = &WINDOWS[pick % NWINDOWS];
         const window *w2 = &WINDOWS[(pick2 + 3u) % NWINDOWS];
-        if (avoid_nonfinite(t)) {
-            if (!(isfinite(w->x0) && isfinite(w->y0) && isfinite(w->step)))
-                w = &WINDOWS[0];
-            if (!(isfinite(w2->x0) && isfinite(w2->y0) && isfinite(w2->step)))
-                w2 = &WINDOWS[1];
-        }
         check_window(t, w, layers ? pick2 % layers : 0);
         check_window(t, w2, layers ? pick % layers : 0);
         check_paths(t, w);

@@ -20,7 +20,6 @@ MAX_SEED = 16 * 1024
 # Seeds that still crash a target: a known defect (tests/fuzz/known-crashes)
 # keeps them in tests/fuzz/findings/ until its fix lands; then drop them here.
 KNOWN_CRASHERS = {
-    ('heightmap', 'bad-asc-pixels-beyond-limit'),  # reader-alloc-before-size
 }
 
 for path in glob.glob(os.path.join(corpus, '*', 'seed-*')):
@@ -180,3 +179,11 @@ seed('fit', 'one-pixel', bytes([0, 0, 0, 2, 5, 2, 1, 0, 0, 0, 1, 128]))
 seed('fit', 'two-layers-jordan', bytes([1, 40, 8, 16, 3, 5, 2, 1, 9, 9, 3, 100]) + pattern[:400] + bytes([7]) + pattern[:700])
 for kind in range(6):
     seed('fit', 'kind%d' % kind, bytes([0, 20, 20, 10, 6 + kind % 3, kind, 1, kind % 3, kind, 0, 0]) + pattern[:400])
+
+# ---- points: `terrafit sample`'s input, well-formed and not
+seed('points', 'plain', '0 0\n1.5 -2.25\n-1e3 4096\n')
+seed('points', 'comments-blanks-crlf', '# x y\r\n\r\n  \t12 34  \r\n# end\r\n7\t8')
+seed('points', 'literals', '+1 .5\n-0. 0x1p3\n1e-320 -1e300\n123456789012345678901234567890 1\n')
+seed('points', 'not-points', '1\n1 2 3\nnan 1\ninf 2\n1e999 0\nx y\n1,2\n')
+seed('points', 'nul', b'1 2\n3\x004\n')
+seed('points', 'long-line', '1 ' + '0' * 5000 + '\n')
