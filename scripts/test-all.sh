@@ -42,7 +42,15 @@ make -s -C "$top/_build" check-static >/dev/null
 summary="${summary}check-static: 1 passed, 0 failed
 "
 echo "== make distcheck" >&2
-make -s -C "$top/_build" -j"$jobs" distcheck >/dev/null
+status=0
+make -s -C "$top/_build" -j"$jobs" distcheck >/dev/null || status=$?
+if [ "$status" -ne 0 ]; then
+    # The failed tests' logs, from the unpacked tarball's build.
+    find "$top/_build" -path '*/terrafit-*/_build/*' -name test-suite.log \
+        -exec cat {} + >&2 2>/dev/null || true
+    printf '%s' "$summary"
+    exit "$status"
+fi
 summary="${summary}distcheck: 1 passed, 0 failed
 "
 # A stage script prints "NAME: N passed, M failed" as its last line.
