@@ -14,8 +14,8 @@ build=${VALGRIND_BUILD_DIR:-$top/_build-valgrind}
 # time): every command but tiles, every reader and writer; about ten
 # minutes on two cores. Left out: cli_outputs.sh (the render formats again
 # at larger sizes, which cli.sh decodes already, and tiles).
-default_tests="cli_fit.sh cli.sh cli_preview.sh reference.sh cli_compare.sh cli_erode.sh
-cli_bench.sh cli_curves.sh"
+default_tests="cli_fit.sh cli.sh cli_preview.sh reference.sh cli_limits.sh cli_compare.sh
+cli_erode.sh cli_bench.sh cli_curves.sh"
 [ $# -gt 0 ] && tests=$* || tests=$default_tests
 
 command -v valgrind >/dev/null 2>&1 || {
