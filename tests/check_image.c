@@ -692,6 +692,8 @@ START_TEST(bad_references_are_present)
 }
 END_TEST
 
+static tf_error err_size_probe;
+
 START_TEST(bad_reference_fails_with_its_message)
 {
     const char *name = bad_cases[_i];
@@ -704,6 +706,10 @@ START_TEST(bad_reference_fails_with_its_message)
     while (n && (expected[n - 1] == '\n' || expected[n - 1] == '\r'))
         expected[--n] = '\0';
     ck_assert_msg(n > 0, "%s: empty error file", name);
+    /* A message leaves room in tf_error.message for a path of 128 bytes:
+     * a long checkout path must not cut a message short. */
+    ck_assert_msg(n <= sizeof err_size_probe.message - 1 - 128 - 2,
+                  "%s: the message is %zu bytes, too long to follow a long path", name, n);
 
     tf_error err = {0, ""};
     tf_layer_map *m = tf_layer_map_load(input, &err);

@@ -164,7 +164,7 @@ START_TEST(tiny_files_claiming_huge_sizes_allocate_nothing)
     FILE *f = png_start(tiny, 16384, 16384, 8, 0);
     chunk(f, "IDAT", (const unsigned char *)"", 0);
     png_end(f);
-    expect_layer_failure(tiny, "0 bytes of compressed image data cannot hold a 16384x16384 image");
+    expect_layer_failure(tiny, "0 compressed bytes cannot hold 16384x16384");
     free(pgm);
     free(grid);
     free(pf);
@@ -200,7 +200,7 @@ START_TEST(empty_idat_chunks_are_legal)
     f = png_start(path, 3, 2, 8, 0);
     chunk(f, "IDAT", z, 0);
     png_end(f);
-    expect_layer_failure(path, "0 bytes of compressed image data cannot hold a 3x2 image");
+    expect_layer_failure(path, "0 compressed bytes cannot hold 3x2");
     free(path);
 }
 END_TEST

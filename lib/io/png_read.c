@@ -300,8 +300,8 @@ static int walk_chunks(const char *path, const unsigned char *d, size_t size, pn
     uint64_t raw = raw_bytes(h);
     if (h->idat_bytes < raw / DEFLATE_MAX_RATIO + (raw % DEFLATE_MAX_RATIO != 0)) {
         tf_error_set(err, TF_ERR_PARSE,
-                     "%s: corrupt PNG: %llu bytes of compressed image data cannot hold a "
-                     "%ux%u image (%llu bytes once inflated; deflate expands at most %ux)",
+                     "%s: corrupt PNG: %llu compressed bytes cannot hold %ux%u (%llu "
+                     "bytes inflated; deflate expands at most %ux)",
                      path, (unsigned long long)h->idat_bytes, h->width, h->height,
                      (unsigned long long)raw, DEFLATE_MAX_RATIO);
         return -1;

@@ -99,7 +99,7 @@ case('png-unknown-critical-chunk', 'png', SIG + ihdr(4, 4) + chunk(b'ABCD', b'')
 # hold it (deflate expands at most 1032 times), refused before the
 # 2 GiB layer is allocated.
 case('png-idat-too-small-for-size', 'png', SIG + ihdr(16384, 16384) + chunk(b'IDAT', zlib.compress(b'\0' * 1000)) + chunk(b'IEND', b''),
-     'corrupt PNG: 17 bytes of compressed image data cannot hold a 16384x16384 image (268451840 bytes once inflated; deflate expands at most 1032x)')
+     'corrupt PNG: 17 compressed bytes cannot hold 16384x16384 (268451840 bytes inflated; deflate expands at most 1032x)')
 case('png-no-idat', 'png', SIG + ihdr(4, 4) + chunk(b'IEND', b''), 'corrupt PNG: no image data')
 case('png-first-chunk-not-ihdr', 'png', SIG + chunk(b'tEXt', b'a\0b') + ihdr(4, 4) + chunk(b'IEND', b''),
      'corrupt PNG: the first chunk is tEXt, not IHDR')
