@@ -251,9 +251,6 @@ typedef struct {
  * compared by its folder's device and inode and its last component. */
 int cli_check_files(const char *command, const cli_file *inputs, size_t input_count,
                     const cli_file *outputs, size_t output_count);
-/* Whether the file `path` (existing or not) is `input` (an existing file),
- * by the rule of cli_check_files. */
-bool cli_same_file(const char *path, const char *input);
 
 /* ---- inputs */
 

@@ -118,11 +118,6 @@ static bool same_id(file_id a, file_id b)
            (a.exists || strcmp(a.base, b.base) == 0);
 }
 
-bool cli_same_file(const char *path, const char *input)
-{
-    return same_id(identify(path), identify(input));
-}
-
 int cli_check_files(const char *command, const cli_file *inputs, size_t input_count,
                     const cli_file *outputs, size_t output_count)
 {

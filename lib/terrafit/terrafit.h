@@ -157,10 +157,10 @@ typedef int (*tf_point_fn)(void *user, double x, double y);
  * in LF or CRLF, the last may lack its end; blank lines and lines whose
  * first non-blank character is '#' are skipped. A line that is anything
  * else, holds a NUL byte or more than TF_POINTS_MAX_LINE bytes besides its
- * blanks is an error naming it as "NAME:LINE" (`name` NULL: "input"). Calls `fn` in
- * order. 0 at the end of the input; -1 with `err` set (TF_ERR_PARSE,
- * TF_ERR_LIMIT for a long line, TF_ERR_IO); or fn's nonzero value. Uses a
- * fixed buffer on the stack, whatever the input. */
+ * blanks is an error naming it as "NAME:LINE" (`name` NULL: "input").
+ * Calls `fn` in order. 0 at the end of the input; -1 with `err` set
+ * (TF_ERR_PARSE, TF_ERR_LIMIT for a long line, TF_ERR_IO); or fn's nonzero
+ * value. Uses a fixed buffer on the stack, whatever the input. */
 TF_API int tf_points_read(FILE *in, const char *name, tf_point_fn fn, void *user, tf_error *err);
 
 /* ------------------------------------------------------- atomic writing */
