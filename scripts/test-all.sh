@@ -14,12 +14,17 @@ TF_REQUIRE_SCHEMA_TEST=1
 export TF_REQUIRE_SCHEMA_TEST
 
 summary=""
+started=$(date +%s)
+# Each stage's heading says when it starts, counted from here.
+heading() {
+    echo "== $* (at $(($(date +%s) - started)) s)" >&2
+}
 run_suite() { # NAME BUILD_DIR CONFIGURE_ARGS...
     name=$1 dir=$2
     shift 2
-    echo "== $name: build in $dir" >&2
+    heading "$name: build in $dir"
     BUILD_DIR=$dir sh "$top/scripts/build.sh" "$@"
-    echo "== $name: make check" >&2
+    heading "$name: make check"
     status=0
     make -s -C "$dir" -j"$jobs" check || status=$?
     log=$dir/test-suite.log
@@ -37,11 +42,11 @@ run_suite() { # NAME BUILD_DIR CONFIGURE_ARGS...
 
 run_suite tests "$top/_build"
 run_suite sanitizers "$top/_build-san" --enable-sanitizers CFLAGS="-O1 -g"
-echo "== make check-static: link against the installed static archives" >&2
+heading "make check-static: link against the installed static archives"
 make -s -C "$top/_build" check-static >/dev/null
 summary="${summary}check-static: 1 passed, 0 failed
 "
-echo "== make distcheck" >&2
+heading "make distcheck"
 status=0
 make -s -C "$top/_build" -j"$jobs" distcheck >/dev/null || status=$?
 if [ "$status" -ne 0 ]; then
@@ -55,7 +60,7 @@ summary="${summary}distcheck: 1 passed, 0 failed
 "
 # A stage script prints "NAME: N passed, M failed" as its last line.
 run_stage() { # NAME COMMAND...
-    echo "== $1" >&2
+    heading "$1"
     shift
     status=0
     out=$("$@") || status=$?
@@ -74,5 +79,6 @@ run_stage "fuzz: run each target for 60 seconds" \
     sh "$top/scripts/fuzz.sh" --build-dir "$top/_build-fuzz" run 60
 run_stage "valgrind: end-to-end tests under memcheck (_build-valgrind)" \
     sh "$top/scripts/valgrind-e2e.sh"
+heading "done"
 printf '%s' "$summary"
 printf 'all: %s passed, 0 failed\n' "$(printf '%s' "$summary" | awk -F'[: ,]+' '{s += $2} END {print s}')"
