@@ -223,6 +223,7 @@ findings() { # TARGET
         [ -f "$f" ] || continue
         case $f in *.md) continue ;; esac
         # shellcheck disable=SC2086 # one word per option
+        recorded=$((recorded + 1))
         if "$build/tests/fuzz/fuzz_$t" -runs=1 -timeout="$(timeout_of "$t")" $limits "$f" \
             >"$scratch/finding.log" 2>&1; then
             echo "fuzz $t: fixed: ${f#"$top"/} (move it into tests/fuzz/corpus/$t)" >&2
@@ -233,6 +234,7 @@ findings() { # TARGET
 }
 
 limit=${1:-0}
+recorded=0
 for t in $targets; do
     case $mode in
     replay) replay "$t" "$fuzz_dir/corpus/$t" ;;
@@ -240,6 +242,8 @@ for t in $targets; do
     findings) findings "$t" ;;
     esac
 done
+[ "$mode" = findings ] && [ "$recorded" -eq 0 ] &&
+    echo "fuzz findings: none recorded in tests/fuzz/findings" >&2
 # One line for scripts/test-all.sh's summary: targets that passed and failed.
 [ "$mode" = findings ] || echo "fuzz-$mode: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
