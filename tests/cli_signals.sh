@@ -10,16 +10,18 @@ TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 
 spec="$TF_SRCDIR/samples/thesis-three-layers/terrain.json"
 
-# A shell starts background jobs with SIGINT ignored, and an ignored signal
-# stays ignored across exec (the library then leaves it alone, as it
-# should); this puts the default action back for the job. It execs, so the
-# background job's pid is the command's.
+# A shell starts background jobs with SIGINT ignored, a test run under
+# nohup has SIGHUP ignored, and an ignored signal stays ignored across exec
+# (the library then leaves it alone, as it should); this puts the default
+# action back for the job. It execs, so the background job's pid is the
+# command's.
 default_signals() {
-    if env --default-signal=INT true 2>/dev/null; then
-        exec env --default-signal=INT "$@"
+    if env --default-signal=INT,TERM,HUP true 2>/dev/null; then
+        exec env --default-signal=INT,TERM,HUP "$@"
     else
         exec python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
     fi
 }
