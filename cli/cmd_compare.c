@@ -32,8 +32,10 @@ static const cli_command COMPARE = {
               "0.5 sum (a-b)^2/(a+b)); power spectrum shape (RMS of log10 differences) and\n"
               "slope beta; slope histogram chi-square, mean and exponential rate; box\n"
               "dimension of the median contour; peaks per 1000 cells; pits per peak;\n"
-              "share of cells in closed depressions; normal-score correlations of\n"
-              "roughness and of slope with low-pass elevation. 'n/a' (JSON null) marks a\n"
+              "share of cells in closed depressions; after routing flow on the filled\n"
+              "surface, share of cells draining 64 or more cells and mean flow path length\n"
+              "to an outlet over sqrt(cells); normal-score correlations of roughness and\n"
+              "of slope with low-pass elevation. 'n/a' (JSON null) marks a\n"
               "value a map does not define, e.g. the slope rate of a flat map.\n"
               "\n"
               "Exit status: 0 compared, 1 bad input (unreadable file, sizes differ, no\n"
@@ -109,6 +111,8 @@ static const metric_row METRICS[] = {
     EACH("peaks per 1000 cells", "peakDensity", peak_density),
     EACH("pits per peak", "pitPeakRatio", pit_peak_ratio),
     EACH("depression share", "depressionShare", depression_share),
+    EACH("channel share (>= 64 cells)", "channelShare", channel_share),
+    EACH("flow path length / sqrt(cells)", "flowPathLength", flow_path_length),
     EACH("roughness~elevation (normal r)", "roughnessElevation", roughness_elevation),
     EACH("slope~elevation (normal r)", "slopeElevation", slope_elevation),
 };

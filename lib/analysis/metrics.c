@@ -233,8 +233,12 @@ static int measure_map(const metrics_grid *g, work *wk, int m, const tf_metrics_
     if (metrics_box_dimension(g, &out->box_dimension, err) != 0)
         return -1;
     metrics_extrema(g, &out->peak_density, &out->pit_peak_ratio);
-    if (metrics_depression_share(g, &out->depression_share, err) != 0)
+    metrics_drainage_values drainage;
+    if (metrics_drainage(g, &drainage, err) != 0)
         return -1;
+    out->depression_share = drainage.depression_share;
+    out->channel_share = drainage.channel_share;
+    out->flow_path_length = drainage.flow_path_length;
     return metrics_relief_correlations(g, wk->slope[m], wk->slope_weight, o->lowpass_radius,
                                        &out->roughness_elevation, &out->slope_elevation, err);
 }

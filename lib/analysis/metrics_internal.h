@@ -39,8 +39,19 @@ int metrics_box_dimension(const metrics_grid *g, double *out, tf_error *err);
  * per maximum. */
 void metrics_extrema(const metrics_grid *g, double *peak_density, double *pit_peak_ratio);
 
-/* Share of counted cells that a priority-flood fill raises. */
+/* Share of counted cells that a priority-flood fill raises (the flood
+ * alone, for the --noise auto trials). */
 int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err);
+
+/* The per-map values of one priority flood and the drainage tree it
+ * routes; NaN when no cell counts. */
+typedef struct {
+    double depression_share; /* as metrics_depression_share */
+    double channel_share;    /* share of cells draining >= 64 cells */
+    double flow_path_length; /* mean path to an outlet / sqrt(counted cells) */
+} metrics_drainage_values;
+
+int metrics_drainage(const metrics_grid *g, metrics_drainage_values *out, tf_error *err);
 
 /* Normal-score correlations of roughness and of slope (NaN where
  * undefined) with the low-pass elevation. */

@@ -1,8 +1,8 @@
 /*
  * Relief measures of one map for `terrafit compare` (docs/metrics.md): the
  * box-counting dimension of the median contour, strict extrema, closed
- * depressions by priority flood, and normal-score correlations of
- * roughness and slope with low-pass elevation.
+ * depressions and the drainage network by one priority flood, and
+ * normal-score correlations of roughness and slope with low-pass elevation.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -161,18 +161,26 @@ void metrics_extrema(const metrics_grid *g, double *peak_density, double *pit_pe
     *pit_peak_ratio = peaks ? (double)pits / (double)peaks : NAN;
 }
 
-/* ------------------------------------------------ closed depressions */
+/* ------------------------------------ closed depressions and drainage */
 
-/* A binary min-heap of cells keyed by fill level; ties by index keep the
- * visiting order deterministic (the filled surface is unique anyway). */
+#define NO_CELL UINT32_MAX
+/* A cell is on a channel when at least this many cells (itself included)
+ * drain through it (docs/metrics.md, "Drainage network"). */
+#define CHANNEL_MIN_CELLS 64u
+
+/* A binary min-heap of cells keyed by fill level; ties go to the cell
+ * queued first (seq), so each level is visited breadth first from all its
+ * entry cells at once, which the routing across flats relies on. The
+ * filled surface does not depend on the order. */
 typedef struct {
     float level;
+    uint32_t seq;
     uint32_t index;
 } flood_cell;
 
 static bool flood_before(flood_cell a, flood_cell b)
 {
-    return a.level < b.level || (a.level == b.level && a.index < b.index);
+    return a.level < b.level || (a.level == b.level && a.seq < b.seq);
 }
 
 static void heap_push(flood_cell *heap, size_t *size, flood_cell c)
@@ -208,12 +216,34 @@ static flood_cell heap_pop(flood_cell *heap, size_t *size)
     return top;
 }
 
+/* The index of neighbour d of (x, y), false when it lies off the map. */
+static bool neighbour_of(const metrics_grid *g, size_t x, size_t y, int d, size_t *q)
+{
+    if ((x == 0 && NEIGHBOUR_DX[d] < 0) || (x + 1 == g->w && NEIGHBOUR_DX[d] > 0) ||
+        (y == 0 && NEIGHBOUR_DY[d] < 0) || (y + 1 == g->h && NEIGHBOUR_DY[d] > 0))
+        return false;
+    *q = (y + (size_t)(ptrdiff_t)NEIGHBOUR_DY[d]) * g->w + x + (size_t)(ptrdiff_t)NEIGHBOUR_DX[d];
+    return true;
+}
+
+/* What a flood records for the routing, per cell (counted cells only). */
+typedef struct {
+    float *level;     /* filled level */
+    uint32_t *parent; /* the cell it was queued from; NO_CELL for an outlet */
+    uint32_t *depth;  /* 0 for a cell queued above its parent's level (or an
+                       * outlet), else the parent's depth + 1: breadth-first
+                       * steps across the flat of the filled surface */
+    uint32_t *order;  /* the cells in the order they left the queue */
+} flood_trace;
+
 /* Priority flood (Barnes, Lehman & Mulla 2014), 8-connected: the outlets
  * are the counted cells on the map's border or next to a cell that does
  * not count (water leaves the known terrain there); from them, each cell
- * is raised to the lowest level at which it can drain out. A cell is in a
- * closed depression when its filled level exceeds its value. */
-int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err)
+ * is raised to the lowest level at which it can drain out. Counts the
+ * counted cells and those raised (in a closed depression); fills `trace`
+ * unless it is NULL. */
+static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *counted,
+                          size_t *raised, tf_error *err)
 {
     size_t w = g->w, h = g->h, n = w * h;
     flood_cell *heap = malloc(n * sizeof *heap);
@@ -225,49 +255,167 @@ int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err)
                      w, h);
         return -1;
     }
-    size_t size = 0, counted = 0, raised = 0;
+    size_t size = 0, popped = 0;
+    uint32_t seq = 0;
+    *counted = *raised = 0;
     for (size_t y = 0; y < h; y++) {
         for (size_t x = 0; x < w; x++) {
-            size_t k = y * w + x;
+            size_t k = y * w + x, q;
             if (!g->ok[k])
                 continue;
-            counted++;
-            bool outlet = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
-            for (int d = 0; d < 8 && !outlet; d++) {
-                size_t q = (y + (size_t)(ptrdiff_t)NEIGHBOUR_DY[d]) * w + x +
-                           (size_t)(ptrdiff_t)NEIGHBOUR_DX[d];
-                outlet = !g->ok[q];
-            }
+            (*counted)++;
+            bool outlet = false;
+            for (int d = 0; d < 8 && !outlet; d++)
+                outlet = !neighbour_of(g, x, y, d, &q) || !g->ok[q];
             if (outlet) {
                 queued[k] = 1;
-                heap_push(heap, &size, (flood_cell){g->v[k], (uint32_t)k});
+                heap_push(heap, &size, (flood_cell){g->v[k], seq++, (uint32_t)k});
+                if (trace) {
+                    trace->level[k] = g->v[k];
+                    trace->parent[k] = NO_CELL;
+                    trace->depth[k] = 0;
+                }
             }
         }
     }
     while (size > 0) {
         flood_cell c = heap_pop(heap, &size);
+        if (trace)
+            trace->order[popped] = c.index;
+        popped++;
         size_t x = c.index % w, y = c.index / w;
         for (int d = 0; d < 8; d++) {
-            if ((x == 0 && NEIGHBOUR_DX[d] < 0) || (x + 1 == w && NEIGHBOUR_DX[d] > 0) ||
-                (y == 0 && NEIGHBOUR_DY[d] < 0) || (y + 1 == h && NEIGHBOUR_DY[d] > 0))
-                continue;
-            size_t q = (y + (size_t)(ptrdiff_t)NEIGHBOUR_DY[d]) * w + x +
-                       (size_t)(ptrdiff_t)NEIGHBOUR_DX[d];
-            if (!g->ok[q] || queued[q])
+            size_t q;
+            if (!neighbour_of(g, x, y, d, &q) || !g->ok[q] || queued[q])
                 continue;
             queued[q] = 1;
             float level = g->v[q];
+            bool flat = c.level >= level;
             if (c.level > level) {
                 level = c.level;
-                raised++;
+                (*raised)++;
             }
-            heap_push(heap, &size, (flood_cell){level, (uint32_t)q});
+            heap_push(heap, &size, (flood_cell){level, seq++, (uint32_t)q});
+            if (trace) {
+                trace->level[q] = level;
+                trace->parent[q] = c.index;
+                trace->depth[q] = flat ? trace->depth[c.index] + 1 : 0;
+            }
         }
     }
     free(heap);
     free(queued);
+    return 0;
+}
+
+int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err)
+{
+    size_t counted, raised;
+    if (priority_flood(g, NULL, &counted, &raised, err) != 0)
+        return -1;
     *out = counted ? (double)raised / (double)counted : NAN;
     return 0;
+}
+
+/* The receiver of a cell that is no outlet, on the filled surface: the
+ * neighbour of steepest descent, drop over distance (the D8 rule of
+ * O'Callaghan & Mark 1984; the first in neighbour order on a tie); on a
+ * flat (no lower neighbour), a neighbour of the same level one breadth-
+ * first step nearer the flat's edge, a straight one before a diagonal one,
+ * so a filled depression drains along the shortest path to its spill. */
+static uint32_t receiver_of(const metrics_grid *g, const flood_trace *t, size_t k)
+{
+    static const double STEP[2] = {1.0, 1.4142135623730951};
+    size_t x = k % g->w, y = k / g->w, q;
+    double best = 0.0;
+    uint32_t steepest = NO_CELL, straight = NO_CELL, diagonal = NO_CELL;
+    for (int d = 0; d < 8; d++) {
+        if (!neighbour_of(g, x, y, d, &q) || !g->ok[q])
+            continue;
+        bool is_diagonal = NEIGHBOUR_DX[d] != 0 && NEIGHBOUR_DY[d] != 0;
+        double drop = (double)t->level[k] - (double)t->level[q];
+        if (drop > 0.0) {
+            double slope = drop / STEP[is_diagonal];
+            if (slope > best) {
+                best = slope;
+                steepest = (uint32_t)q;
+            }
+        } else if (drop == 0.0 && t->depth[q] + 1 == t->depth[k]) {
+            if (!is_diagonal && straight == NO_CELL)
+                straight = (uint32_t)q;
+            if (is_diagonal && diagonal == NO_CELL)
+                diagonal = (uint32_t)q;
+        }
+    }
+    if (steepest != NO_CELL)
+        return steepest;
+    if (straight != NO_CELL)
+        return straight;
+    /* The cell it was queued from is always one of these; kept as the
+     * last resort all the same. */
+    return diagonal != NO_CELL ? diagonal : t->parent[k];
+}
+
+/* One flood for the depressions and the drainage tree; then flow
+ * accumulation (every cell 1, passed on to its receiver) over the cells in
+ * reverse flood order, where every receiver comes before the cells that
+ * drain into it: a steepest-descent receiver has a lower level, a flat's
+ * one the same level and a smaller breadth-first depth. */
+int metrics_drainage(const metrics_grid *g, metrics_drainage_values *out, tf_error *err)
+{
+    size_t w = g->w, h = g->h, n = w * h;
+    out->depression_share = out->channel_share = out->flow_path_length = NAN;
+    flood_trace t = {malloc(n * sizeof *t.level), malloc(n * sizeof *t.parent),
+                     malloc(n * sizeof *t.depth), malloc(n * sizeof *t.order)};
+    int status = -1;
+    if (!t.level || !t.parent || !t.depth || !t.order) {
+        tf_error_set(err, TF_ERR_NOMEM, "out of memory for the drainage of %zux%zu", w, h);
+        goto done;
+    }
+    size_t counted, raised;
+    if (priority_flood(g, &t, &counted, &raised, err) != 0)
+        goto done;
+    status = 0;
+    if (counted == 0)
+        goto done;
+    out->depression_share = (double)raised / (double)counted;
+
+    /* Receivers replace the parents; a receiver only reads levels and
+     * depths, so the order of this pass does not matter. */
+    for (size_t i = 0; i < counted; i++) {
+        size_t k = t.order[i];
+        if (t.parent[k] != NO_CELL)
+            t.parent[k] = receiver_of(g, &t, k);
+    }
+    /* The depths are done with: they become the accumulations. The total
+     * flow path length is the sum over cells of the step to the receiver
+     * times the cells whose paths take that step (the accumulation). */
+    uint32_t *receiver = t.parent, *accumulation = t.depth;
+    for (size_t i = 0; i < counted; i++)
+        accumulation[t.order[i]] = 1;
+    uint64_t straight_steps = 0, diagonal_steps = 0;
+    size_t channel = 0;
+    for (size_t i = counted; i-- > 0;) {
+        size_t k = t.order[i];
+        uint32_t a = accumulation[k], r = receiver[k];
+        channel += a >= CHANNEL_MIN_CELLS;
+        if (r == NO_CELL)
+            continue;
+        accumulation[r] += a;
+        if (r % w != k % w && r / w != k / w)
+            diagonal_steps += a;
+        else
+            straight_steps += a;
+    }
+    double total = (double)straight_steps + 1.4142135623730951 * (double)diagonal_steps;
+    out->channel_share = (double)channel / (double)counted;
+    out->flow_path_length = total / (double)counted / sqrt((double)counted);
+done:
+    free(t.level);
+    free(t.parent);
+    free(t.depth);
+    free(t.order);
+    return status;
 }
 
 /* -------------------------------------------- normal-score correlations */

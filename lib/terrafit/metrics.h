@@ -1,7 +1,8 @@
 /*
  * Fidelity metrics between two height maps (`terrafit compare`):
  * value histogram, power spectrum, slope distribution, box-counting
- * dimension of the median contour, peaks, depressions and relief structure.
+ * dimension of the median contour, peaks, depressions, the drainage network
+ * and relief structure.
  * Every definition, formula and constant is in docs/metrics.md.
  *
  *     tf_metrics_report r;
@@ -50,6 +51,8 @@ typedef struct {
     double peak_density;        /* strict 8-neighbour maxima per 1000 cells */
     double pit_peak_ratio;      /* strict 8-neighbour minima / maxima */
     double depression_share;    /* share of cells in closed depressions */
+    double channel_share;       /* share of cells draining >= 64 cells after the flood */
+    double flow_path_length;    /* mean flow path to an outlet / sqrt(cells) */
     double roughness_elevation; /* normal-score correlation, roughness vs low-pass */
     double slope_elevation;     /* normal-score correlation, slope vs low-pass */
 } tf_map_metrics;
