@@ -322,6 +322,15 @@ START_TEST(flat_map_leaves_undefined_values_undefined)
     ck_assert(isnan(r.spectrum_log_rms));
     ck_assert_double_eq(r.slope_chi2, 0.0);
     ck_assert_double_eq(r.a.depression_share, 0.0);
+    /* Flow crosses the flat breadth first from the border, straight steps
+     * first: each cell goes straight to its nearest side, and no cell
+     * drains more than half a row. */
+    ck_assert_double_eq(r.a.channel_share, 0.0);
+    double sum = 0.0;
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 32; x++) /* steps to the nearest side */
+            sum += fmin(fmin(x, y), fmin(31 - x, 31 - y));
+    ck_assert_double_eq_tol(r.a.flow_path_length, sum / 1024.0 / 32.0, 1e-12);
     map_free(m);
 }
 END_TEST
@@ -390,6 +399,124 @@ START_TEST(egg_crate_has_known_extrema)
     ck_assert_double_eq_tol(r.a.pit_peak_ratio, 1.0, 1e-12);
     /* Each pit is a closed depression. */
     ck_assert_double_gt(r.a.depression_share, 0.05);
+    map_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------- drainage */
+
+/* The plane v = y / 256 on n x n (n = 100): every cell that is no outlet
+ * drains straight down (a diagonal step drops as much over sqrt 2), so the
+ * interior cell (x, y) has a path of y steps and drains n - 1 - y cells;
+ * the outlet under column x drains n - 1. Cells draining >= 64: 35 interior
+ * cells and the outlet of each of the n - 2 interior columns. */
+#define DRAIN_N 100
+static const double PLANE_CHANNEL_SHARE = 98.0 * 36.0 / 10000.0;
+static const double PLANE_PATH_SUM = 98.0 * (98.0 * 99.0 / 2.0); /* sum of y per column */
+
+static tf_layer_map *y_plane(void)
+{
+    return plane_map(DRAIN_N, 0.0, 1.0 / 256.0);
+}
+
+START_TEST(tilted_plane_drains_straight_to_the_low_border)
+{
+    tf_layer_map *m = y_plane();
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_double_eq(r.a.depression_share, 0.0);
+    ck_assert_double_eq_tol(r.a.channel_share, PLANE_CHANNEL_SHARE, 1e-12);
+    ck_assert_double_eq_tol(r.a.flow_path_length, PLANE_PATH_SUM / 10000.0 / 100.0, 1e-12);
+    map_free(m);
+
+    /* v = (x + y) / 256: the diagonal drops sqrt 2 times more per length,
+     * so (x, y) takes min(x, y) diagonal steps to the low corner's sides;
+     * (x, y) drains 1 + min(98 - x, 98 - y) cells, >= 64 in the 35 x 35
+     * block at the low corner, and the outlets (0, y) and (x, 0) drain
+     * 99 - y and 99 - x: 36 x 36 channel cells in all. */
+    m = plane_map(DRAIN_N, 1.0 / 256.0, 1.0 / 256.0);
+    r = compare_ok(m, m, NULL);
+    double sum_min = 98.0 * 99.0 * 197.0 / 6.0; /* sum of min(x, y) over 1..98 */
+    ck_assert_double_eq_tol(r.a.channel_share, 36.0 * 36.0 / 10000.0, 1e-12);
+    ck_assert_double_eq_tol(r.a.flow_path_length, sqrt(2.0) * sum_min / 10000.0 / 100.0,
+                            1e-12);
+    map_free(m);
+}
+END_TEST
+
+/* A V-shaped valley on 65 x 65 draining to y = 0: v = (4 |x - 32| + y) /
+ * 1024. Sideways drops 4 per step, down 1, the diagonal 5 / sqrt 2: the
+ * slopes drain sideways to the floor, the floor straight down. */
+static tf_layer_map *valley_map(void)
+{
+    tf_layer_map *m = map_new(65, 65);
+    for (size_t y = 0; y < 65; y++)
+        for (size_t x = 0; x < 65; x++)
+            m->value[y * 65 + x] =
+                (float)((4.0 * fabs((double)x - 32.0) + (double)y) / 1024.0);
+    return m;
+}
+
+START_TEST(v_valley_has_one_channel_along_its_floor)
+{
+    tf_layer_map *m = valley_map();
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_double_eq(r.a.depression_share, 0.0);
+    /* The floor cell (32, y) drains the 63 interior cells of each row from
+     * y to 63: 63 (64 - y) >= 64 for y <= 62, and the outlet (32, 0): 63
+     * channel cells. A slope drains at most 31 cells. */
+    ck_assert_double_eq_tol(r.a.channel_share, 63.0 / 4225.0, 1e-12);
+    /* (x, y) goes |x - 32| steps sideways, then y down. */
+    double sum = 0.0;
+    for (int y = 1; y <= 63; y++)
+        for (int x = 1; x <= 63; x++)
+            sum += abs(x - 32) + y;
+    ck_assert_double_eq_tol(r.a.flow_path_length, sum / 4225.0 / 65.0, 1e-12);
+
+    /* A cell of the floor that does not count is an outlet: its eight
+     * neighbours become outlets and the channel breaks there. Above it the
+     * floor (32, y), y = 34..62, drains 63 (64 - y) cells and the outlet
+     * (32, 33) 1 + 63 * 30; below, (32, y), y = 1..29, drains 63 (31 - y)
+     * and the outlet (32, 0) 1 + 63 * 30. */
+    m->weight[32 * 65 + 32] = 0.0f;
+    r = compare_ok(m, m, NULL);
+    ck_assert_uint_eq(r.cells, 4224);
+    ck_assert_double_eq(r.a.depression_share, 0.0);
+    ck_assert_double_eq_tol(r.a.channel_share, 60.0 / 4224.0, 1e-12);
+    map_free(m);
+}
+END_TEST
+
+START_TEST(filled_depression_drains_like_the_plane_it_was_cut_into)
+{
+    /* A trough across the plane v = y / 256 (rows 40..59, every interior
+     * column) is filled to the level of row 39. Flow on the fill goes
+     * breadth first, straight ones first, to row 39, and row 60 drops
+     * straight into the fill: the network is the plane's. */
+    tf_layer_map *m = y_plane();
+    for (size_t y = 40; y < 60; y++)
+        for (size_t x = 1; x + 1 < DRAIN_N; x++)
+            m->value[y * DRAIN_N + x] = 0.0f;
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_double_eq_tol(r.a.depression_share, 98.0 * 20.0 / 10000.0, 1e-12);
+    ck_assert_double_eq_tol(r.a.channel_share, PLANE_CHANNEL_SHARE, 1e-12);
+    ck_assert_double_eq_tol(r.a.flow_path_length, PLANE_PATH_SUM / 10000.0 / 100.0, 1e-12);
+    map_free(m);
+}
+END_TEST
+
+START_TEST(no_data_row_cuts_the_network)
+{
+    /* Row 50 of the plane v = y / 256 does not count: rows 49 and 51 are
+     * outlets. Above, (x, y) drains y - 51 steps down to row 51; below, y
+     * steps to row 0; no cell drains more than 49. */
+    tf_layer_map *m = y_plane();
+    for (size_t x = 0; x < DRAIN_N; x++)
+        m->weight[50 * DRAIN_N + x] = 0.0f;
+    tf_metrics_report r = compare_ok(m, m, NULL);
+    ck_assert_uint_eq(r.cells, 9900);
+    ck_assert_double_eq(r.a.channel_share, 0.0);
+    double sum = 98.0 * (47.0 * 48.0 / 2.0 + 48.0 * 49.0 / 2.0);
+    ck_assert_double_eq_tol(r.a.flow_path_length, sum / 9900.0 / sqrt(9900.0), 1e-12);
     map_free(m);
 }
 END_TEST
@@ -571,6 +698,10 @@ static Suite *metrics_suite(void)
     tcase_add_test(known, flat_map_leaves_undefined_values_undefined);
     tcase_add_test(known, bowl_is_one_closed_depression);
     tcase_add_test(known, egg_crate_has_known_extrema);
+    tcase_add_test(known, tilted_plane_drains_straight_to_the_low_border);
+    tcase_add_test(known, v_valley_has_one_channel_along_its_floor);
+    tcase_add_test(known, filled_depression_drains_like_the_plane_it_was_cut_into);
+    tcase_add_test(known, no_data_row_cuts_the_network);
     tcase_add_test(known, random_walk_contour_is_rougher_than_a_line);
     tcase_add_test(known, normal_quantile_matches_erfc);
     tcase_add_test(known, normal_score_correlation_is_rank_based);
