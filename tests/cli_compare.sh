@@ -91,13 +91,14 @@ check "the table names both maps" grep -qF "A: $ref (heightmap, 96x80)" "$scratc
 check "the table counts the cells" grep -qF "cells compared: 7680 of 7680" "$scratch/stdout"
 check "the table lists the histogram distance as 0" \
     grep -q "^value histogram chi2  *0$" "$scratch/stdout"
+cp "$scratch/stdout" "$scratch/table.txt"
 expect "JSON of a map against itself" 0 "$TERRAFIT" compare --json "$ref" "$ref"
 cp "$scratch/stdout" "$scratch/self.json"
 missing=""
 for key in format version a b width height cells valid options heightScale lowpassRadius \
     histogramBins metrics histogramChi2 spectrumLogRms slopeChi2 slopeRange spectralSlope \
     slopeMean slopeRate boxDimension peakDensity pitPeakRatio depressionShare \
-    roughnessElevation slopeElevation; do
+    channelShare flowPathLength roughnessElevation slopeElevation; do
     grep -qF "\"$key\":" "$scratch/self.json" || missing="$missing $key"
 done
 if [ -z "$missing" ]; then pass "the JSON has every documented key"; else
@@ -108,7 +109,7 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 all_zero=yes
 for key in spectralSlope slopeMean slopeRate boxDimension peakDensity depressionShare \
-    roughnessElevation slopeElevation; do
+    channelShare flowPathLength roughnessElevation slopeElevation; do
     d=$(json_field "$key" distance "$scratch/self.json")
     [ "$d" = 0 ] || all_zero="no ($key: '$d')"
 done
@@ -121,6 +122,18 @@ if [ "$all_zero" = yes ]; then pass "every distance of a map to itself is 0"; el
 check "the width is in the JSON" [ "$(json_value width "$scratch/self.json")" = 96 ]
 check "the box dimension of a real contour is above 1" \
     at_least "$(json_field boxDimension a "$scratch/self.json")" 1.0
+check "the table has the channel share row" \
+    grep -q "^channel share (>= 64 cells)  *[0-9.e-]*  *[0-9.e-]*  *0$" "$scratch/table.txt"
+check "the table has the flow path length row" \
+    grep -q "^flow path length / sqrt(cells)  *[0-9.e-]*  *[0-9.e-]*  *0$" "$scratch/table.txt"
+# Relief of a few tens of pixels on 96x80 has channels, but not everywhere,
+# and paths that end well inside the map's extent.
+channels=$(json_field channelShare a "$scratch/self.json")
+check "a rendered terrain has some channel cells" at_least "$channels" 0.001
+check "a rendered terrain is mostly not channel" at_most "$channels" 0.5
+paths=$(json_field flowPathLength a "$scratch/self.json")
+check "flow paths are longer than 0" at_least "$paths" 0.01
+check "flow paths are shorter than the map" at_most "$paths" 1.0
 
 # ---- a spec against its own rendering: the only difference is 16-bit
 # quantization
