@@ -35,8 +35,8 @@ static const cli_command COMPARE = {
               "share of cells in closed depressions; after routing flow on the filled\n"
               "surface, share of cells draining 64 or more cells and mean flow path length\n"
               "to an outlet over sqrt(cells); normal-score correlations of roughness and\n"
-              "of slope with low-pass elevation. 'n/a' (JSON null) marks a\n"
-              "value a map does not define, e.g. the slope rate of a flat map.\n"
+              "of slope with low-pass elevation. 'n/a' (JSON null) marks a value a map\n"
+              "does not define, e.g. the slope rate of a flat map.\n"
               "\n"
               "Exit status: 0 compared, 1 bad input (unreadable file, sizes differ, no\n"
               "common cell), 2 usage error.\n",
