@@ -53,17 +53,19 @@ static void report_progress(void *arg)
     }
 }
 
-/* Rows [first, end). Row j is the one-row lattice window at row j0 + j:
- * the runtime computes its y as y0 + (double)(j0 + j) * step in the same
- * code tf_terrain_sample_window and tf_terrain_sample_grid run, so the
- * bits match without depending on how this file is compiled (e.g. whether
+/* Rows [first, end): the lattice window of those rows. The runtime
+ * computes each y as y0 + (double)(j0 + j) * step in the same code
+ * tf_terrain_sample_window and tf_terrain_sample_grid run, so the bits
+ * match without depending on how this file is compiled (e.g. whether
  * y0 + j * step would be contracted into a fused multiply-add here). */
 static void render_rows(void *arg, size_t first, size_t end)
 {
     render_job *job = arg;
-    for (size_t j = first; j < end; j++)
-        tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, job->i0,
-                                 job->j0 + (int64_t)j, job->nx, 1, job->out + j * job->nx);
+    /* One window for the whole block: a spec with a drainage stage builds
+     * its valley network once per window tile, not once per row. */
+    tf_terrain_sample_window(job->terrain, job->x0, job->y0, job->step, job->i0,
+                             job->j0 + (int64_t)first, job->nx, end - first,
+                             job->out + first * job->nx);
     atomic_fetch_add_explicit(&job->rows_done, end - first, memory_order_relaxed);
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drainage.h"
 #include "base/error.h"
 #include "terrafit/runtime.h"
 #include "fractal.h"
@@ -203,6 +204,7 @@ typedef enum { TF_SIMD_NONE = 0, TF_SIMD_AVX2 = 1 } tf_simd_level;
 
 struct tf_terrain {
     tf_spec *spec; /* the source, for tools (tf_terrain_spec) */
+    tf_drainage drainage; /* step 5b; drainage.levels == 0: none */
     size_t layer_count;
     double min_value, max_value;
     tf_compiled_layer *layers;
@@ -293,6 +295,8 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
 uint32_t tf_mix32(uint32_t x);
 uint32_t tf_layer_seed(uint32_t root_seed, size_t layer_index);
 void tf_default_offset(uint32_t layer_seed, double offset[3]);
+/* The drainage stage's default seed (docs/spec.md, "Drainage"). */
+uint32_t tf_drainage_seed(uint32_t root_seed);
 /* 5% of the mask layer's control-point y span. */
 double tf_default_mask_falloff(const tf_layer_spec *mask_layer);
 /* The value range implied by the layers' curves, shifts, scales and masks. */

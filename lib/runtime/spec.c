@@ -331,6 +331,37 @@ void tf_spec_reseed(tf_spec *spec, uint32_t seed)
         spec->layers[i].seed = tf_layer_seed(seed, i);
         tf_default_offset(spec->layers[i].seed, spec->layers[i].offset);
     }
+    spec->drainage.seed = tf_drainage_seed(seed);
+}
+
+/* The seed a 65th layer would get: never a layer's, since a spec has at
+ * most 64 (docs/spec.md, "Drainage"). */
+uint32_t tf_drainage_seed(uint32_t root_seed)
+{
+    return tf_layer_seed(root_seed, TF_MAX_LAYERS);
+}
+
+void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double depth,
+                              double slope)
+{
+    tf_drainage_spec *d = &spec->drainage;
+    char *extra = d->extra_json;
+    memset(d, 0, sizeof *d);
+    d->extra_json = extra;
+    if (levels <= 0)
+        return;
+    d->levels = levels;
+    d->seed = tf_drainage_seed(spec->seed);
+    d->spacing = spacing;
+    d->depth = depth;
+    d->slope = slope;
+    d->reach = 1.5;
+    d->floor_width = 0.1;
+    d->jitter = 0.8;
+    d->bend = 0.2;
+    d->breach = 3;
+    d->detail_wavelength = levels <= TF_MAX_DRAINAGE_LEVELS ? ldexp(2.0 * spacing, 1 - levels) : 0.0;
+    d->fade = 0.5;
 }
 
 int tf_spec_add_unknown_key(tf_spec *spec, const char *path)
@@ -365,6 +396,7 @@ void tf_spec_free(tf_spec *spec)
     free(spec->layers);
     free(spec->output_curve_points);
     free(spec->output_curve_extra_json);
+    free(spec->drainage.extra_json);
     free(spec->extra_json);
     for (size_t k = 0; k < spec->unknown_key_count; k++)
         free(spec->unknown_keys[k]);
@@ -390,7 +422,10 @@ tf_spec *tf_spec_copy(const tf_spec *spec, tf_error *err)
     copy->max_value = spec->max_value;
     copy->output_curve_interpolation = spec->output_curve_interpolation;
     copy->output_curve_point_count = spec->output_curve_point_count;
+    copy->drainage = spec->drainage;
+    copy->drainage.extra_json = NULL;
     int failed = dup_optional(&copy->extra_json, spec->extra_json) ||
+                 dup_optional(&copy->drainage.extra_json, spec->drainage.extra_json) ||
                  dup_optional(&copy->output_curve_extra_json, spec->output_curve_extra_json) ||
                  copy_points(spec->output_curve_points, spec->output_curve_point_count,
                              &copy->output_curve_points, err);
@@ -576,6 +611,44 @@ static int check_layer(const tf_spec *spec, size_t i, const char *src, tf_error 
     return 0;
 }
 
+/* "drainage" (docs/spec.md, "Drainage"): each member in its range. The
+ * ranges bound the network a sample must rebuild around itself. */
+static int check_drainage(const tf_drainage_spec *d, const char *src, tf_error *err)
+{
+    const char *p = "$.drainage";
+    if (d->levels < 1 || d->levels > TF_MAX_DRAINAGE_LEVELS)
+        return INVALID("%s: %s.levels: must be an integer from 1 to %d, got %d", src, p,
+                       TF_MAX_DRAINAGE_LEVELS, d->levels);
+    if (d->breach < 1 || d->breach > 4)
+        return INVALID("%s: %s.breach: must be an integer from 1 to 4, got %d", src, p,
+                       d->breach);
+    const struct {
+        const char *name;
+        double v, lo, hi;
+        int lo_open; /* the range excludes lo */
+    } m[] = {
+        {"spacing", d->spacing, 0.0, 1e12, 1},    {"depth", d->depth, 0.0, 1e12, 1},
+        {"slope", d->slope, 0.0, 1e12, 1},        {"reach", d->reach, 0.5, 2.0, 0},
+        {"floor", d->floor_width, 0.0, 1.0, 0},   {"jitter", d->jitter, 0.0, 0.9, 0},
+        {"bend", d->bend, 0.0, 0.5, 0},           {"detailWavelength", d->detail_wavelength, 0.0, 1e12, 0},
+        {"fade", d->fade, 0.0, 1e12, 1},
+    };
+    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+        if (!isfinite(m[k].v))
+            return INVALID("%s: %s.%s: number is not finite", src, p, m[k].name);
+        if ((m[k].lo_open ? !(m[k].v > m[k].lo) : !(m[k].v >= m[k].lo)) || !(m[k].v <= m[k].hi))
+            return INVALID("%s: %s.%s: must be %s %.17g and <= %.17g, got %.17g", src, p,
+                           m[k].name, m[k].lo_open ? ">" : ">=", m[k].lo, m[k].hi, m[k].v);
+    }
+    /* The finest lattice must stay far above a double's resolution at the
+     * coordinates a game uses: L_(K-1) >= 2^-20 world units. */
+    if (!(ldexp(d->spacing, 1 - d->levels) >= 0x1p-20))
+        return INVALID("%s: %s.spacing: the finest level's spacing (spacing / 2^(levels - 1)) "
+                       "must be >= 2^-20, got %.17g",
+                       src, p, ldexp(d->spacing, 1 - d->levels));
+    return 0;
+}
+
 int tf_spec_check(const tf_spec *spec, const char *source, tf_error *err)
 {
     const char *src = source ? source : "spec";
@@ -601,6 +674,8 @@ int tf_spec_check(const tf_spec *spec, const char *source, tf_error *err)
     if ((spec->output_curve_point_count > 0 || spec->output_curve_points) &&
         check_curve(src, "$.outputCurve", spec->output_curve_points,
                     spec->output_curve_point_count, spec->output_curve_interpolation, err) != 0)
+        return -1;
+    if (spec->drainage.levels != 0 && check_drainage(&spec->drainage, src, err) != 0)
         return -1;
     if (!(spec->min_value < spec->max_value))
         return INVALID("%s: $.minValue: must be less than maxValue (%.17g >= %.17g)", src,

@@ -526,12 +526,68 @@ static int read_layer(reader *r, const cJSON *obj, const char *path, size_t inde
     return 0;
 }
 
+/* An optional integer member from lo to hi: *out keeps its default when
+ * absent. */
+static int read_int(reader *r, const cJSON *obj, const char *path, const char *key,
+                    int required, int lo, int hi, int *out)
+{
+    const cJSON *v;
+    if (get_member(r, obj, path, key, required, &v) != 0)
+        return -1;
+    if (!v)
+        return 0;
+    char p[PATH_MAX_LEN];
+    child_path(p, path, key);
+    if (expect_type(r, v, p, cJSON_IsNumber(v), "an integer") != 0)
+        return -1;
+    double d = v->valuedouble;
+    if (!isfinite(d) || d != floor(d) || d < lo || d > hi)
+        return fail(r, TF_ERR_INVALID, p, "must be an integer from %d to %d, got %.17g", lo, hi,
+                    d);
+    *out = (int)d;
+    return 0;
+}
+
+/* "drainage" (docs/spec.md, "Drainage"): levels, spacing, depth and slope
+ * are required, the rest default; ranges are checked by the validator,
+ * which names the same paths. */
+static int read_drainage(reader *r, const cJSON *obj)
+{
+    const char *path = "$.drainage";
+    static const char *const known[] = {"levels", "seed",   "spacing", "depth",
+                                        "slope",  "reach",  "floor",   "jitter",
+                                        "bend",   "breach", "detailWavelength", "fade"};
+    tf_drainage_spec *d = &r->spec->drainage;
+    if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
+        check_members(r, obj, path, known, 12, &d->extra_json) != 0)
+        return -1;
+    int levels = 0;
+    double spacing = 0.0, depth = 0.0, slope = 0.0;
+    if (read_int(r, obj, path, "levels", 1, 1, TF_MAX_DRAINAGE_LEVELS, &levels) != 0 ||
+        read_number(r, obj, path, "spacing", 1, &spacing, NULL) != 0 ||
+        read_number(r, obj, path, "depth", 1, &depth, NULL) != 0 ||
+        read_number(r, obj, path, "slope", 1, &slope, NULL) != 0)
+        return -1;
+    tf_drainage_set_defaults(r->spec, levels, spacing, depth, slope);
+    int seed_given;
+    if (read_seed(r, obj, path, &d->seed, &seed_given) != 0 ||
+        read_int(r, obj, path, "breach", 0, 1, 4, &d->breach) != 0 ||
+        read_number(r, obj, path, "reach", 0, &d->reach, NULL) != 0 ||
+        read_number(r, obj, path, "floor", 0, &d->floor_width, NULL) != 0 ||
+        read_number(r, obj, path, "jitter", 0, &d->jitter, NULL) != 0 ||
+        read_number(r, obj, path, "bend", 0, &d->bend, NULL) != 0 ||
+        read_number(r, obj, path, "detailWavelength", 0, &d->detail_wavelength, NULL) != 0 ||
+        read_number(r, obj, path, "fade", 0, &d->fade, NULL) != 0)
+        return -1;
+    return 0;
+}
+
 static int read_root(reader *r, const cJSON *root)
 {
-    static const char *const known[] = {"format",   "version",     "seed",       "minValue",
-                                        "maxValue", "noiseLayers", "outputCurve"};
+    static const char *const known[] = {"format",   "version",     "seed",        "minValue",
+                                        "maxValue", "noiseLayers", "outputCurve", "drainage"};
     if (expect_type(r, root, "$", cJSON_IsObject(root), "an object") != 0 ||
-        check_members(r, root, "$", known, 7, &r->spec->extra_json) != 0)
+        check_members(r, root, "$", known, 8, &r->spec->extra_json) != 0)
         return -1;
 
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
@@ -583,6 +639,9 @@ static int read_root(reader *r, const cJSON *root)
     curve_fields oc = {&r->spec->output_curve_points, &r->spec->output_curve_point_count,
                        &r->spec->output_curve_interpolation, &r->spec->output_curve_extra_json};
     if (output_curve && read_curve(r, output_curve, "$.outputCurve", oc) != 0)
+        return -1;
+    const cJSON *drainage = cJSON_GetObjectItemCaseSensitive(root, "drainage");
+    if (drainage && read_drainage(r, drainage) != 0)
         return -1;
 
     /* The range defaults to what the layers, or the output curve, can

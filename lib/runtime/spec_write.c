@@ -201,6 +201,28 @@ static void put_layer(text *t, const tf_layer_spec *L, int last)
     puts_(t, last ? "\n    }\n" : "\n    },\n");
 }
 
+/* "drainage": every member written, so a reader with other defaults
+ * evaluates the same network. */
+static void put_drainage(text *t, const tf_drainage_spec *d)
+{
+    const char *in2 = "    ";
+    putf(t, ",\n  \"drainage\": {\n%s\"levels\": %d,\n%s\"seed\": %lu,\n", in2, d->levels,
+         in2, (unsigned long)d->seed);
+    put_member_number(t, in2, "spacing", d->spacing, 0);
+    put_member_number(t, in2, "depth", d->depth, 0);
+    put_member_number(t, in2, "slope", d->slope, 0);
+    put_member_number(t, in2, "reach", d->reach, 0);
+    put_member_number(t, in2, "floor", d->floor_width, 0);
+    put_member_number(t, in2, "jitter", d->jitter, 0);
+    put_member_number(t, in2, "bend", d->bend, 0);
+    putf(t, "%s\"breach\": %d,\n", in2, d->breach);
+    put_member_number(t, in2, "detailWavelength", d->detail_wavelength, 0);
+    putf(t, "%s\"fade\": ", in2);
+    put_number(t, d->fade);
+    put_extra_members(t, d->extra_json, in2, 1);
+    puts_(t, "\n  }");
+}
+
 char *tf_spec_to_json(const tf_spec *spec, tf_error *err)
 {
     if (tf_spec_check(spec, "spec", err) != 0)
@@ -220,6 +242,8 @@ char *tf_spec_to_json(const tf_spec *spec, tf_error *err)
                   spec->output_curve_point_count, spec->output_curve_interpolation,
                   spec->output_curve_extra_json);
     }
+    if (spec->drainage.levels > 0)
+        put_drainage(&t, &spec->drainage);
     put_extra_members(&t, spec->extra_json, "  ", 1);
     puts_(&t, "\n}\n");
     if (t.failed) {

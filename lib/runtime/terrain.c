@@ -101,14 +101,164 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
     return h;
 }
 
+/* ---- the drainage stage's inputs and scratch */
+
+/* Steps 1-5 over the layers in `add` (bit i: layer i), added in layer
+ * order to 0.0, evaluating each masked layer's mask source too; *part
+ * (when part_mask is not 0) gets the same over the layers in part_mask,
+ * a subset of add. One layer's value is the bits evaluate_sum computes. */
+static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, double x,
+                         double y, double *part)
+{
+    double redistributed[TF_MAX_LAYERS];
+    uint64_t needed = add;
+    for (size_t i = 0; i < t->layer_count; i++)
+        if ((add >> i & 1) && t->layers[i].mask != TF_MASK_NONE)
+            needed |= (uint64_t)1 << t->layers[i].mask_layer_index;
+    double sum = 0.0, p = 0.0;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        if (!(needed >> i & 1))
+            continue;
+        const tf_compiled_layer *L = &t->layers[i];
+        double r = tf_curve_table_eval_inline(&L->rd, (layer_noise(t, L, x, y) + 1.0) * 0.5);
+        redistributed[i] = r;
+        if (!(add >> i & 1))
+            continue;
+        double contribution = (r + L->pre_amp_shift) * L->amp_scale;
+        if (L->mask == TF_MASK_RANGE)
+            contribution *= tf_mask_weight(L, redistributed[L->mask_layer_index]);
+        else if (L->mask == TF_MASK_CURVE)
+            contribution *= tf_curve_table_eval_inline(&L->mask_curve,
+                                                       redistributed[L->mask_layer_index]);
+        sum += contribution;
+        if (part_mask >> i & 1)
+            p += contribution;
+    }
+    if (part)
+        *part = p;
+    return sum;
+}
+
+double tf_terrain_partial_sum(const tf_terrain *t, uint64_t layers, double x, double y)
+{
+    return layers_sum(t, layers, 0, x, y, NULL);
+}
+
+static uint64_t all_layers(const tf_terrain *t)
+{
+    return t->layer_count >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << t->layer_count) - 1;
+}
+
+/* Each thread keeps one scratch for rebuilding networks, freed when the
+ * thread ends (C11 thread-specific storage); without C11 threads a call
+ * makes its own. */
+#if !defined(__STDC_NO_THREADS__)
+#include <threads.h>
+static tss_t work_key;
+static int work_key_made;
+static once_flag work_once = ONCE_FLAG_INIT;
+
+static void free_work(void *w)
+{
+    tf_drainage_work_free(w);
+}
+
+static void make_work_key(void)
+{
+    work_key_made = tss_create(&work_key, free_work) == thrd_success;
+}
+
+/* This thread's scratch, or NULL (then *own says the caller frees a new one). */
+static tf_drainage_work *thread_work(int *own)
+{
+    *own = 0;
+    call_once(&work_once, make_work_key);
+    tf_drainage_work *w = work_key_made ? tss_get(work_key) : NULL;
+    if (w)
+        return w;
+    w = tf_drainage_work_new();
+    if (w && work_key_made && tss_set(work_key, w) == thrd_success)
+        return w;
+    *own = w != NULL;
+    return w;
+}
+#else
+static tf_drainage_work *thread_work(int *own)
+{
+    tf_drainage_work *w = tf_drainage_work_new();
+    *own = w != NULL;
+    return w;
+}
+#endif
+
+/* Step 5b at one point: the sum after the drainage stage. */
+static double drained_sum(const tf_terrain *t, double x, double y)
+{
+    double low;
+    double sum = layers_sum(t, all_layers(t), t->drainage.low, x, y, &low);
+    int own;
+    tf_drainage_work *w = thread_work(&own);
+    if (!w)
+        return NAN;
+    double d = tf_drainage_apply(t, &t->drainage, w, x, y, sum, low);
+    if (own)
+        tf_drainage_work_free(w);
+    return d;
+}
+
 /* Steps 1-6: the height at (x, y). */
 TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
 {
-    double h = evaluate_sum(t, x, y);
+    double h = t->drainage.levels ? drained_sum(t, x, y) : evaluate_sum(t, x, y);
     /* 6. output curve */
     if (t->has_output_curve)
         h = tf_curve_table_eval_inline(&t->output_curve, h);
     return h;
+}
+
+/* The drainage stage over a window, `rows` rows at a time (a band of the
+ * network's tiles): the sum after step 5b into out (doubles), or, with
+ * height set, h as floats into out_f. -1 when memory runs out. */
+static int drained_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
+                          int64_t j0, size_t nx, size_t ny, double *out, float *out_f)
+{
+    size_t band = 64;
+    if (nx == 0 || ny == 0)
+        return 0;
+    if (nx > SIZE_MAX / band / 3 / sizeof(double))
+        return -1;
+    double *sum = malloc(3 * band * nx * sizeof *sum);
+    int own;
+    tf_drainage_work *w = thread_work(&own);
+    int status = sum && w ? 0 : -1;
+    for (size_t j = 0; j < ny && status == 0; j += band) {
+        size_t rows = ny - j < band ? ny - j : band;
+        double *low = sum + band * nx, *drained = low + band * nx;
+        for (size_t b = 0; b < rows; b++) {
+            double y = y0 + (double)(j0 + (int64_t)(j + b)) * step;
+            for (size_t i = 0; i < nx; i++) {
+                double x = x0 + (double)(i0 + (int64_t)i) * step;
+                sum[b * nx + i] =
+                    layers_sum(t, all_layers(t), t->drainage.low, x, y, &low[b * nx + i]);
+            }
+        }
+        status = tf_drainage_window(t, &t->drainage, w, x0, y0, step, i0, j0 + (int64_t)j, nx,
+                                    rows, sum, low, drained);
+        for (size_t k = 0; k < rows * nx; k++) {
+            double h = drained[k];
+            if (out_f) {
+                if (t->has_output_curve)
+                    h = tf_curve_table_eval_inline(&t->output_curve, h);
+                out_f[j * nx + k] = (float)h;
+            } else {
+                out[j * nx + k] = h;
+            }
+        }
+    }
+    free(sum);
+    if (own)
+        tf_drainage_work_free(w);
+    return status;
 }
 
 double tf_terrain_sample(const tf_terrain *t, double x, double y)
@@ -126,7 +276,7 @@ static double layer_redistributed(const tf_terrain *t, size_t i, double x, doubl
 
 static int stage_is_valid(const tf_terrain *t, tf_stage stage, size_t layer)
 {
-    if (stage == TF_STAGE_SUM || stage == TF_STAGE_HEIGHT)
+    if (stage == TF_STAGE_SUM || stage == TF_STAGE_HEIGHT || stage == TF_STAGE_DRAINED)
         return 1;
     return (stage == TF_STAGE_NOISE || stage == TF_STAGE_REDISTRIBUTED ||
             stage == TF_STAGE_CONTRIBUTION) &&
@@ -158,6 +308,8 @@ double tf_terrain_sample_stage(const tf_terrain *t, tf_stage stage, size_t layer
     }
     case TF_STAGE_SUM:
         return evaluate_sum(t, x, y);
+    case TF_STAGE_DRAINED:
+        return t->drainage.levels ? drained_sum(t, x, y) : evaluate_sum(t, x, y);
     default:
         return evaluate(t, x, y);
     }
@@ -178,6 +330,21 @@ int tf_terrain_sample_stage_window(const tf_terrain *t, tf_stage stage, size_t l
                      (int)stage, layer, t->layer_count);
         return -1;
     }
+    if (t->drainage.levels && (stage == TF_STAGE_DRAINED || stage == TF_STAGE_HEIGHT)) {
+        if (drained_window(t, x0, y0, step, i0, j0, nx, ny, out, NULL) != 0) {
+            tf_error_set(err, TF_ERR_NOMEM, "stage window: out of memory for the drainage "
+                                            "network of %zux%zu samples",
+                         nx, ny);
+            return -1;
+        }
+        if (stage == TF_STAGE_HEIGHT && t->has_output_curve)
+            for (size_t k = 0; k < nx * ny; k++)
+                out[k] = tf_curve_table_eval_inline(&t->output_curve, out[k]);
+        tf_error_clear(err);
+        return 0;
+    }
+    if (stage == TF_STAGE_DRAINED)
+        stage = TF_STAGE_SUM; /* no drainage: the sum itself */
     for (size_t j = 0; j < ny; j++) {
         double y = y0 + (double)(j0 + (int64_t)j) * step;
         tf_terrain_stage_row(t, stage, layer, x0, step, i0, y, nx, out + j * nx);
@@ -193,6 +360,14 @@ int tf_terrain_combine(const tf_terrain *t, tf_stage stage, size_t layer,
         tf_error_set(err, TF_ERR_ARGUMENT, "combine: no terrain, no values or no output");
         return -1;
     }
+    if (t->drainage.levels && (stage == TF_STAGE_HEIGHT || stage == TF_STAGE_DRAINED)) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "combine: the spec's drainage stage needs the points; sample the "
+                     "height or the drained sum with the stage functions");
+        return -1;
+    }
+    if (stage == TF_STAGE_DRAINED)
+        stage = TF_STAGE_SUM;
     if (!(stage == TF_STAGE_CONTRIBUTION || stage == TF_STAGE_SUM ||
           stage == TF_STAGE_HEIGHT) ||
         !stage_is_valid(t, stage, layer)) {
@@ -233,6 +408,18 @@ static double base_noise_slope(const tf_compiled_layer *L, double nx, double ny,
 double tf_terrain_sample_gradient(const tf_terrain *t, double x, double y, double *dhdx,
                                   double *dhdy)
 {
+    if (t->drainage.levels) {
+        /* docs/spec.md, "Gradients": central differences across e = the
+         * finest lattice spacing / 256, each coordinate offset rounded. */
+        double e = t->drainage.L[t->drainage.levels - 1] * 0x1p-8;
+        double gx = (evaluate(t, x + e, y) - evaluate(t, x - e, y)) / (2.0 * e);
+        double gy = (evaluate(t, x, y + e) - evaluate(t, x, y - e)) / (2.0 * e);
+        if (dhdx)
+            *dhdx = gx;
+        if (dhdy)
+            *dhdy = gy;
+        return evaluate(t, x, y);
+    }
     double r[TF_MAX_LAYERS], rx[TF_MAX_LAYERS], ry[TF_MAX_LAYERS];
     double h = 0.0, hx = 0.0, hy = 0.0;
     for (size_t i = 0; i < t->layer_count; i++) {
@@ -278,6 +465,12 @@ void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double 
 {
     if (!t || !out)
         return;
+    if (t->drainage.levels) {
+        if (drained_window(t, x0, y0, step, i0, j0, nx, ny, NULL, out) != 0)
+            for (size_t k = 0; k < nx * ny; k++)
+                out[k] = NAN;
+        return;
+    }
     /* Row by row through the batched path (terrain_fast.c), which gives
      * the bits of evaluate() at every sample. */
     for (size_t j = 0; j < ny; j++) {
@@ -372,6 +565,7 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
     }
 
     t->layer_count = spec->layer_count;
+    tf_drainage_compile(&t->drainage, spec);
     t->simd = tf_simd_select();
     t->min_value = spec->min_value;
     t->max_value = spec->max_value;

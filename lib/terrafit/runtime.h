@@ -138,7 +138,10 @@ typedef enum {
     TF_STAGE_CONTRIBUTION = 2,  /* layer i's (r + shift) * scale * weight (steps 3-4),
                                  * added to a sum of 0 */
     TF_STAGE_SUM = 3,           /* the layers' sum (step 5); the layer is unused */
-    TF_STAGE_HEIGHT = 4         /* the height h (step 6): tf_terrain_sample */
+    TF_STAGE_HEIGHT = 4,        /* the height h (step 6): tf_terrain_sample */
+    TF_STAGE_DRAINED = 5        /* the sum after the drainage stage (step 5b), which
+                                 * the output curve maps to h; the sum itself
+                                 * without one; the layer is unused */
 } tf_stage;
 
 /* A stage's value at world point (x, y); NaN for an unknown stage or a
@@ -284,6 +287,29 @@ typedef struct {
     char *fractal_extra_json; /* unknown members of "fractal", or NULL */
 } tf_layer_spec;
 
+#define TF_MAX_DRAINAGE_LEVELS 4 /* drainage.levels, 1..4 */
+
+/* "drainage" (docs/spec.md, "Drainage"): a network of valleys, each
+ * running downhill into a coarser one, carved into the layers' sum before
+ * the output curve. levels == 0 means the spec has none. tf_drainage_set_defaults()
+ * fills the documented defaults; the reader and tf_spec_validate check the
+ * ranges docs/spec.md gives. */
+typedef struct {
+    int levels;        /* K, 1..TF_MAX_DRAINAGE_LEVELS; 0: no drainage stage */
+    uint32_t seed;     /* the network's hash seed */
+    double spacing;    /* L0: level 0's lattice cell, world units, > 0 */
+    double depth;      /* D0: level 0's valley depth in sum units, > 0 */
+    double slope;      /* g: valley sides' gradient, sum units per world unit, > 0 */
+    double reach;      /* rho: a valley's half-width R_k = rho * L_k, 0.5..2 */
+    double floor_width; /* phi ("floor"): rounded floor w_k = phi * L_k, 0..1 */
+    double jitter;     /* J: node jitter in cells, 0..0.9 */
+    double bend;       /* a link's midpoint displacement, 0..0.5 of its length */
+    int breach;        /* B: level 0's sinks link up to B cells away, 1..4 */
+    double detail_wavelength; /* layers of shorter wavelength are added after carving, >= 0 */
+    double fade;       /* detail fades to 0 within fade * depth of a valley floor, > 0 */
+    char *extra_json;  /* unknown members of "drainage", or NULL */
+} tf_drainage_spec;
+
 typedef struct {
     int version;        /* TF_FORMAT_VERSION */
     uint32_t seed;      /* root seed, from which layer seeds and offsets default */
@@ -298,6 +324,9 @@ typedef struct {
     size_t output_curve_point_count;
     tf_interp output_curve_interpolation;
     char *output_curve_extra_json; /* unknown members of "outputCurve", or NULL */
+    /* "drainage": the valley network carved before the output curve
+     * (docs/spec.md step 5b); none when drainage.levels is 0. */
+    tf_drainage_spec drainage;
     char *extra_json; /* unknown root members, a JSON object text, or NULL */
     /* JSON paths of the members the reader did not know (for validate --strict). */
     char **unknown_keys;
@@ -367,6 +396,15 @@ TF_API const char *tf_fractal_kind_name(tf_fractal_kind kind);
  * warp0 0.4, warp 0.35, damp0 1, damp 0.8, damp_scale 1; de Carpentier's).
  * TF_FRACTAL_NONE removes the fractal. */
 TF_API void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
+
+/* Give `spec` a drainage stage of `levels` levels (1..TF_MAX_DRAINAGE_LEVELS)
+ * with level 0's lattice `spacing`, valley `depth` and side `slope`, every
+ * other member at its documented default (seed derived from the root seed,
+ * reach 1.5, floor 0.1, jitter 0.8, bend 0.2, breach 3, detailWavelength
+ * 2 * spacing / 2^(levels - 1), fade 0.5); levels 0 removes the stage. The
+ * values are checked by tf_spec_validate. */
+TF_API void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double depth,
+                                     double slope);
 
 /* ----------------------------------------------------------- base noises */
 

@@ -1,0 +1,538 @@
+/*
+ * The drainage stage (docs/spec.md, "Drainage", step 5b): a network of
+ * valleys carved into the layers' sum. Each level is a jittered lattice of
+ * nodes; a node links to its lowest neighbour, a finer node with none
+ * joins the coarser network, and valley beds fall along every link, so
+ * water on the carved surface runs down the network. Everything here is a
+ * pure function of the point: a sample rebuilds the part of the network
+ * that can reach it, a window rebuilds it once per tile, and both give the
+ * same bits.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drainage.h"
+#include "internal.h"
+
+/* ---- compiling */
+
+void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
+{
+    const tf_drainage_spec *d = &spec->drainage;
+    memset(dr, 0, sizeof *dr);
+    dr->levels = d->levels;
+    if (d->levels <= 0)
+        return;
+    dr->seed = d->seed;
+    dr->slope = d->slope;
+    dr->jitter = d->jitter;
+    dr->bend = d->bend;
+    dr->breach = d->breach;
+    dr->depth0 = d->depth;
+    dr->inv_fade = 1.0 / (d->fade * d->depth);
+    const double sqrt2 = 1.4142135623730951;
+    for (int k = 0; k < d->levels; k++) {
+        double L = ldexp(d->spacing, -k);
+        dr->L[k] = L;
+        dr->D[k] = ldexp(d->depth, -k);
+        dr->R[k] = d->reach * L;
+        dr->R2[k] = dr->R[k] * dr->R[k];
+        dr->w[k] = d->floor_width * L;
+        dr->w2[k] = dr->w[k] * dr->w[k];
+        /* The farthest a link's polyline gets from its node: a neighbour
+         * is at most (1 + J) cells away on each axis, a breach at level 0
+         * (B + J), and a finer node joins the coarser network only within
+         * that level's reach 2 * R_k; the bent midpoint stays within the
+         * link's length of the node. Slightly enlarged: boxes only need to
+         * be large enough. */
+        double ext = sqrt2 * (1.0 + d->jitter) * L;
+        if (k == 0 && d->breach > 1)
+            ext = sqrt2 * (d->breach + d->jitter) * L;
+        if (k > 0 && 2.0 * dr->R[k] > ext)
+            ext = 2.0 * dr->R[k];
+        dr->margin[k] = 1.01 * (ext + dr->R[k]);
+        /* The layers of the control function: wavelength 1/f >= L_k. */
+        uint64_t mask = 0;
+        for (size_t i = 0; i < spec->layer_count; i++)
+            if (spec->layers[i].frequency * L <= 1.0)
+                mask |= (uint64_t)1 << i;
+        dr->control[k] = mask;
+    }
+    uint64_t low = 0;
+    for (size_t i = 0; i < spec->layer_count; i++)
+        if (spec->layers[i].frequency * d->detail_wavelength <= 1.0)
+            low |= (uint64_t)1 << i;
+    dr->low = low;
+}
+
+/* ---- hashing and nodes */
+
+/* Node (k, i, j)'s hash: the cell indices' low 32 bits, mixed in turn. */
+static uint32_t node_hash(uint32_t seed, int k, int64_t i, int64_t j)
+{
+    uint32_t h = tf_mix32(seed + (uint32_t)k);
+    h = tf_mix32(h ^ (uint32_t)(uint64_t)i);
+    return tf_mix32(h ^ (uint32_t)(uint64_t)j);
+}
+
+static double unit_of(uint32_t h)
+{
+    return (double)h * 0x1p-32;
+}
+
+/* ---- the workspace: one level's nodes and links over a box */
+
+typedef struct {
+    double ax, ay, bx, by; /* the sub-segment's ends */
+    double ba, bb;         /* the bed at each end */
+    double x0, y0, x1, y1; /* the box of its reach */
+} dseg;
+
+typedef struct {
+    /* value box: cells vi0 .. vi0+vnx-1, vj0 .. vj0+vny-1 */
+    int64_t vi0, vj0;
+    size_t vnx, vny;
+    /* node box, inside the value box: the nodes whose links are built */
+    int64_t ni0, nj0;
+    size_t nnx, nny;
+    double *px, *py, *val, *bed; /* per value-box node */
+    double *qx, *qy, *qbed;      /* coarser network's nearest point (finer levels) */
+    unsigned char *qok;
+    dseg *seg;
+    size_t nseg;
+    /* bins of side L over the node box's reach: each lists the segments
+     * whose reach overlaps it, in the order they were made */
+    double bx0, by0;
+    size_t bnx, bny;
+    uint32_t *bin_start; /* bnx * bny + 1 */
+    uint32_t *bin_items;
+} dlevel;
+
+struct tf_drainage_work {
+    size_t capacity; /* bytes in block */
+    unsigned char *block;
+    uint32_t *items[TF_MAX_DRAINAGE_LEVELS]; /* each level's bin lists */
+    size_t items_capacity[TF_MAX_DRAINAGE_LEVELS];
+    dlevel level[TF_MAX_DRAINAGE_LEVELS];
+};
+
+void tf_drainage_work_free(tf_drainage_work *w)
+{
+    if (!w)
+        return;
+    free(w->block);
+    for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++)
+        free(w->items[k]);
+    free(w);
+}
+
+tf_drainage_work *tf_drainage_work_new(void)
+{
+    return calloc(1, sizeof(tf_drainage_work));
+}
+
+/* ---- boxes */
+
+typedef struct {
+    double x0, y0, x1, y1;
+} dbox;
+
+static int64_t cell_floor(double v)
+{
+    return (int64_t)floor(v);
+}
+
+/* The cells whose node may lie within `margin` of box b, at spacing L. A
+ * node of cell i lies in [i L, (i + 1) L]; one more cell each side keeps
+ * the bound safe from rounding. */
+static void cell_range(double lo, double hi, double margin, double L, int64_t *c0, size_t *n)
+{
+    int64_t a = cell_floor((lo - margin) / L) - 1;
+    int64_t b = cell_floor((hi + margin) / L) + 1;
+    *c0 = a;
+    *n = (size_t)(b - a + 1);
+}
+
+/* Sizes of every level's arrays for query box q; returns the bytes needed
+ * and fills the boxes. */
+static size_t plan_levels(const tf_drainage *dr, dbox q, tf_drainage_work *w)
+{
+    size_t bytes = 0;
+    dbox need = q; /* what level k must serve: q and the finer value boxes */
+    for (int k = dr->levels - 1; k >= 0; k--) {
+        dlevel *lv = &w->level[k];
+        double L = dr->L[k];
+        cell_range(need.x0, need.x1, dr->margin[k], L, &lv->ni0, &lv->nnx);
+        cell_range(need.y0, need.y1, dr->margin[k], L, &lv->nj0, &lv->nny);
+        int64_t ring = (k == 0 && dr->breach > 1) ? dr->breach : 1;
+        lv->vi0 = lv->ni0 - ring;
+        lv->vj0 = lv->nj0 - ring;
+        lv->vnx = lv->nnx + 2 * (size_t)ring;
+        lv->vny = lv->nny + 2 * (size_t)ring;
+        size_t nv = lv->vnx * lv->vny, nn = lv->nnx * lv->nny;
+        /* bins cover the node box widened by the reach, one cell a bin */
+        lv->bx0 = (double)lv->ni0 * L;
+        lv->by0 = (double)lv->nj0 * L;
+        lv->bnx = lv->nnx;
+        lv->bny = lv->nny;
+        bytes += nv * (7 * sizeof(double) + 1) + 2 * nn * sizeof(dseg) +
+                 (lv->bnx * lv->bny + 1) * sizeof(uint32_t) + 16 * 8;
+        /* the coarser levels must cover this level's value box */
+        need.x0 = (double)lv->vi0 * L;
+        need.y0 = (double)lv->vj0 * L;
+        need.x1 = (double)(lv->vi0 + (int64_t)lv->vnx) * L;
+        need.y1 = (double)(lv->vj0 + (int64_t)lv->vny) * L;
+    }
+    return bytes;
+}
+
+static void *carve_bytes(unsigned char **p, size_t bytes)
+{
+    void *r = *p;
+    *p += (bytes + 7) & ~(size_t)7;
+    return r;
+}
+
+/* ---- segments and cones */
+
+/* The cone of one sub-segment at p (docs/spec.md, "Drainage", step 5):
+ * +inf beyond the reach; *t_out and the bed at the nearest point. */
+static inline double seg_cone(const tf_drainage *dr, int k, const dseg *s, double px,
+                              double py, double *bed_out, double *qx_out, double *qy_out)
+{
+    /* outside the box of the reach around the segment: beyond it (the
+     * exact test below would say so too; this only saves the work) */
+    if (px < s->x0 || px > s->x1 || py < s->y0 || py > s->y1)
+        return INFINITY;
+    double dx = s->bx - s->ax, dy = s->by - s->ay;
+    double l2 = dx * dx + dy * dy;
+    double t = 0.0;
+    if (l2 > 0.0) {
+        t = ((px - s->ax) * dx + (py - s->ay) * dy) / l2;
+        t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    }
+    double qx = s->ax + t * dx, qy = s->ay + t * dy;
+    double ex = px - qx, ey = py - qy;
+    double d2 = ex * ex + ey * ey;
+    if (!(d2 < dr->R2[k]))
+        return INFINITY;
+    double s_ = 1.0 - d2 / dr->R2[k];
+    double bed = s->ba + t * (s->bb - s->ba);
+    double profile = sqrt(d2 + dr->w2[k]) - dr->w[k];
+    *bed_out = bed;
+    *qx_out = qx;
+    *qy_out = qy;
+    return bed + (dr->slope * profile) / s_;
+}
+
+/* The lowest cone of levels 0 .. k-1 at p, the bed and point of the
+ * segment that gives it (the first in level, row, column, sub-segment
+ * order on a tie); +inf when none reaches p. */
+static double cone_below(const tf_drainage *dr, const tf_drainage_work *w, int k, double px,
+                         double py, double *bed_out, double *qx_out, double *qy_out)
+{
+    double best = INFINITY, best_bed = -INFINITY, best_qx = px, best_qy = py;
+    for (int j = 0; j < k; j++) {
+        const dlevel *lv = &w->level[j];
+        double L = dr->L[j];
+        int64_t bi = cell_floor((px - lv->bx0) / L), bj = cell_floor((py - lv->by0) / L);
+        if (bi < 0 || bj < 0 || (size_t)bi >= lv->bnx || (size_t)bj >= lv->bny)
+            continue; /* outside the box this level was built for: no cone
+                       * of it reaches there (plan_levels' margins) */
+        size_t b = (size_t)bj * lv->bnx + (size_t)bi;
+        for (uint32_t e = lv->bin_start[b]; e < lv->bin_start[b + 1]; e++) {
+            double bed = 0.0, qx = 0.0, qy = 0.0;
+            double c = seg_cone(dr, j, &lv->seg[lv->bin_items[e]], px, py, &bed, &qx, &qy);
+            if (c < best) {
+                best = c;
+                best_bed = bed;
+                best_qx = qx;
+                best_qy = qy;
+            }
+        }
+    }
+    *bed_out = best_bed;
+    *qx_out = best_qx;
+    *qy_out = best_qy;
+    return best;
+}
+
+static dseg make_seg(double ax, double ay, double bx, double by, double ba, double bb,
+                     double R)
+{
+    dseg g = {ax, ay, bx, by, ba, bb, 0, 0, 0, 0};
+    g.x0 = (ax < bx ? ax : bx) - R;
+    g.x1 = (ax < bx ? bx : ax) + R;
+    g.y0 = (ay < by ? ay : by) - R;
+    g.y1 = (ay < by ? by : ay) + R;
+    return g;
+}
+
+/* Append a link a -> b (beds ba >= bb) as its two sub-segments through the
+ * bent midpoint. */
+static void add_link(const tf_drainage *dr, int k, dlevel *lv, uint32_t h, double ax, double ay,
+                     double bx, double by, double ba, double bb)
+{
+    double R = dr->R[k];
+    double f = dr->bend * (2.0 * unit_of(tf_mix32(h + 2u)) - 1.0);
+    double dx = bx - ax, dy = by - ay;
+    double mx = (ax + 0.5 * dx) - f * dy, my = (ay + 0.5 * dy) + f * dx;
+    double bm = ba + 0.5 * (bb - ba);
+    lv->seg[lv->nseg++] = make_seg(ax, ay, mx, my, ba, bm, R);
+    lv->seg[lv->nseg++] = make_seg(mx, my, bx, by, bm, bb, R);
+}
+
+/* Bin the level's segments: each goes into every bin its reach overlaps,
+ * in the order made. -1 when the lists cannot grow. */
+static int bin_segments(const tf_drainage *dr, int k, dlevel *lv, tf_drainage_work *w)
+{
+    size_t nb = lv->bnx * lv->bny;
+    double L = dr->L[k];
+    memset(lv->bin_start, 0, (nb + 1) * sizeof *lv->bin_start);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t s = 0; s < lv->nseg; s++) {
+            const dseg *g = &lv->seg[s];
+            double x0 = g->x0, x1 = g->x1, y0 = g->y0, y1 = g->y1;
+            int64_t i0 = cell_floor((x0 - lv->bx0) / L), i1 = cell_floor((x1 - lv->bx0) / L);
+            int64_t j0 = cell_floor((y0 - lv->by0) / L), j1 = cell_floor((y1 - lv->by0) / L);
+            if (i0 < 0)
+                i0 = 0;
+            if (j0 < 0)
+                j0 = 0;
+            if (i1 >= (int64_t)lv->bnx)
+                i1 = (int64_t)lv->bnx - 1;
+            if (j1 >= (int64_t)lv->bny)
+                j1 = (int64_t)lv->bny - 1;
+            for (int64_t bj = j0; bj <= j1; bj++)
+                for (int64_t bi = i0; bi <= i1; bi++) {
+                    size_t b = (size_t)bj * lv->bnx + (size_t)bi;
+                    if (pass == 0)
+                        lv->bin_start[b + 1]++;
+                    else
+                        lv->bin_items[lv->bin_start[b]++] = (uint32_t)s;
+                }
+        }
+        if (pass == 0) {
+            for (size_t b = 0; b < nb; b++)
+                lv->bin_start[b + 1] += lv->bin_start[b];
+            size_t items = lv->bin_start[nb];
+            if (items > w->items_capacity[k]) {
+                uint32_t *grown = realloc(w->items[k], items * sizeof *grown);
+                if (!grown)
+                    return -1;
+                w->items[k] = grown;
+                w->items_capacity[k] = items;
+            }
+            lv->bin_items = w->items[k];
+        } else {
+            /* the fill advanced each start to the next bin's: shift back */
+            for (size_t b = nb; b > 0; b--)
+                lv->bin_start[b] = lv->bin_start[b - 1];
+            lv->bin_start[0] = 0;
+        }
+    }
+    return 0;
+}
+
+/* Build every level's network for query box q into w. 0 on success, -1
+ * when the workspace cannot grow. */
+static int build(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_drainage_work *w)
+{
+    size_t bytes = plan_levels(dr, q, w);
+    if (bytes > w->capacity) {
+        unsigned char *grown = realloc(w->block, bytes);
+        if (!grown)
+            return -1;
+        w->block = grown;
+        w->capacity = bytes;
+    }
+    unsigned char *p = w->block;
+    for (int k = 0; k < dr->levels; k++) {
+        dlevel *lv = &w->level[k];
+        size_t nv = lv->vnx * lv->vny, nn = lv->nnx * lv->nny;
+        lv->px = carve_bytes(&p, nv * sizeof(double));
+        lv->py = carve_bytes(&p, nv * sizeof(double));
+        lv->val = carve_bytes(&p, nv * sizeof(double));
+        lv->bed = carve_bytes(&p, nv * sizeof(double));
+        lv->qx = carve_bytes(&p, nv * sizeof(double));
+        lv->qy = carve_bytes(&p, nv * sizeof(double));
+        lv->qbed = carve_bytes(&p, nv * sizeof(double));
+        lv->qok = carve_bytes(&p, nv);
+        lv->seg = carve_bytes(&p, 2 * nn * sizeof(dseg));
+        lv->bin_start = carve_bytes(&p, (lv->bnx * lv->bny + 1) * sizeof(uint32_t));
+        lv->nseg = 0;
+
+        double L = dr->L[k], J = dr->jitter, D = dr->D[k];
+        /* node positions and values */
+        for (size_t b = 0; b < lv->vny; b++) {
+            for (size_t a = 0; a < lv->vnx; a++) {
+                size_t n = b * lv->vnx + a;
+                int64_t i = lv->vi0 + (int64_t)a, j = lv->vj0 + (int64_t)b;
+                uint32_t h = node_hash(dr->seed, k, i, j);
+                double u = unit_of(h), v = unit_of(tf_mix32(h + 1u));
+                double x = ((double)i + (0.5 + J * (u - 0.5))) * L;
+                double y = ((double)j + (0.5 + J * (v - 0.5))) * L;
+                lv->px[n] = x;
+                lv->py[n] = y;
+                double c = tf_terrain_partial_sum(t, dr->control[k], x, y);
+                double bed = c - D;
+                lv->qok[n] = 0;
+                if (k > 0) {
+                    double qbed, qx, qy;
+                    double cone = cone_below(dr, w, k, x, y, &qbed, &qx, &qy);
+                    if (cone < c)
+                        c = cone;
+                    bed = c - D;
+                    if (cone < INFINITY) {
+                        lv->qok[n] = 1;
+                        lv->qx[n] = qx;
+                        lv->qy[n] = qy;
+                        lv->qbed[n] = qbed;
+                        if (qbed > bed)
+                            bed = qbed;
+                    }
+                }
+                lv->val[n] = c;
+                lv->bed[n] = bed;
+            }
+        }
+        /* links of the node box, row by row */
+        int64_t ring = lv->ni0 - lv->vi0;
+        double reach2 = 4.0 * dr->R2[k]; /* (2 R_k)^2: how far a node joins */
+        for (size_t b = 0; b < lv->nny; b++) {
+            for (size_t a = 0; a < lv->nnx; a++) {
+                size_t ca = a + (size_t)ring, cb = b + (size_t)ring;
+                size_t n = cb * lv->vnx + ca;
+                double v0 = lv->val[n], best = v0;
+                size_t target = SIZE_MAX;
+                for (int dj = -1; dj <= 1; dj++)
+                    for (int di = -1; di <= 1; di++) {
+                        if (!di && !dj)
+                            continue;
+                        size_t m = (size_t)((ptrdiff_t)cb + dj) * lv->vnx +
+                                   (size_t)((ptrdiff_t)ca + di);
+                        if (lv->val[m] < best) {
+                            best = lv->val[m];
+                            target = m;
+                        }
+                    }
+                int64_t i = lv->ni0 + (int64_t)a, j = lv->nj0 + (int64_t)b;
+                uint32_t h = node_hash(dr->seed, k, i, j);
+                if (target == SIZE_MAX && k > 0 && lv->qok[n]) {
+                    double ex = lv->qx[n] - lv->px[n], ey = lv->qy[n] - lv->py[n];
+                    if (ex * ex + ey * ey < reach2) {
+                        double bq = lv->qbed[n] < lv->bed[n] ? lv->qbed[n] : lv->bed[n];
+                        add_link(dr, k, lv, h, lv->px[n], lv->py[n], lv->qx[n], lv->qy[n],
+                                 lv->bed[n], bq);
+                    }
+                    continue;
+                }
+                if (target == SIZE_MAX && k == 0 && dr->breach > 1) {
+                    for (int r = 2; r <= dr->breach; r++)
+                        for (int dj = -r; dj <= r; dj++)
+                            for (int di = -r; di <= r; di++) {
+                                if (abs(di) != r && abs(dj) != r)
+                                    continue;
+                                size_t m = (size_t)((ptrdiff_t)cb + dj) * lv->vnx +
+                                           (size_t)((ptrdiff_t)ca + di);
+                                if (lv->val[m] < best) {
+                                    best = lv->val[m];
+                                    target = m;
+                                }
+                            }
+                }
+                if (target == SIZE_MAX)
+                    continue; /* a sink */
+                double bt = lv->bed[target] < lv->bed[n] ? lv->bed[target] : lv->bed[n];
+                add_link(dr, k, lv, h, lv->px[n], lv->py[n], lv->px[target], lv->py[target],
+                         lv->bed[n], bt);
+            }
+        }
+        if (bin_segments(dr, k, lv, w) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the stage */
+
+/* Step 5b at one point, the network built for a box holding it. */
+static double carve(const tf_drainage *dr, const tf_drainage_work *w, double x, double y,
+                    double sum, double low)
+{
+    double bed, qx, qy;
+    double cone = cone_below(dr, w, dr->levels, x, y, &bed, &qx, &qy);
+    double carved = cone < low ? cone : low;
+    double weight = 1.0;
+    if (cone < INFINITY) {
+        weight = (carved - bed) * dr->inv_fade;
+        weight = weight < 0.0 ? 0.0 : weight > 1.0 ? 1.0 : weight;
+    }
+    return carved + weight * (sum - low);
+}
+
+/* Beyond 2^50 finest cells from the origin a lattice index no longer has
+ * room for a node's fraction: NaN, as simplex does at 2^52. */
+static int out_of_range(const tf_drainage *dr, double x, double y)
+{
+    double L = dr->L[dr->levels - 1];
+    return !(fabs(x / L) < 0x1p50) || !(fabs(y / L) < 0x1p50);
+}
+
+double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                         double x, double y, double sum, double low)
+{
+    if (out_of_range(dr, x, y) || isnan(sum))
+        return NAN;
+    dbox q = {x, y, x, y};
+    if (build(t, dr, q, w) != 0)
+        return NAN;
+    return carve(dr, w, x, y, sum, low);
+}
+
+int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                       double x0, double y0, double step, int64_t i0, int64_t j0, size_t nx,
+                       size_t ny, const double *sum, const double *low, double *out)
+{
+    /* Tiles of about 16 finest cells a side share one network. */
+    double span = 16.0 * dr->L[dr->levels - 1] / step;
+    size_t tile = span < 1.0 ? 1 : span > 64.0 ? 64 : (size_t)span;
+    for (size_t tj = 0; tj < ny; tj += tile) {
+        size_t th = ny - tj < tile ? ny - tj : tile;
+        for (size_t ti = 0; ti < nx; ti += tile) {
+            size_t tw = nx - ti < tile ? nx - ti : tile;
+            dbox q = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+            int any = 0;
+            for (size_t j = tj; j < tj + th; j++) {
+                double y = y0 + (double)(j0 + (int64_t)j) * step;
+                for (size_t i = ti; i < ti + tw; i++) {
+                    double x = x0 + (double)(i0 + (int64_t)i) * step;
+                    if (out_of_range(dr, x, y))
+                        continue;
+                    any = 1;
+                    q.x0 = x < q.x0 ? x : q.x0;
+                    q.x1 = x > q.x1 ? x : q.x1;
+                    q.y0 = y < q.y0 ? y : q.y0;
+                    q.y1 = y > q.y1 ? y : q.y1;
+                }
+            }
+            int built = any && build(t, dr, q, w) == 0;
+            for (size_t j = tj; j < tj + th; j++) {
+                double y = y0 + (double)(j0 + (int64_t)j) * step;
+                for (size_t i = ti; i < ti + tw; i++) {
+                    double x = x0 + (double)(i0 + (int64_t)i) * step;
+                    size_t k = j * nx + i;
+                    if (!built || out_of_range(dr, x, y) || isnan(sum[k]))
+                        out[k] = NAN;
+                    else
+                        out[k] = carve(dr, w, x, y, sum[k], low[k]);
+                }
+            }
+            if (any && !built)
+                return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * The drainage stage's compiled constants and its two entry points, one
+ * point and one window (drainage.c; docs/spec.md, "Drainage"). Private to
+ * the runtime.
+ */
+#ifndef TF_RUNTIME_DRAINAGE_H
+#define TF_RUNTIME_DRAINAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrafit/runtime.h"
+
+typedef struct {
+    int levels; /* 0: none */
+    uint32_t seed;
+    double slope, jitter, bend, depth0;
+    double inv_fade; /* 1 / (fade * depth) */
+    int breach;
+    double L[TF_MAX_DRAINAGE_LEVELS], D[TF_MAX_DRAINAGE_LEVELS];
+    double R[TF_MAX_DRAINAGE_LEVELS], R2[TF_MAX_DRAINAGE_LEVELS];
+    double w[TF_MAX_DRAINAGE_LEVELS], w2[TF_MAX_DRAINAGE_LEVELS];
+    double margin[TF_MAX_DRAINAGE_LEVELS]; /* how far a node's valley reaches */
+    uint64_t control[TF_MAX_DRAINAGE_LEVELS]; /* layers of C_k: wavelength >= L_k */
+    uint64_t low;                             /* layers carved: wavelength >= detailWavelength */
+} tf_drainage;
+
+/* Scratch for rebuilding the network around a point or a tile: grows as
+ * needed, reused across calls, owned by one thread at a time. */
+typedef struct tf_drainage_work tf_drainage_work;
+tf_drainage_work *tf_drainage_work_new(void);
+void tf_drainage_work_free(tf_drainage_work *w);
+
+void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec);
+
+/* Step 5b at (x, y) from the layers' sum and the carved layers' sum there;
+ * NaN when the scratch cannot grow. */
+double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                         double x, double y, double sum, double low);
+
+/* Step 5b over a window of the lattice (tf_terrain_sample_window's): sum,
+ * low and out are nx * ny row-major; the bits of tf_drainage_apply at
+ * every point. -1 when the scratch cannot grow (out then holds NaN where
+ * not computed). */
+int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                       double x0, double y0, double step, int64_t i0, int64_t j0, size_t nx,
+                       size_t ny, const double *sum, const double *low, double *out);
+
+/* The contributions (steps 1-4) of the layers in `layers` (bit i: layer
+ * i), added in layer order to 0.0 (terrain.c). */
+double tf_terrain_partial_sum(const tf_terrain *t, uint64_t layers, double x, double y);
+
+#endif
