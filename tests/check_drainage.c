@@ -1,0 +1,305 @@
+/*
+ * The drainage stage (docs/spec.md, "Drainage"): windows equal single
+ * samples bit for bit on every path, at any origin, step and lattice
+ * offset; chunks cut from one lattice join; threads agree; the drained
+ * stage composes with the output curve; the gradient is the documented
+ * central difference; non-finite and out-of-range points give NaN; and the
+ * carved terrain drains: far fewer cells in closed depressions than the
+ * same layers without the stage.
+ */
+#define _DEFAULT_SOURCE
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrafit/image.h"
+#include "terrafit/metrics.h"
+#include "terrafit/runtime.h"
+#include "testutil.h"
+
+/* Three bands (wavelengths 200, 50 and 12.5), a mask curve and an output
+ * curve, with and without a three-level network. */
+static const char *const LAYERS =
+    "{\"format\": \"terrafit-terrain\", \"version\": 1, \"seed\": 11,"
+    " \"noiseLayers\": ["
+    "  {\"baseNoise\": {\"frequency\": 0.005},"
+    "   \"rd\": {\"points\": [{\"x\": 0.1, \"y\": -1.0}, {\"x\": 0.5, \"y\": -0.1},"
+    "                        {\"x\": 0.9, \"y\": 1.0}]}},"
+    "  {\"baseNoise\": {\"frequency\": 0.02},"
+    "   \"rd\": {\"points\": [{\"x\": 0.1, \"y\": -0.3}, {\"x\": 0.9, \"y\": 0.3}]},"
+    "   \"maskLayerIndex\": 0,"
+    "   \"maskCurve\": {\"points\": [{\"x\": -1.0, \"y\": 0.5}, {\"x\": 1.0, \"y\": 1.5}]}},"
+    "  {\"baseNoise\": {\"frequency\": 0.08},"
+    "   \"rd\": {\"points\": [{\"x\": 0.0, \"y\": -0.08}, {\"x\": 1.0, \"y\": 0.08}]}}"
+    " ],"
+    " \"outputCurve\": {\"interpolation\": \"linear\", \"points\": [{\"x\": -2.0, \"y\": -1.0},"
+    "   {\"x\": 0.0, \"y\": -0.1}, {\"x\": 2.0, \"y\": 1.0}]}";
+static const char *const DRAINAGE =
+    ", \"drainage\": {\"levels\": 3, \"spacing\": 48, \"depth\": 0.3, \"slope\": 0.03}";
+
+static tf_terrain *make_terrain(int with_drainage, const char *path)
+{
+    char json[2048];
+    snprintf(json, sizeof json, "%s%s}", LAYERS, with_drainage ? DRAINAGE : "");
+    tf_error err;
+    tf_terrain *t = tf_terrain_parse(json, strlen(json), &err);
+    ck_assert_msg(t != NULL, "%s", err.message);
+    ck_assert_int_eq(tf_terrain_set_path(t, path, &err), 0);
+    return t;
+}
+
+static int same_float(float a, float b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int same_double(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static const char *const PATHS[] = {"none", "auto"};
+
+/* Origins near zero, negative, far away; steps below, at and above one
+ * finest cell (12 world units); lattice offsets of both signs. */
+static const struct {
+    double x0, y0, step;
+    int64_t i0, j0;
+} WINDOWS[] = {
+    {0.0, 0.0, 1.0, 0, 0},          {-300.25, 77.5, 0.73, 0, 0},
+    {123456.0, -98765.5, 3.5, -5, 9}, {-1e6, 2e6, 17.0, 40, -3},
+    {5000.0, 5000.0, 0.125, 2, 2},
+};
+#define WINDOW_COUNT (sizeof WINDOWS / sizeof WINDOWS[0])
+#define NX 29
+#define NY 23
+
+START_TEST(window_equals_samples)
+{
+    tf_terrain *t = make_terrain(1, PATHS[_i % 2]);
+    const __typeof__(WINDOWS[0]) *w = &WINDOWS[_i / 2];
+    float *grid = malloc(NX * NY * sizeof *grid);
+    tf_terrain_sample_window(t, w->x0, w->y0, w->step, w->i0, w->j0, NX, NY, grid);
+    for (size_t j = 0; j < NY; j++)
+        for (size_t i = 0; i < NX; i++) {
+            double x = w->x0 + (double)(w->i0 + (int64_t)i) * w->step;
+            double y = w->y0 + (double)(w->j0 + (int64_t)j) * w->step;
+            float single = (float)tf_terrain_sample(t, x, y);
+            ck_assert_msg(same_float(grid[j * NX + i], single),
+                          "window %d (%s) at (%zu, %zu): %.9g != %.9g", _i / 2, PATHS[_i % 2], i,
+                          j, grid[j * NX + i], single);
+            ck_assert_msg(isfinite(single), "(%g, %g) is not finite", x, y);
+        }
+    free(grid);
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* A 96 x 80 window equals the four windows of its quadrants, each taken
+ * with its own lattice offset: tiles of any size join without a seam. */
+START_TEST(chunks_join)
+{
+    tf_terrain *t = make_terrain(1, "auto");
+    enum { W = 96, H = 80 };
+    float *whole = malloc(W * H * sizeof *whole), *part = malloc(W * H * sizeof *part);
+    double x0 = -777.5, y0 = 1234.25, step = 1.5;
+    tf_terrain_sample_window(t, x0, y0, step, 0, 0, W, H, whole);
+    const size_t cuts[][4] = {{0, 0, 37, 41}, {37, 0, W - 37, 41}, {0, 41, 37, H - 41},
+                              {37, 41, W - 37, H - 41}};
+    for (size_t c = 0; c < 4; c++) {
+        size_t ci = cuts[c][0], cj = cuts[c][1], cw = cuts[c][2], ch = cuts[c][3];
+        tf_terrain_sample_window(t, x0, y0, step, (int64_t)ci, (int64_t)cj, cw, ch, part);
+        for (size_t j = 0; j < ch; j++)
+            for (size_t i = 0; i < cw; i++)
+                ck_assert_msg(same_float(part[j * cw + i], whole[(cj + j) * W + ci + i]),
+                              "chunk %zu at (%zu, %zu)", c, i, j);
+    }
+    free(whole);
+    free(part);
+    tf_terrain_free(t);
+}
+END_TEST
+
+typedef struct {
+    const tf_terrain *t;
+    size_t first, count;
+    double *out;
+} thread_job;
+
+static void *sample_points(void *arg)
+{
+    thread_job *job = arg;
+    for (size_t k = 0; k < job->count; k++) {
+        double p = (double)(job->first + k);
+        job->out[k] = tf_terrain_sample(job->t, p * 37.31 - 5000.0, p * -11.07 + 300.0);
+    }
+    return NULL;
+}
+
+/* Four threads sampling at once (each rebuilding networks in its own
+ * scratch) get the bits one thread gets. */
+START_TEST(threads_agree)
+{
+    tf_terrain *t = make_terrain(1, "auto");
+    enum { N = 400, THREADS = 4 };
+    double *one = malloc(N * sizeof *one), *many = malloc(N * sizeof *many);
+    thread_job all = {t, 0, N, one};
+    sample_points(&all);
+    pthread_t th[THREADS];
+    thread_job jobs[THREADS];
+    for (int k = 0; k < THREADS; k++) {
+        jobs[k] = (thread_job){t, (size_t)k * N / THREADS, N / THREADS, many + k * N / THREADS};
+        ck_assert_int_eq(pthread_create(&th[k], NULL, sample_points, &jobs[k]), 0);
+    }
+    for (int k = 0; k < THREADS; k++)
+        pthread_join(th[k], NULL);
+    for (size_t k = 0; k < N; k++)
+        ck_assert_msg(same_double(one[k], many[k]), "point %zu", k);
+    free(one);
+    free(many);
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* The drained stage: its window equals its samples, the height is the
+ * output curve of it, the sum before it is the sum without the stage, and
+ * tf_terrain_combine refuses what needs the points. */
+START_TEST(drained_stage)
+{
+    tf_terrain *t = make_terrain(1, "auto"), *plain = make_terrain(0, "auto");
+    const tf_spec *spec = tf_terrain_spec(t);
+    tf_error err;
+    enum { N = 31 };
+    double win[N], sum[N];
+    ck_assert_int_eq(
+        tf_terrain_sample_stage_window(t, TF_STAGE_DRAINED, 0, 10.0, -20.0, 2.0, 0, 0, N, 1,
+                                       win, &err),
+        0);
+    ck_assert_int_eq(tf_terrain_sample_stage_window(t, TF_STAGE_SUM, 0, 10.0, -20.0, 2.0, 0, 0, N,
+                                                    1, sum, &err),
+                     0);
+    int carved = 0;
+    for (size_t k = 0; k < N; k++) {
+        double x = 10.0 + (double)k * 2.0;
+        ck_assert(same_double(win[k], tf_terrain_sample_stage(t, TF_STAGE_DRAINED, 0, x, -20.0)));
+        ck_assert(same_double(sum[k], tf_terrain_sample_stage(plain, TF_STAGE_SUM, 0, x, -20.0)));
+        ck_assert(same_double(sum[k], tf_terrain_sample_stage(plain, TF_STAGE_DRAINED, 0, x, -20.0)));
+        double h = tf_terrain_sample(t, x, -20.0);
+        ck_assert_double_eq(h, tf_terrain_sample_stage(t, TF_STAGE_HEIGHT, 0, x, -20.0));
+        (void)spec;
+        carved += win[k] != sum[k];
+    }
+    ck_assert_msg(carved > 0, "the stage changed nothing along the row");
+    const double *r[3] = {sum, sum, sum};
+    ck_assert_int_eq(tf_terrain_combine(t, TF_STAGE_HEIGHT, 0, r, N, win, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_int_eq(tf_terrain_combine(t, TF_STAGE_DRAINED, 0, r, N, win, &err), -1);
+    ck_assert_int_eq(tf_terrain_combine(t, TF_STAGE_SUM, 0, r, N, win, &err), 0);
+    tf_terrain_free(t);
+    tf_terrain_free(plain);
+}
+END_TEST
+
+/* docs/spec.md, "Gradients": central differences across the finest
+ * spacing / 256. */
+START_TEST(gradient_is_central_difference)
+{
+    tf_terrain *t = make_terrain(1, "auto");
+    double e = 12.0 / 256.0;
+    for (int k = 0; k < 50; k++) {
+        double x = -400.0 + k * 17.3, y = 250.0 - k * 9.1, gx, gy;
+        double h = tf_terrain_sample_gradient(t, x, y, &gx, &gy);
+        ck_assert(same_double(h, tf_terrain_sample(t, x, y)));
+        ck_assert(same_double(gx, (tf_terrain_sample(t, x + e, y) - tf_terrain_sample(t, x - e, y)) /
+                                      (2.0 * e)));
+        ck_assert(same_double(gy, (tf_terrain_sample(t, x, y + e) - tf_terrain_sample(t, x, y - e)) /
+                                      (2.0 * e)));
+    }
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* Non-finite points, and points past 2^50 finest cells, give NaN; a
+ * window mixing them with ordinary points still matches its samples. */
+START_TEST(nonfinite_and_far)
+{
+    tf_terrain *t = make_terrain(1, "auto");
+    ck_assert(isnan(tf_terrain_sample(t, NAN, 0.0)));
+    ck_assert(isnan(tf_terrain_sample(t, 0.0, INFINITY)));
+    ck_assert(isnan(tf_terrain_sample(t, 12.0 * 0x1p50, 0.0)));
+    ck_assert(isfinite(tf_terrain_sample(t, 12.0 * 0x1p40, -12.0 * 0x1p40)));
+    float row[4];
+    double x0 = 12.0 * 0x1p50 - 24.0;
+    tf_terrain_sample_window(t, x0, 0.0, 12.0, 0, 0, 4, 1, row);
+    for (int k = 0; k < 4; k++)
+        ck_assert(same_float(row[k], (float)tf_terrain_sample(t, x0 + (double)k * 12.0, 0.0)));
+    ck_assert(isnan(row[2]));
+    tf_terrain_free(t);
+}
+END_TEST
+
+/* Share of cells in closed depressions of a 256 x 256 render, by the
+ * metrics of docs/metrics.md. */
+static double depression_share(const tf_terrain *t, double x0, double y0)
+{
+    enum { S = 256 };
+    tf_error err;
+    tf_layer_map *a = tf_layer_map_new(S, S, &err), *b = tf_layer_map_new(S, S, &err);
+    ck_assert(a && b);
+    tf_terrain_sample_window(t, x0, y0, 1.0, 0, 0, S, S, a->value);
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < S * S; k++) {
+        lo = a->value[k] < lo ? a->value[k] : lo;
+        hi = a->value[k] > hi ? a->value[k] : hi;
+    }
+    for (size_t k = 0; k < S * S; k++) {
+        a->value[k] = (a->value[k] - lo) / (hi - lo);
+        b->value[k] = a->value[k];
+        a->weight[k] = b->weight[k] = 1.0f;
+    }
+    tf_metrics_report rep;
+    ck_assert_int_eq(tf_metrics_compute(a, b, NULL, &rep, &err), 0);
+    tf_layer_map_free(a);
+    tf_layer_map_free(b);
+    return rep.a.depression_share;
+}
+
+START_TEST(carved_terrain_drains)
+{
+    tf_terrain *t = make_terrain(1, "auto"), *plain = make_terrain(0, "auto");
+    double with = 0.0, without = 0.0;
+    const double origins[][2] = {{0.0, 0.0}, {5000.0, -3000.0}, {-20000.0, 7000.0}};
+    for (int k = 0; k < 3; k++) {
+        with += depression_share(t, origins[k][0], origins[k][1]) / 3.0;
+        without += depression_share(plain, origins[k][0], origins[k][1]) / 3.0;
+    }
+    ck_assert_msg(with < 0.5 * without && with < 0.1,
+                  "depression share %.3f with the stage, %.3f without", with, without);
+    tf_terrain_free(t);
+    tf_terrain_free(plain);
+}
+END_TEST
+
+static Suite *drainage_suite(void)
+{
+    Suite *s = suite_create("drainage");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, window_equals_samples, 0, 2 * WINDOW_COUNT);
+    tcase_add_test(tc, chunks_join);
+    tcase_add_test(tc, threads_agree);
+    tcase_add_test(tc, drained_stage);
+    tcase_add_test(tc, gradient_is_central_difference);
+    tcase_add_test(tc, nonfinite_and_far);
+    tcase_add_test(tc, carved_terrain_drains);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(drainage_suite());
+}
