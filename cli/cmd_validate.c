@@ -17,7 +17,8 @@ static const cli_command VALIDATE = {
     .name = "validate",
     .usage = "SPEC... [--strict]",
     .about = "Check each SPEC against every rule of the terrain format (docs/spec.md)\n"
-             "and print \"SPEC: valid (N layers)\", or the problem and its JSON path.\n"
+             "and print \"SPEC: valid (N layers)\" (\"N layers, drainage of K levels\" with a\n"
+             "drainage stage), or the problem and its JSON path.\n"
              "Members the format does not define are kept and reported as warnings.\n",
     .footer = "Exit status: 0 when every SPEC is valid, 1 otherwise.\n",
 };
@@ -44,6 +45,10 @@ static int validate_one(const char *path, bool strict)
     int status = CLI_EXIT_OK;
     if (strict && spec->unknown_key_count > 0)
         status = CLI_EXIT_FAILURE;
+    else if (spec->drainage.levels > 0)
+        printf("%s: valid (%zu layer%s, drainage of %d level%s)\n", path, spec->layer_count,
+               spec->layer_count == 1 ? "" : "s", spec->drainage.levels,
+               spec->drainage.levels == 1 ? "" : "s");
     else
         printf("%s: valid (%zu layer%s)\n", path, spec->layer_count,
                spec->layer_count == 1 ? "" : "s");
@@ -79,9 +84,12 @@ static const cli_command INFO = {
     .name = "info",
     .usage = "SPEC [--json]",
     .about = "Summarize a spec: format version, root seed, value range, output curve,\n"
-             "and for each layer its noise, frequency and wavelength (1/frequency, in\n"
-             "world units), seed, offset, redistribution curve, amplitude and mask\n"
-             "(a range, or a mask curve of a lower layer's value).\n",
+             "drainage stage (its levels, spacing down to the finest level's, depth,\n"
+             "slope, reach, floor, jitter, bend, breach, detail wavelength, fade and\n"
+             "seed, and which layers it carves and which it adds as detail), and for\n"
+             "each layer its noise, frequency and wavelength (1/frequency, in world\n"
+             "units), seed, offset, redistribution curve, amplitude and mask (a range,\n"
+             "or a mask curve of a lower layer's value).\n",
 };
 
 /* What `info` reports about a curve's control points. */
@@ -119,6 +127,53 @@ static void print_curve_text(const tf_point *points, size_t count, tf_interp int
            name_or_unknown(tf_interp_name(interp)), r.x_min, r.x_max, r.y_min, r.y_max);
 }
 
+/* docs/spec.md, "Drainage": a layer is carved when f * detailWavelength <= 1
+ * (its wavelength is at least the detail wavelength), else it is detail,
+ * added after carving. */
+static bool layer_is_carved(const tf_spec *spec, size_t i)
+{
+    return spec->layers[i].frequency * spec->drainage.detail_wavelength <= 1.0;
+}
+
+/* "0, 2" or "none": the layers that are (carved = true) or are not carved. */
+static void print_layer_set(const tf_spec *spec, bool carved)
+{
+    bool any = false;
+    for (size_t i = 0; i < spec->layer_count; i++)
+        if (layer_is_carved(spec, i) == carved) {
+            printf("%s%zu", any ? ", " : "", i);
+            any = true;
+        }
+    if (!any)
+        printf("none");
+}
+
+static void print_drainage_text(const tf_spec *spec)
+{
+    const tf_drainage_spec *d = &spec->drainage;
+    if (d->levels == 0) {
+        printf("  drainage        none\n");
+        return;
+    }
+    printf("  drainage        %d level%s, seed %" PRIu32 "\n", d->levels,
+           d->levels == 1 ? "" : "s", d->seed);
+    printf("    spacing       %.6g (finest %.6g)\n", d->spacing, ldexp(d->spacing, 1 - d->levels));
+    printf("    depth         %.6g\n", d->depth);
+    printf("    slope         %.6g\n", d->slope);
+    printf("    reach         %.6g\n", d->reach);
+    printf("    floor         %.6g\n", d->floor_width);
+    printf("    jitter        %.6g\n", d->jitter);
+    printf("    bend          %.6g\n", d->bend);
+    printf("    breach        %d\n", d->breach);
+    printf("    detailWavelength %.6g\n", d->detail_wavelength);
+    printf("    fade          %.6g\n", d->fade);
+    printf("    carved layers ");
+    print_layer_set(spec, true);
+    printf("\n    detail layers ");
+    print_layer_set(spec, false);
+    putchar('\n');
+}
+
 static void print_info_text(const char *path, const tf_spec *spec)
 {
     printf("%s: %s version %d, %zu layer%s\n", path, TF_FORMAT_NAME, spec->version,
@@ -132,6 +187,7 @@ static void print_info_text(const char *path, const tf_spec *spec)
         print_curve_text(spec->output_curve_points, spec->output_curve_point_count,
                          spec->output_curve_interpolation);
     }
+    print_drainage_text(spec);
     for (size_t k = 0; k < spec->unknown_key_count; k++)
         printf("  unknown member  %s\n", spec->unknown_keys[k]);
     for (size_t i = 0; i < spec->layer_count; i++) {
@@ -244,6 +300,48 @@ static cJSON *layer_json(size_t index, const tf_layer_spec *L)
     return o;
 }
 
+/* The indices of the layers that are (carved = true) or are not carved. */
+static cJSON *layer_set_json(const tf_spec *spec, bool carved)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < spec->layer_count; i++)
+        if (layer_is_carved(spec, i) == carved) {
+            cJSON *v = cli_json_number((double)i);
+            if (!v || !cJSON_AddItemToArray(a, v)) {
+                cJSON_Delete(v);
+                cJSON_Delete(a);
+                return NULL;
+            }
+        }
+    return a;
+}
+
+/* The drainage stage's members (docs/spec.md's names), the finest level's
+ * spacing and the carved and detail layers; null when there is none. */
+static cJSON *drainage_json(const tf_spec *spec)
+{
+    const tf_drainage_spec *d = &spec->drainage;
+    if (d->levels == 0)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    if (cli_json_put_number(o, "levels", d->levels) &&
+        cli_json_put_number(o, "seed", d->seed) &&
+        cli_json_put_number(o, "spacing", d->spacing) &&
+        cli_json_put_number(o, "finestSpacing", ldexp(d->spacing, 1 - d->levels)) &&
+        cli_json_put_number(o, "depth", d->depth) && cli_json_put_number(o, "slope", d->slope) &&
+        cli_json_put_number(o, "reach", d->reach) &&
+        cli_json_put_number(o, "floor", d->floor_width) &&
+        cli_json_put_number(o, "jitter", d->jitter) && cli_json_put_number(o, "bend", d->bend) &&
+        cli_json_put_number(o, "breach", d->breach) &&
+        cli_json_put_number(o, "detailWavelength", d->detail_wavelength) &&
+        cli_json_put_number(o, "fade", d->fade) &&
+        cli_json_put(o, "carvedLayers", layer_set_json(spec, true)) &&
+        cli_json_put(o, "detailLayers", layer_set_json(spec, false)))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
 /* The document, or NULL when out of memory. */
 static cJSON *info_json(const tf_spec *spec)
 {
@@ -255,6 +353,7 @@ static cJSON *info_json(const tf_spec *spec)
               cli_json_put(root, "outputCurve",
                            curve_json(spec->output_curve_points, spec->output_curve_point_count,
                                       spec->output_curve_interpolation)) &&
+              cli_json_put(root, "drainage", drainage_json(spec)) &&
               (layers = cJSON_AddArrayToObject(root, "layers"));
     for (size_t i = 0; ok && i < spec->layer_count; i++) {
         cJSON *layer = layer_json(i, &spec->layers[i]);

@@ -718,6 +718,142 @@ START_TEST(long_file_names_keep_the_path_and_problem)
 }
 END_TEST
 
+/* ---- the drainage stage (docs/spec.md, "Drainage") */
+
+/* docs/spec.md, "Seeds and offsets": mix32 and the seed a 65th layer gets,
+ * written from the text so the test does not echo the library. */
+static uint32_t doc_mix32(uint32_t v)
+{
+    v ^= v >> 16;
+    v *= 0x7FEB352Du;
+    v ^= v >> 15;
+    v *= 0x846CA68Bu;
+    v ^= v >> 16;
+    return v;
+}
+
+static uint32_t doc_drainage_seed(uint32_t root)
+{
+    return doc_mix32(root + doc_mix32(64 + 1));
+}
+
+/* Every member but extra_json. */
+static void assert_same_drainage(const tf_drainage_spec *a, const tf_drainage_spec *b,
+                                 const char *what)
+{
+    ck_assert_msg(a->levels == b->levels && a->seed == b->seed && a->breach == b->breach, "%s",
+                  what);
+    const double da[] = {a->spacing, a->depth, a->slope, a->reach, a->floor_width,
+                         a->jitter, a->bend, a->detail_wavelength, a->fade};
+    const double db[] = {b->spacing, b->depth, b->slope, b->reach, b->floor_width,
+                         b->jitter, b->bend, b->detail_wavelength, b->fade};
+    ck_assert_msg(memcmp(da, db, sizeof da) == 0, "%s: a member differs", what);
+}
+
+#define DRAINED(drainage)                                                                     \
+    "{\"version\":1,\"seed\":7,\"noiseLayers\":[{\"baseNoise\":{\"frequency\":0.01},"         \
+    "\"rd\":{\"points\":[{\"x\":0.2,\"y\":-1},{\"x\":0.8,\"y\":1}]}},"                       \
+    "{\"baseNoise\":{\"frequency\":0.2},"                                                     \
+    "\"rd\":{\"points\":[{\"x\":0.2,\"y\":-0.1},{\"x\":0.8,\"y\":0.1}]}}],"                  \
+    "\"drainage\":" drainage "}"
+
+/* Only the four required members: every other one at its documented
+ * default; the rewrite states them all and is a fixed point; unknown
+ * members inside "drainage" are reported and kept. */
+START_TEST(drainage_defaults_and_round_trip)
+{
+    tf_spec *spec = parse_ok(DRAINED("{\"levels\":3,\"spacing\":40,\"depth\":0.3,"
+                                     "\"slope\":0.02,\"x-note\":{\"by\":\"hand\"}}"));
+    const tf_drainage_spec *d = &spec->drainage;
+    ck_assert_int_eq(d->levels, 3);
+    ck_assert(d->spacing == 40.0 && d->depth == 0.3 && d->slope == 0.02);
+    ck_assert_uint_eq(d->seed, doc_drainage_seed(7));
+    ck_assert_uint_eq(d->seed, 1856973208u); /* terrafit_ref.py: layer_seed(7, 64) */
+    ck_assert(d->reach == 1.5 && d->floor_width == 0.1 && d->jitter == 0.8 && d->bend == 0.2);
+    ck_assert_int_eq(d->breach, 3);
+    ck_assert(d->fade == 0.5);
+    /* 2 L_(K-1) = 2 * spacing / 2^(levels - 1) */
+    ck_assert(d->detail_wavelength == 2.0 * 40.0 / 4.0);
+    ck_assert_uint_eq(spec->unknown_key_count, 1);
+    ck_assert_str_eq(spec->unknown_keys[0], "$.drainage.x-note");
+
+    tf_error err;
+    char *json = tf_spec_to_json(spec, &err);
+    ck_assert_msg(json != NULL, "%s", err.message);
+    ck_assert_msg(strstr(json, "\"detailWavelength\": 20") && strstr(json, "\"breach\": 3") &&
+                      strstr(json, "\"x-note\""),
+                  "%s", json);
+    tf_spec *again = parse_ok(json);
+    assert_same_drainage(&again->drainage, d, "rewritten");
+    ck_assert_uint_eq(again->unknown_key_count, 1);
+    char *json2 = tf_spec_to_json(again, &err);
+    ck_assert_msg(json2 != NULL && strcmp(json, json2) == 0, "not a fixed point:\n%s\n---\n%s",
+                  json, json2 ? json2 : err.message);
+
+    /* A copy keeps the stage and its unknown members, in its own memory. */
+    tf_spec *copy = tf_spec_copy(spec, &err);
+    ck_assert_msg(copy != NULL, "%s", err.message);
+    assert_same_drainage(&copy->drainage, d, "copy");
+    ck_assert_ptr_nonnull(copy->drainage.extra_json);
+    ck_assert_ptr_ne(copy->drainage.extra_json, d->extra_json);
+    ck_assert_str_eq(copy->drainage.extra_json, d->extra_json);
+    char *json3 = tf_spec_to_json(copy, &err);
+    ck_assert_msg(json3 != NULL && strcmp(json, json3) == 0, "the copy writes differently");
+
+    /* Reseeding re-derives the network's seed like the layers'. */
+    tf_spec_reseed(copy, 11);
+    ck_assert_uint_eq(copy->drainage.seed, doc_drainage_seed(11));
+    ck_assert_uint_ne(copy->drainage.seed, d->seed);
+
+    /* levels 0 removes the stage: nothing is written, nothing carved. */
+    tf_drainage_set_defaults(copy, 0, 0.0, 0.0, 0.0);
+    ck_assert_int_eq(copy->drainage.levels, 0);
+    ck_assert_int_eq(tf_spec_validate(copy, &err), 0);
+    char *json4 = tf_spec_to_json(copy, &err);
+    ck_assert_msg(json4 != NULL && strstr(json4, "\"drainage\"") == NULL, "%s",
+                  json4 ? json4 : err.message);
+
+    /* ... and tf_drainage_set_defaults gives one back, with the defaults. */
+    tf_drainage_set_defaults(copy, 2, 64.0, 0.1, 0.01);
+    ck_assert_int_eq(copy->drainage.levels, 2);
+    ck_assert_uint_eq(copy->drainage.seed, doc_drainage_seed(11));
+    ck_assert(copy->drainage.detail_wavelength == 64.0);
+    ck_assert(copy->drainage.reach == 1.5 && copy->drainage.breach == 3);
+    ck_assert_int_eq(tf_spec_validate(copy, &err), 0);
+
+    free(json);
+    free(json2);
+    free(json3);
+    free(json4);
+    tf_spec_free(copy);
+    tf_spec_free(again);
+    tf_spec_free(spec);
+}
+END_TEST
+
+/* Every member given is kept as given (seed 0 and detailWavelength 0
+ * included: a given value is never replaced by a default). */
+START_TEST(drainage_members_given_are_kept)
+{
+    tf_spec *spec = parse_ok(DRAINED("{\"levels\":1,\"spacing\":0.5,\"depth\":2,\"slope\":3,"
+                                     "\"seed\":0,\"reach\":0.5,\"floor\":0,\"jitter\":0.9,"
+                                     "\"bend\":0.5,\"breach\":1,\"detailWavelength\":0,"
+                                     "\"fade\":7}"));
+    const tf_drainage_spec *d = &spec->drainage;
+    ck_assert_int_eq(d->levels, 1);
+    ck_assert_uint_eq(d->seed, 0);
+    ck_assert(d->spacing == 0.5 && d->depth == 2.0 && d->slope == 3.0 && d->reach == 0.5 &&
+              d->floor_width == 0.0 && d->jitter == 0.9 && d->bend == 0.5 &&
+              d->detail_wavelength == 0.0 && d->fade == 7.0);
+    ck_assert_int_eq(d->breach, 1);
+    ck_assert_uint_eq(spec->unknown_key_count, 0);
+    /* Reseeding derives even a seed that was given (as for layers). */
+    tf_spec_reseed(spec, 7);
+    ck_assert_uint_eq(d->seed, doc_drainage_seed(7));
+    tf_spec_free(spec);
+}
+END_TEST
+
 static Suite *spec_suite(void)
 {
     /* The data-driven cases, one loop-test iteration each: a failure names
@@ -753,6 +889,10 @@ static Suite *spec_suite(void)
     tcase_add_test(curves, derived_range_covers_curves);
     tcase_add_test(curves, long_file_names_keep_the_path_and_problem);
     suite_add_tcase(s, curves);
+    TCase *drainage = tcase_create("drainage");
+    tcase_add_test(drainage, drainage_defaults_and_round_trip);
+    tcase_add_test(drainage, drainage_members_given_are_kept);
+    suite_add_tcase(s, drainage);
     return s;
 }
 

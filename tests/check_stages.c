@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,9 @@
 
 /* Every spec of tests/data/terrain, in name order. */
 static const char *const SPECS[] = {
-    "interpolations",      "kinds",       "mask-curves", "masks", "mixed-kinds", "nan-far",
-    "output-curve-cosine", "output-curve", "thesis",      "version-only-extreme",
+    "drainage",    "drainage-breach", "interpolations",      "kinds",
+    "mask-curves", "masks",           "mixed-kinds",         "nan-far",
+    "output-curve-cosine", "output-curve", "thesis",         "version-only-extreme",
 };
 #define SPEC_COUNT (sizeof SPECS / sizeof SPECS[0])
 static const char *const PATHS[] = {"none", "auto"};
@@ -53,8 +55,8 @@ static const struct {
 };
 #define WINDOW_COUNT (sizeof WINDOWS / sizeof WINDOWS[0])
 
-/* Which stages a terrain has: the layer stages per layer, then sum and
- * height. */
+/* Which stages a terrain has: the layer stages per layer, then sum,
+ * drained sum and height. */
 static size_t stage_list(const tf_terrain *t, tf_stage *stage, size_t *layer)
 {
     size_t n = 0;
@@ -64,6 +66,8 @@ static size_t stage_list(const tf_terrain *t, tf_stage *stage, size_t *layer)
             layer[n++] = i;
         }
     stage[n] = TF_STAGE_SUM;
+    layer[n++] = 0;
+    stage[n] = TF_STAGE_DRAINED;
     layer[n++] = 0;
     stage[n] = TF_STAGE_HEIGHT;
     layer[n++] = 0;
@@ -76,8 +80,8 @@ START_TEST(window_equals_samples)
 {
     for (size_t p = 0; p < 2; p++) {
         tf_terrain *t = load_spec(SPECS[_i], PATHS[p]);
-        tf_stage stage[3 * TF_MAX_LAYERS + 2];
-        size_t layer[3 * TF_MAX_LAYERS + 2];
+        tf_stage stage[3 * TF_MAX_LAYERS + 3];
+        size_t layer[3 * TF_MAX_LAYERS + 3];
         size_t n = stage_list(t, stage, layer);
         double out[NX * NY];
         for (size_t s = 0; s < n; s++)
@@ -137,9 +141,13 @@ START_TEST(stages_compose)
         double stage_sum = tf_terrain_sample_stage(t, TF_STAGE_SUM, 0, x, y);
         ck_assert_msg(same_bits(sum, stage_sum), "%s: contributions add to %.17g, sum %.17g",
                       SPECS[_i], sum, stage_sum);
+        /* step 5b: the sum itself without a drainage stage */
+        double drained = tf_terrain_sample_stage(t, TF_STAGE_DRAINED, 0, x, y);
+        if (spec->drainage.levels == 0)
+            ck_assert(same_bits(drained, stage_sum));
         double h = tf_terrain_sample_stage(t, TF_STAGE_HEIGHT, 0, x, y);
         ck_assert(same_bits(h, tf_terrain_sample(t, x, y)));
-        ck_assert(same_bits(h, oc ? tf_curve_eval(oc, stage_sum) : stage_sum));
+        ck_assert(same_bits(h, oc ? tf_curve_eval(oc, drained) : drained));
     }
     for (size_t i = 0; i < spec->layer_count; i++)
         tf_curve_free(rd[i]);
@@ -149,7 +157,9 @@ START_TEST(stages_compose)
 END_TEST
 
 /* Each spec, both paths: tf_terrain_combine over redistributed windows
- * gives the contribution, sum and height windows bit for bit. */
+ * gives the contribution, sum and height windows bit for bit (with a
+ * drainage stage it refuses the drained sum and the height, which need
+ * the points). */
 START_TEST(combine_equals_window)
 {
     for (size_t p = 0; p < 2; p++) {
@@ -163,11 +173,21 @@ START_TEST(combine_equals_window)
                                                             NULL),
                              0);
         }
-        for (size_t s = 0; s < layers + 2; s++) {
-            tf_stage stage = s < layers ? TF_STAGE_CONTRIBUTION
-                                        : s == layers ? TF_STAGE_SUM : TF_STAGE_HEIGHT;
+        bool drained = tf_terrain_spec(t)->drainage.levels > 0;
+        for (size_t s = 0; s < layers + 3; s++) {
+            tf_stage stage = s < layers        ? TF_STAGE_CONTRIBUTION
+                             : s == layers     ? TF_STAGE_SUM
+                             : s == layers + 1 ? TF_STAGE_DRAINED
+                                               : TF_STAGE_HEIGHT;
             size_t layer = s < layers ? s : 0;
             tf_error err;
+            if (drained && (stage == TF_STAGE_DRAINED || stage == TF_STAGE_HEIGHT)) {
+                ck_assert_int_eq(tf_terrain_combine(t, stage, layer,
+                                                    (const double *const *)r, n, combined,
+                                                    &err),
+                                 -1);
+                continue;
+            }
             ck_assert_int_eq(tf_terrain_sample_stage_window(t, stage, layer, 3.5, -8.25, 1.5, 11,
                                                             -4, NX, NY, window, &err),
                              0);

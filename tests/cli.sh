@@ -193,6 +193,59 @@ fi
 expect_message "info on a missing spec exits 1" 1 "terrafit info: " \
     "$TERRAFIT" info "$scratch/no-such.json"
 
+# ---- info and validate on a spec with a drainage stage (docs/spec.md, Drainage)
+
+drained_spec=$scratch/drained.json
+cat >"$drained_spec" <<'EOF'
+{
+  "format": "terrafit-terrain",
+  "version": 1,
+  "noiseLayers": [
+    {"baseNoise": {"frequency": 0.01},
+     "rd": {"points": [{"x": 0.2, "y": -1.0}, {"x": 0.8, "y": 1.0}]}},
+    {"baseNoise": {"frequency": 0.2},
+     "rd": {"points": [{"x": 0.2, "y": -0.1}, {"x": 0.8, "y": 0.1}]}}
+  ],
+  "drainage": {"levels": 3, "spacing": 32, "depth": 0.2, "slope": 0.02, "seed": 99,
+               "breach": 2}
+}
+EOF
+run "$TERRAFIT" info "$spec"
+check "info says a spec without drainage has none" \
+    grep -qxF "  drainage        none" "$scratch/stdout"
+expect "info on a drained spec exits 0" 0 "$TERRAFIT" info "$drained_spec"
+check "info gives the drainage levels and seed" \
+    grep -qxF "  drainage        3 levels, seed 99" "$scratch/stdout"
+check "info gives the spacing and the finest level's" \
+    grep -qxF "    spacing       32 (finest 8)" "$scratch/stdout"
+for line in "depth         0.2" "slope         0.02" "reach         1.5" \
+    "floor         0.1" "jitter        0.8" "bend          0.2" "breach        2" \
+    "detailWavelength 16" "fade          0.5" "carved layers 0" "detail layers 1"; do
+    check "info gives the drainage's $(echo "$line" | sed 's/  */ /g')" \
+        grep -qxF "    $line" "$scratch/stdout"
+done
+expect "info --json on a drained spec exits 0" 0 "$TERRAFIT" info --json "$drained_spec"
+cp "$scratch/stdout" "$scratch/drained-info.json"
+if command -v python3 >/dev/null 2>&1; then
+    check "info --json gives every drainage member, the finest spacing and the layer sets" \
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["drainage"]
+want = {"levels": 3, "seed": 99, "spacing": 32, "finestSpacing": 8, "depth": 0.2,
+        "slope": 0.02, "reach": 1.5, "floor": 0.1, "jitter": 0.8, "bend": 0.2, "breach": 2,
+        "detailWavelength": 16, "fade": 0.5, "carvedLayers": [0], "detailLayers": [1]}
+sys.exit(0 if d == want else "%r" % d)' "$scratch/drained-info.json"
+    check "info --json gives a null drainage without one" \
+        python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["drainage"] is not None)' "$scratch/info.json"
+fi
+expect "validate accepts a drained spec" 0 "$TERRAFIT" validate "$drained_spec"
+check "validate says valid, counts layers and names the drainage levels" \
+    grep -qxF "$drained_spec: valid (2 layers, drainage of 3 levels)" "$scratch/stdout"
+sed 's/"levels": 3/"levels": 5/' "$drained_spec" >"$scratch/drained-bad.json"
+expect_message "validate rejects drainage levels 5, naming its JSON path" 1 \
+    "\$.drainage.levels: must be an integer from 1 to 4, got 5" \
+    "$TERRAFIT" validate "$scratch/drained-bad.json"
+
 # ---- render: each format, its size, header and pixels
 
 expect "render r16 exits 0" 0 \

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Check schemas/terrain.schema.json against the spec corpora: every
-tests/valid/*.json and every terrain spec under samples/ must be accepted;
+tests/valid/*.json, every golden spec tests/data/terrain/*.json and every
+terrain spec under samples/ must be accepted;
 every tests/invalid/<case>/input.json must be rejected, unless the case holds
 a `schema-valid` file (a rule JSON Schema cannot express), when it must be
 accepted. Text that is not strict JSON (syntax errors, NaN/Infinity,
@@ -189,6 +190,10 @@ def main():
     if not valid:
         report.result(os.path.join(srcdir, "tests", "valid"), False, "no valid specs found")
     for path in valid:
+        check_must_accept(report, validator, path)
+
+    # The golden specs of tests/data/terrain/ (the ones ports are checked on).
+    for path in sorted(glob.glob(os.path.join(srcdir, "tests", "data", "terrain", "*.json"))):
         check_must_accept(report, validator, path)
 
     # Samples: any JSON file that is a terrain spec (has "noiseLayers").

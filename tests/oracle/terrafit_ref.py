@@ -830,6 +830,8 @@ class Terrain:
             # inv = 1.0 / maskFalloff, computed once (only used when > 0).
             L.mask_inv = 1.0 / L.mask_falloff if L.mask_falloff > 0 else math.inf
             self.layers.append(L)
+        dj = doc.get("drainage")
+        self.drainage = Drainage(self, dj, root_seed) if dj is not None else None
         oc = doc.get("outputCurve")
         self.output_curve = (Curve(oc["points"], oc.get("interpolation", "monotone-cubic"))
                              if oc is not None else None)
@@ -860,37 +862,59 @@ class Terrain:
         self.min_value = float(doc["minValue"]) if "minValue" in doc else lo_sum
         self.max_value = float(doc["maxValue"]) if "maxValue" in doc else hi_sum
 
+    # docs/spec.md, "Evaluation", steps 1-4 for one layer.
+    def layer_r(self, L, x, y):
+        """Steps 1-2: the layer's redistributed value r at (x, y)."""
+        f = L.frequency
+        ox, oy, oz = L.offset
+        # 1. base noise: (x * f) + ox, (y * f) + oy
+        nx = x * f + ox
+        ny = y * f + oy
+        if L.fractal is not None:
+            n = L.fractal(nx, ny, oz)
+        elif L.type == "simplex":
+            n = simplex(L.seed, nx, ny)
+        elif L.type == "perlin-reference-simplex":
+            n = perlin_reference_simplex(nx, ny, oz)
+        else:
+            n = noise_kind(L.type, L.seed, nx, ny, oz)[0]
+        # 2. redistribution
+        u = (n + 1.0) * 0.5
+        return L.curve(u)
+
+    def contributions(self, x, y, wanted=None):
+        """Steps 1-4: {i: X_i} for the layers in `wanted` (all when None),
+        each masked one weighted by its mask layer's r_m (evaluated whether
+        or not that layer is wanted)."""
+        r = {}
+        X = {}
+        for i in (range(len(self.layers)) if wanted is None else sorted(wanted)):
+            L = self.layers[i]
+            if i not in r:
+                r[i] = self.layer_r(L, x, y)
+            ri = r[i]
+            # 3. shift and scale
+            Xi = (ri + L.pre_amp_shift) * L.amp_scale
+            # 4. mask: ((r + shift) * scale) * w, w from the curve or the range
+            if L.mask >= 0:
+                if L.mask not in r:
+                    r[L.mask] = self.layer_r(self.layers[L.mask], x, y)
+                if L.mask_curve is not None:
+                    Xi = Xi * L.mask_curve(r[L.mask])
+                else:
+                    Xi = Xi * mask_weight(L, r[L.mask])
+            X[i] = Xi
+        return X
+
     # docs/spec.md, "Evaluation", steps 1-6.
     def sample(self, x, y):
-        r = []          # redistributed values r_i, for masks
+        X = self.contributions(x, y)
         h = 0.0         # "sum" of step 5
-        for L in self.layers:
-            f = L.frequency
-            ox, oy, oz = L.offset
-            # 1. base noise: (x * f) + ox, (y * f) + oy
-            nx = x * f + ox
-            ny = y * f + oy
-            if L.fractal is not None:
-                n = L.fractal(nx, ny, oz)
-            elif L.type == "simplex":
-                n = simplex(L.seed, nx, ny)
-            elif L.type == "perlin-reference-simplex":
-                n = perlin_reference_simplex(nx, ny, oz)
-            else:
-                n = noise_kind(L.type, L.seed, nx, ny, oz)[0]
-            # 2. redistribution
-            u = (n + 1.0) * 0.5
-            ri = L.curve(u)
-            r.append(ri)
-            # 3. shift and scale
-            X = (ri + L.pre_amp_shift) * L.amp_scale
-            # 4. mask: ((r + shift) * scale) * w, w from the curve or the range
-            if L.mask_curve is not None:
-                X = X * L.mask_curve(r[L.mask])
-            elif L.mask >= 0:
-                X = X * mask_weight(L, r[L.mask])
-            # 5. sum
-            h = h + X
+        for i in range(len(self.layers)):
+            h = h + X[i]
+        # 5b. drainage
+        if self.drainage is not None:
+            h = self.drainage.carve(x, y, h, X)
         # 6. output curve
         if self.output_curve is not None:
             h = self.output_curve(h)
@@ -898,6 +922,271 @@ class Terrain:
 
     def normalize(self, h):
         return (h - self.min_value) / (self.max_value - self.min_value)
+
+
+# ---------------------------------------------------------------------------
+# docs/spec.md, "Drainage" (Evaluation step 5b)
+# ---------------------------------------------------------------------------
+
+TWO50 = 1125899906842624.0  # 2^50
+INV32 = 2.0 ** -32
+
+
+def dmin(a, b):
+    """min(a, b) of docs/spec.md "Drainage": b < a ? b : a."""
+    return b if b < a else a
+
+
+def clamp01(v):
+    """clamp(v, 0, 1): v < 0 ? 0 : v > 1 ? 1 : v."""
+    return 0.0 if v < 0 else (1.0 if v > 1 else v)
+
+
+class Drainage:
+    """The valley network of docs/spec.md "Drainage", rebuilt around each
+    point from the lattice (nothing depends on the order of the samples).
+    Node values, beds and links are pure functions of (level, i, j), so they
+    are memoized in dictionaries that are dropped when they grow large."""
+
+    MEMO_LIMIT = 400000
+
+    def __init__(self, terrain, dj, root_seed):
+        self.t = terrain
+        self.K = int(dj["levels"])
+        self.L0 = float(dj["spacing"])
+        self.D0 = float(dj["depth"])
+        self.g = float(dj["slope"])
+        self.seed = (int(dj["seed"]) if "seed" in dj else layer_seed(root_seed, 64)) & MASK32
+        self.rho = float(dj.get("reach", 1.5))
+        self.phi = float(dj.get("floor", 0.1))
+        self.J = float(dj.get("jitter", 0.8))
+        self.bend = float(dj.get("bend", 0.2))
+        self.B = int(dj.get("breach", 3))
+        # L_k = L0 * 2^-k, D_k = D0 * 2^-k (exact); R_k = rho * L_k,
+        # w_k = phi * L_k; R_k * R_k and w_k * w_k computed once.
+        self.L = [self.L0 * 2.0 ** -k for k in range(self.K)]
+        self.D = [self.D0 * 2.0 ** -k for k in range(self.K)]
+        self.R = [self.rho * Lk for Lk in self.L]
+        self.RR = [Rk * Rk for Rk in self.R]
+        self.w = [self.phi * Lk for Lk in self.L]
+        self.ww = [wk * wk for wk in self.w]
+        self.finest = self.L[self.K - 1]
+        self.detail = (float(dj["detailWavelength"]) if "detailWavelength" in dj
+                       else 2.0 * self.finest)
+        self.fade = float(dj.get("fade", 0.5))
+        self.kf = 1.0 / (self.fade * self.D0)
+        layers = terrain.layers
+        # Layer sets: control of level k (f * L_k <= 1.0), carved
+        # (f * detailWavelength <= 1.0).
+        self.control = [[i for i, Ly in enumerate(layers) if Ly.frequency * Lk <= 1.0]
+                        for Lk in self.L]
+        self.carved = [i for i, Ly in enumerate(layers) if Ly.frequency * self.detail <= 1.0]
+        # How far (in world units) a level's node can be from a point its
+        # link's cones reach: the longest link plus the reach (the search
+        # adds a cell of margin each side; an extra node only adds +inf
+        # cones, so a loose bound is harmless).
+        self.rad = []
+        for k in range(self.K):
+            Lk = self.L[k]
+            longest = math.sqrt(2.0) * (1.0 + self.J) * Lk          # a neighbour
+            if k == 0 and self.B >= 2:
+                longest = max(longest, math.sqrt(2.0) * (self.B + self.J) * Lk)
+            if k >= 1:
+                longest = max(longest, 2.0 * self.R[k])
+            self.rad.append(longest + self.R[k])
+        self.reset()
+
+    def reset(self):
+        self.nodes = {}
+        self.links = {}
+        self.reaches = {}
+
+    # P_M: steps 1-4 of the layers in M, added in layer order to 0.0.
+    def partial(self, M, x, y):
+        X = self.t.contributions(x, y, M)
+        s = 0.0
+        for i in M:
+            s = s + X[i]
+        return s
+
+    def node(self, k, i, j):
+        """(h, P, val, bed, cone, qbed, q) of level k's node (i, j)."""
+        key = (k, i, j)
+        n = self.nodes.get(key)
+        if n is not None:
+            return n
+        h = mix32(mix32(mix32((self.seed + k) & MASK32) ^ (i & MASK32)) ^ (j & MASK32))
+        u = h * INV32
+        v = mix32((h + 1) & MASK32) * INV32
+        Lk = self.L[k]
+        J = self.J
+        P = ((float(i) + (0.5 + J * (u - 0.5))) * Lk,
+             (float(j) + (0.5 + J * (v - 0.5))) * Lk)
+        c = self.partial(self.control[k], P[0], P[1])
+        if k == 0:
+            val = c
+            bed = val - self.D[0]
+            cone, qbed, q = math.inf, None, None
+        else:
+            cone, qbed, q = self.cone_below(k, P[0], P[1])
+            val = dmin(c, cone)
+            bed = val - self.D[k]
+            if cone != math.inf and qbed > bed:
+                bed = qbed
+        n = (h, P, val, bed, cone, qbed, q)
+        self.nodes[key] = n
+        return n
+
+    def link(self, k, i, j):
+        """The node's link as its two sub-segments (ax, ay, bx, by, ba, bb)
+        in order, or () for a sink."""
+        key = (k, i, j)
+        ln = self.links.get(key)
+        if ln is not None:
+            return ln
+        h, P, v0, bedn, cone, qbed, q = self.node(k, i, j)
+        best = v0
+        target = None
+        # 1. the 8 neighbours, dj outer, di inner
+        for dj in (-1, 0, 1):
+            for di in (-1, 0, 1):
+                if di == 0 and dj == 0:
+                    continue
+                tv = self.node(k, i + di, j + dj)[2]
+                if tv < best:
+                    best = tv
+                    target = (i + di, j + dj)
+        b = None
+        if target is None and k >= 1 and cone != math.inf:
+            # 2. into the coarser network at q
+            ex = q[0] - P[0]
+            ey = q[1] - P[1]
+            R2 = 2.0 * self.R[k]
+            if ex * ex + ey * ey < R2 * R2:
+                b = q
+                ba, bb = bedn, dmin(qbed, bedn)
+        if target is None and b is None and k == 0 and self.B >= 2:
+            # 3. breach: rings r = 2 .. B
+            for r in range(2, self.B + 1):
+                for dj in range(-r, r + 1):
+                    for di in range(-r, r + 1):
+                        if max(abs(di), abs(dj)) != r:
+                            continue
+                        tv = self.node(k, i + di, j + dj)[2]
+                        if tv < best:
+                            best = tv
+                            target = (i + di, j + dj)
+        if b is None:
+            if target is None:
+                ln = ()          # 4. a sink
+                self.links[key] = ln
+                return ln
+            # 5. to the target's node T
+            T = self.node(k, target[0], target[1])
+            b = T[1]
+            ba, bb = bedn, dmin(T[3], bedn)
+        a = P
+        # The bent midpoint.
+        f = self.bend * ((2.0 * mix32((h + 2) & MASK32)) * INV32 - 1.0)
+        dx = b[0] - a[0]
+        dy = b[1] - a[1]
+        m = (a[0] + 0.5 * dx - f * dy, a[1] + 0.5 * dy + f * dx)
+        bm = ba + 0.5 * (bb - ba)
+        subs = [(a[0], a[1], m[0], m[1], ba, bm), (m[0], m[1], b[0], b[1], bm, bb)]
+        ln = tuple(subs)
+        self.links[key] = ln
+        return ln
+
+    def reach(self, k, i, j):
+        """(Px, Py, r2, sub-segments) of the node's link, with r2 the square
+        of a radius around P beyond which none of its cones reaches (every
+        point of the bent link lies within |b - a| of a; +1% for rounding);
+        r2 = -1 for a sink. A lookup aid only: it skips nodes that give +inf."""
+        key = (k, i, j)
+        e = self.reaches.get(key)
+        if e is not None:
+            return e
+        subs = self.link(k, i, j)
+        P = self.node(k, i, j)[1]
+        if subs:
+            dx = subs[1][2] - P[0]
+            dy = subs[1][3] - P[1]
+            r = (math.sqrt(dx * dx + dy * dy) + self.R[k]) * 1.01
+            e = (P[0], P[1], r * r, subs)
+        else:
+            e = (P[0], P[1], -1.0, subs)
+        self.reaches[key] = e
+        return e
+
+    def cone_below(self, k, px, py):
+        """Cone_(<k)(p): (cone, bed, q) of the lowest cone of the
+        sub-segments of levels 0 .. k-1; (+inf, None, None) where none
+        reaches. Ties: the first in (level, j, i, sub-segment) order."""
+        best = math.inf
+        bbed = None
+        bq = None
+        g = self.g
+        J = self.J
+        reaches = self.reaches
+        for lv in range(k):
+            Lk = self.L[lv]
+            RR = self.RR[lv]
+            w = self.w[lv]
+            ww = self.ww[lv]
+            rad = self.rad[lv]
+            i0 = int(math.floor((px - rad) / Lk - 0.5 - 0.5 * J)) - 1
+            i1 = int(math.floor((px + rad) / Lk - 0.5 + 0.5 * J)) + 1
+            j0 = int(math.floor((py - rad) / Lk - 0.5 - 0.5 * J)) - 1
+            j1 = int(math.floor((py + rad) / Lk - 0.5 + 0.5 * J)) + 1
+            for j in range(j0, j1 + 1):
+                for i in range(i0, i1 + 1):
+                    e = reaches.get((lv, i, j))
+                    if e is None:
+                        e = self.reach(lv, i, j)
+                    ex = px - e[0]
+                    ey = py - e[1]
+                    if ex * ex + ey * ey >= e[2]:
+                        continue
+                    for (ax, ay, bx, by, ba, bb) in e[3]:
+                        dx = bx - ax
+                        dy = by - ay
+                        l2 = dx * dx + dy * dy
+                        t = clamp01(((px - ax) * dx + (py - ay) * dy) / l2) if l2 > 0 else 0.0
+                        qx = ax + t * dx
+                        qy = ay + t * dy
+                        ex = px - qx
+                        ey = py - qy
+                        d2 = ex * ex + ey * ey
+                        if not d2 < RR:
+                            continue
+                        s = 1.0 - d2 / RR
+                        bed = ba + t * (bb - ba)
+                        profile = math.sqrt(d2 + ww) - w
+                        cone = bed + (g * profile) / s
+                        if cone < best:
+                            best = cone
+                            bbed = bed
+                            bq = (qx, qy)
+        return best, bbed, bq
+
+    def carve(self, x, y, total, X):
+        """Step 5b: the carved sum at (x, y); `total` is step 5's sum and
+        X the layers' contributions of steps 1-4."""
+        Lf = self.finest
+        if not (abs(x / Lf) < TWO50 and abs(y / Lf) < TWO50) or total != total:
+            return math.nan
+        if len(self.nodes) > self.MEMO_LIMIT:
+            self.reset()
+        low = 0.0
+        for i in self.carved:
+            low = low + X[i]
+        cone, bed, _ = self.cone_below(self.K, x, y)
+        carved = dmin(low, cone)
+        if cone == math.inf:
+            weight = 1.0
+        else:
+            weight = clamp01((carved - bed) * self.kf)
+        return carved + weight * (total - low)
 
 
 def mask_weight(L, rm):
