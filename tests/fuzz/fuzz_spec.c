@@ -138,12 +138,12 @@ static void check_window(const tf_terrain *t, const window *w, size_t layer)
 
     /* Each stage's window against its single samples; the layers'
      * redistributed windows then combine into the other stages' windows. */
-    double stage[5][NX * NY];
+    double stage[6][NX * NY];
     double redistributed[TF_MAX_LAYERS][NX * NY];
     const double *rows[TF_MAX_LAYERS];
     tf_error err;
     size_t layers = tf_terrain_layer_count(t);
-    for (int s = TF_STAGE_NOISE; s <= TF_STAGE_HEIGHT; s++) {
+    for (int s = TF_STAGE_NOISE; s <= TF_STAGE_DRAINED; s++) {
         FUZZ_CHECK(tf_terrain_sample_stage_window(t, (tf_stage)s, layer, w->x0, w->y0, w->step,
                                                   w->i0, w->j0, NX, NY, stage[s], &err) == 0,
                    "stage %d window of layer %zu: %s", s, layer, err.message);
@@ -164,8 +164,17 @@ static void check_window(const tf_terrain *t, const window *w, size_t layer)
                    "redistributed window of layer %zu: %s", k, err.message);
         rows[k] = redistributed[k];
     }
-    for (int s = TF_STAGE_CONTRIBUTION; s <= TF_STAGE_HEIGHT; s++) {
+    int drainage = tf_terrain_spec(t)->drainage.levels > 0;
+    for (int s = TF_STAGE_CONTRIBUTION; s <= TF_STAGE_DRAINED; s++) {
         double combined[NX * NY];
+        if (drainage && (s == TF_STAGE_HEIGHT || s == TF_STAGE_DRAINED)) {
+            /* the drainage stage needs the points: combine refuses */
+            FUZZ_CHECK(tf_terrain_combine(t, (tf_stage)s, layer, rows, NX * NY, combined,
+                                          &err) != 0 &&
+                           err.code == TF_ERR_ARGUMENT,
+                       "combine of stage %d of a drainage spec did not refuse", s);
+            continue;
+        }
         FUZZ_CHECK(tf_terrain_combine(t, (tf_stage)s, layer, rows, NX * NY, combined, &err) == 0,
                    "combine stage %d: %s", s, err.message);
         for (size_t k = 0; k < NX * NY; k++)
