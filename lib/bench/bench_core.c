@@ -328,28 +328,31 @@ typedef struct {
                          curve: the shape `fit` writes for a DEM */
     tf_noise_type noise;
     tf_interp interp;
+    int drainage_levels; /* an auto-layered spec with a drainage stage of these levels */
 } suite_entry;
 
 static const suite_entry SUITE[] = {
-    {"1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE},
-    {"fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
-    {"auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC},
+    {"1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE, 0},
+    {"fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"auto-layered, drainage 1 level", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 1},
+    {"auto-layered, drainage 4 levels", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 4},
     {"6 layers, perlin-ref", 6, 64, 0, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
-     TF_INTERP_MONOTONE_CUBIC},
+     TF_INTERP_MONOTONE_CUBIC, 0},
     {"6 layers, 1 mask, perlin-ref", 6, 64, 1, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
-     TF_INTERP_MONOTONE_CUBIC},
+     TF_INTERP_MONOTONE_CUBIC, 0},
     /* the other base noises (docs/noise.md), no row version yet */
-    {"6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, polynomial", 6, 64, 0, 0, TF_NOISE_POLYNOMIAL, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC},
-    {"6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC},
+    {"6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, polynomial", 6, 64, 0, 0, TF_NOISE_POLYNOMIAL, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0},
 };
 
 size_t bench_suite_size(void)
@@ -406,6 +409,20 @@ tf_spec *bench_suite_spec(size_t index, char *name, size_t name_size, tf_error *
         for (size_t k = 0; k < 64; k++)
             pts[k].y = pts[k].y * 5.0 - 2.5;
         status = tf_spec_set_output_curve(spec, pts, 64, TF_INTERP_MONOTONE_CUBIC, err);
+    }
+    if (status == 0 && e->drainage_levels) {
+        /* level 0 a third of the coarsest wavelength (256), valleys a
+         * tenth of the sum's range deep with sides five times steeper
+         * than a depth per cell; one level carves only the layers at
+         * least its spacing long and fades the detail over two depths */
+        double spacing = 256.0 / 3.0, depth = 0.15;
+        tf_drainage_set_defaults(spec, e->drainage_levels, spacing, depth,
+                                 5.0 * 2.0 * depth / spacing);
+        if (e->drainage_levels == 1) {
+            spec->drainage.reach = 1.0;
+            spec->drainage.detail_wavelength = spacing;
+            spec->drainage.fade = 2.0;
+        }
     }
     spec->min_value = -2.5;
     spec->max_value = 2.5;
