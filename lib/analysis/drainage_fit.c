@@ -51,11 +51,17 @@ typedef struct {
     double gamma;  /* slope g = gamma * 2 D0 / L0 */
     double fade;   /* the detail fades within fade * depth of the floor */
     double depth;  /* factor on D0 */
+    int one_level; /* one broad level (unless the levels are asked for) */
+    double floor_width, reach;
 } drainage_preset;
 
+/* standard: the network of the rules; mild: steeper, narrower valleys
+ * that keep more of the fine texture; smooth: one broad level with wide
+ * floors, for smooth (interpolated) DEMs. */
 static const drainage_preset PRESETS[] = {
-    {"standard", 5.0, 0.5, 1.0},
-    {"mild", 8.0, 0.25, 1.0},
+    {"standard", 5.0, 0.5, 1.0, 0, 0.1, 1.5},
+    {"mild", 8.0, 0.25, 1.0, 0, 0.1, 1.5},
+    {"smooth", 2.0, 0.5, 1.0, 1, 0.5, 2.0},
 };
 #define PRESET_COUNT (sizeof PRESETS / sizeof PRESETS[0])
 
@@ -245,14 +251,16 @@ static int score_spec(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_repo
  * matched to the reference as the auto-layered fit's curve is); minValue
  * and maxValue the reference's range. NULL with err filled on failure. */
 static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, double spacing,
-                            double depth, double slope, int breach, double fade)
+                            double depth, double slope, int breach, const drainage_preset *pr)
 {
     tf_spec *s = tf_spec_copy(base, c->err);
     if (!s)
         return NULL;
     tf_drainage_set_defaults(s, levels, spacing, depth, slope);
     s->drainage.breach = breach;
-    s->drainage.fade = fade;
+    s->drainage.fade = pr->fade;
+    s->drainage.floor_width = pr->floor_width;
+    s->drainage.reach = pr->reach;
     size_t windows = CURVE_WINDOWS, nm = windows * c->sn, kpts = c->opt->points;
     float *sums = malloc(nm * sizeof *sums), *sum_sorted = NULL;
     tf_point *pts = malloc(kpts * sizeof *pts);
@@ -435,7 +443,8 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
     for (size_t p = 0; p < PRESET_COUNT; p++) {
         const drainage_preset *pr = &PRESETS[p];
         double depth = D0 * pr->depth, slope = pr->gamma * 2.0 * depth / L0;
-        tf_spec *s = carved_spec(&c, spec, K, L0, depth, slope, B, pr->fade);
+        int levels = pr->one_level && opt->drainage_levels <= 0 ? 1 : K;
+        tf_spec *s = carved_spec(&c, spec, levels, L0, depth, slope, B, pr);
         tf_fit_drainage_scores sc;
         if (!s || score_spec(&c, s, rep, &sc) != 0) {
             tf_spec_free(s);
@@ -452,6 +461,9 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
             rep->depth = depth;
             rep->slope = slope;
             rep->detail_wavelength = s->drainage.detail_wavelength;
+            rep->levels = levels;
+            rep->floor_width = pr->floor_width;
+            rep->reach = pr->reach;
         } else {
             tf_spec_free(s);
         }

@@ -239,9 +239,9 @@ typedef struct {
     double reference_depression_share;
     double depression_share_target; /* max(2 ref, ref + 0.06) */
     /* The parameters (those of the best carving candidate when not chosen). */
-    const char *preset;    /* "standard", "mild" or "gentle"; NULL when none was built */
+    const char *preset;    /* "standard", "mild" or "smooth"; NULL when none was built */
     int levels, breach;
-    double spacing, depth, slope, gamma, fade, detail_wavelength;
+    double spacing, depth, slope, gamma, fade, detail_wavelength, floor_width, reach;
     size_t windows;        /* scoring windows */
     tf_fit_drainage_scores without, with;
 } tf_fit_drainage_report;
