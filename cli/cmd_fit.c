@@ -47,7 +47,7 @@ typedef struct {
     const char *report_path;
     const char *preview_path;
     const char *valid_path;
-    unsigned long long points, seed, threads, max_pixels;
+    unsigned long long points, seed, threads, max_pixels, drainage_levels;
     tf_fit_options fit;
     bool quiet;
     int max_layer_named; /* highest I in --noise / --layer-kind I=..., or -1 */
@@ -167,6 +167,22 @@ static int parse_layers(const char *command, const cli_option *opt, const char *
     return CLI_EXIT_OK;
 }
 
+/* --drainage auto|off|on */
+static int parse_drainage(const char *command, const cli_option *opt, const char *arg)
+{
+    tf_fit_drainage_mode *mode = opt->value;
+    if (strcmp(arg, "auto") == 0)
+        *mode = TF_FIT_DRAINAGE_AUTO;
+    else if (strcmp(arg, "off") == 0)
+        *mode = TF_FIT_DRAINAGE_OFF;
+    else if (strcmp(arg, "on") == 0)
+        *mode = TF_FIT_DRAINAGE_ON;
+    else
+        return cli_usage_error(command, "invalid --drainage '%s': expected auto, off or on",
+                               arg);
+    return CLI_EXIT_OK;
+}
+
 /* The request as a whole, once every option is read. */
 static int check_request(fit_request *req, int operands, char **argv)
 {
@@ -250,6 +266,12 @@ static void print_auto_summary(const fit_request *req, const tf_fit_report *rep)
             "spectral calibration rms %.3g\n",
             rep->output_curve_points, rep->output_chi2_before, rep->output_chi2_after,
             rep->calibration_rms);
+    const tf_fit_drainage_report *d = &rep->drainage;
+    if (d->chosen)
+        fprintf(stderr, "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g (%s): %s\n",
+                d->levels, d->spacing, d->depth, d->slope, d->preset ? d->preset : "", d->why);
+    else if (d->considered)
+        fprintf(stderr, "  drainage: none: %s\n", d->why);
     fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
             rep->min_value, rep->max_value, req->report_path ? " and " : "",
             req->report_path ? req->report_path : "", rep->seconds_total);
@@ -291,6 +313,12 @@ static void print_summary(const fit_request *req, const tf_fit_report *rep, doub
         fprintf(stderr, "    %zu control points, chi-square %.3g (synthesized vs reference)\n",
                 l->points, l->chi2);
     }
+    const tf_fit_drainage_report *d = &rep->drainage;
+    if (d->chosen)
+        fprintf(stderr, "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g (%s): %s\n",
+                d->levels, d->spacing, d->depth, d->slope, d->preset ? d->preset : "", d->why);
+    else if (d->considered)
+        fprintf(stderr, "  drainage: none: %s\n", d->why);
     fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
             rep->min_value, rep->max_value, req->report_path ? " and " : "",
             req->report_path ? req->report_path : "", seconds);
@@ -483,6 +511,7 @@ int cmd_fit(int argc, char **argv)
     req.seed = req.fit.seed;
     req.threads = req.fit.threads;
     req.max_pixels = TF_FIT_DEFAULT_MAX_PIXELS;
+    req.fit.drainage_depth = 1.0;
     const cli_option options[] = {
         CLI_OPT_STRING('o', "output", &req.output_path, "SPEC",
                        "terrain JSON file to write (required)"),
@@ -504,6 +533,23 @@ int cmd_fit(int argc, char **argv)
         CLI_OPT_CALLBACK(0, "layer-kind", &req, "LIST", parse_choice_list,
                          "layer kind, the same way: KIND or I=KIND, KIND one of " KIND_NAMES
                          " (default none)"),
+        CLI_OPT_CALLBACK(0, "drainage", &req.fit.drainage, "auto|off|on", parse_drainage,
+                         "a valley network carved before the output curve (docs/fitting.md, "
+                         "\"The drainage stage\"): auto (default) for a DEM where it brings "
+                         "the fit closer to it, off never, on always (reference layers too)"),
+        CLI_OPT_NUMBER(0, "drainage-depth", &req.fit.drainage_depth, "X", 0.0, 100.0,
+                       CLI_ABOVE_MIN,
+                       "factor on the valleys' depth derived from the DEM, above 0 to 100 "
+                       "(default 1)"),
+        CLI_OPT_NUMBER(0, "drainage-spacing", &req.fit.drainage_spacing, "PX", 0.0, 1e6,
+                       CLI_ABOVE_MIN,
+                       "the coarsest valleys' spacing in pixels, above 0 to 1000000 (default: "
+                       "derived from the layers' wavelengths)"),
+        CLI_OPT_COUNT(0, "drainage-levels", &req.drainage_levels, "K", 1,
+                      TF_FIT_DRAINAGE_MAX_LEVELS,
+                      cli_textf("the valley network's levels, each twice as fine, 1 to %d "
+                                "(default: down to half the finest layer's wavelength)",
+                                TF_FIT_DRAINAGE_MAX_LEVELS)),
         CLI_OPT_COUNT(0, "seed", &req.seed, "S", 0, UINT32_MAX,
                       "root seed of the layers' noises, 0 to 4294967295 (default 0)"),
         CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",
@@ -534,5 +580,6 @@ int cmd_fit(int argc, char **argv)
     req.fit.seed = (uint32_t)req.seed;
     req.fit.threads = (unsigned)req.threads;
     req.fit.max_pixels = (size_t)req.max_pixels;
+    req.fit.drainage_levels = (int)req.drainage_levels;
     return fit(&req);
 }

@@ -3,7 +3,8 @@
  * back, masked cells), frequency matching on known noise, mask curves
  * learned on a synthetic "rough where high" reference, the output curve,
  * --layers rules and determinism, and noises and layer kinds on the bands,
- * --noise auto included.
+ * --noise auto included; the drainage stage (chosen on valleys, not on a
+ * cone, off byte-identical, deterministic).
  */
 #include <check.h>
 #include <math.h>
@@ -491,6 +492,8 @@ START_TEST(noise_auto_on_bands)
     tf_fit_options_init(&opt);
     opt.noise_auto = 1;
     opt.threads = 2;
+    /* the trials score the terrain before any drainage stage: compare it */
+    opt.drainage = TF_FIT_DRAINAGE_OFF;
     tf_fit_report rep;
     tf_spec *spec = NULL;
     tf_error err;
@@ -570,6 +573,7 @@ START_TEST(noise_auto_on_bands)
     tf_spec_free(back);
     tf_fit_options fixed;
     tf_fit_options_init(&fixed);
+    fixed.drainage = TF_FIT_DRAINAGE_OFF;
     for (size_t k = 0; k < count; k++)
         fixed.layer_noise[k] = (unsigned char)(rep.layers[k].noise + 1);
     tf_fit_report rep_fixed;
@@ -629,6 +633,152 @@ START_TEST(noise_auto_on_one_band)
 }
 END_TEST
 
+/* ---- the drainage stage */
+
+/* A DEM-like map with clear valleys: a slope falling toward y = 0 cut by
+ * valleys along y every 24 px, whose sides carry noise (n x n, in [0, 1]). */
+static tf_layer_map *valley_map(size_t n)
+{
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(n, n, &err);
+    ck_assert_ptr_nonnull(m);
+    for (size_t j = 0; j < n; j++) {
+        for (size_t i = 0; i < n; i++) {
+            double x = (double)i, y = (double)j;
+            double valley = fabs(sin(3.141592653589793 * x / 24.0));
+            double rough = tf_noise_eval(TF_NOISE_SIMPLEX, 3, x / 7.0, y / 7.0, 0.0);
+            m->value[j * n + i] = (float)(0.45 * y / (double)n + 0.35 * valley * (0.3 + y / (double)n) +
+                                          0.02 * rough);
+        }
+    }
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (size_t c = 0; c < n * n; c++) {
+        lo = fmin(lo, m->value[c]);
+        hi = fmax(hi, m->value[c]);
+    }
+    for (size_t c = 0; c < n * n; c++)
+        m->value[c] = (float)((m->value[c] - lo) / (hi - lo));
+    return m;
+}
+
+/* A cone (a volcano's radial drainage): nothing converges. */
+static tf_layer_map *cone_map(size_t n)
+{
+    tf_error err;
+    tf_layer_map *m = tf_layer_map_new(n, n, &err);
+    ck_assert_ptr_nonnull(m);
+    double c = 0.5 * (double)(n - 1);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double r = hypot((double)i - c, (double)j - c) / c;
+            m->value[j * n + i] = (float)(r < 1.0 ? 1.0 - r : 0.0);
+        }
+    return m;
+}
+
+static char *spec_text(const tf_spec *spec)
+{
+    tf_error err;
+    char *text = tf_spec_to_json(spec, &err);
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
+START_TEST(drainage_carves_valleys)
+{
+    tf_layer_map *ref = valley_map(160);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    tf_fit_report rep;
+    tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
+    const tf_fit_drainage_report *d = &rep.drainage;
+    ck_assert(d->considered);
+    ck_assert_msg(d->chosen, "not chosen: %s", d->why);
+    ck_assert_int_ge(spec->drainage.levels, 1);
+    ck_assert_double_eq(spec->drainage.spacing, d->spacing);
+    ck_assert_double_eq(spec->drainage.depth, d->depth);
+    ck_assert_double_lt(d->with.depression_share, d->without.depression_share);
+    ck_assert_double_lt(d->with.score, d->without.score);
+    ck_assert_double_gt(d->max_accumulation_share, 0.15);
+    ck_assert_double_gt(d->height_above_drainage, 0.0);
+    /* the range is the reference's, as the fit without the stage sets it */
+    ck_assert_double_eq(spec->min_value, 0.0);
+    ck_assert_double_eq(spec->max_value, 1.0);
+    tf_error err;
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    char *text = tf_fit_report_to_json(&rep, 0, &err);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(count_text(text, "\"drainage\""), 1);
+    ck_assert_int_eq(count_text(text, "\"heightAboveDrainage\""), 1);
+    free(text);
+
+    /* deterministic: 1 thread against 2 */
+    tf_fit_report rep1;
+    tf_spec *again = fit_kinds(ref, &opt, 1, &rep1);
+    char *a = spec_text(spec), *b = spec_text(again);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+
+    /* off: the spec of a fit without the stage; on the same DEM, with the
+     * knobs, the stage has what was asked for */
+    opt.drainage = TF_FIT_DRAINAGE_OFF;
+    tf_fit_report rep_off;
+    tf_spec *off = fit_kinds(ref, &opt, 2, &rep_off);
+    ck_assert_int_eq(off->drainage.levels, 0);
+    ck_assert(!rep_off.drainage.considered);
+    a = spec_text(off);
+    ck_assert_ptr_null(strstr(a, "\"drainage\""));
+    free(a);
+    opt.drainage = TF_FIT_DRAINAGE_ON;
+    opt.drainage_levels = 2;
+    opt.drainage_spacing = 32.0;
+    opt.drainage_depth = 0.5;
+    tf_fit_report rep_on;
+    tf_spec *on = fit_kinds(ref, &opt, 2, &rep_on);
+    ck_assert_int_eq(on->drainage.levels, 2);
+    ck_assert_double_eq(on->drainage.spacing, 32.0);
+    ck_assert(rep_on.drainage.chosen);
+    ck_assert_double_eq_tol(on->drainage.depth, 0.5 * 1.5 * rep_on.drainage.height_above_drainage,
+                            1e-12);
+    tf_spec_free(on);
+    tf_spec_free(off);
+    tf_spec_free(again);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    tf_fit_report_free(&rep1);
+    tf_fit_report_free(&rep_off);
+    tf_fit_report_free(&rep_on);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
+START_TEST(drainage_not_on_a_cone)
+{
+    tf_layer_map *ref = cone_map(128);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    tf_fit_report rep, rep_off;
+    tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
+    ck_assert(rep.drainage.considered);
+    ck_assert_msg(!rep.drainage.chosen, "chosen: %s", rep.drainage.why);
+    ck_assert_int_eq(spec->drainage.levels, 0);
+    ck_assert_double_lt(rep.drainage.max_accumulation_share, 0.15);
+    /* declined: byte for byte the spec of a fit without the stage */
+    opt.drainage = TF_FIT_DRAINAGE_OFF;
+    tf_spec *off = fit_kinds(ref, &opt, 2, &rep_off);
+    char *a = spec_text(spec), *b = spec_text(off);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    tf_spec_free(off);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    tf_fit_report_free(&rep_off);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("autolayer");
@@ -645,6 +795,8 @@ int main(void)
     tcase_add_test(tc, layer_kinds_on_bands);
     tcase_add_test(tc, noise_auto_on_bands);
     tcase_add_test(tc, noise_auto_on_one_band);
+    tcase_add_test(tc, drainage_carves_valleys);
+    tcase_add_test(tc, drainage_not_on_a_cone);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -201,7 +201,7 @@ expect_message "an empty --layer-kind list exits 2" 2 "an empty list" \
 # --noise auto on an auto-layered DEM: every band tries the candidates.
 expect "--noise auto for an auto-layered DEM exits 0" 0 \
     "$TERRAFIT" fit "$ref" --layers 2 -o "$out/auto-bands.json" --noise auto \
-    -r "$out/auto-bands-report.json"
+    -r "$out/auto-bands-report.json" --drainage off
 check "... the report lists 7 candidates for each of the 2 bands" \
     [ "$(grep -c '"spectrumLogRms"' "$out/auto-bands-report.json")" -eq 14 ]
 check "... one chosen per band" \
@@ -433,5 +433,39 @@ rm -f "$bad"/*
 expect_message "a kind beyond the bands exits 1" 1 "beyond the 5 bands" \
     "$TERRAFIT" fit "$ref" -o "$bad/x.json" --layer-kind 7=ridged
 check "... and writes nothing" [ ! -e "$bad/x.json" ]
+
+# --drainage: bad values exit 2 naming the option; off gives the spec of a
+# fit without the stage; on carves (reference layers too); the knobs land
+# in the spec; the report says what was decided.
+for bad_opt in "--drainage sometimes" "--drainage-depth 0" "--drainage-depth -1" \
+    "--drainage-depth x" "--drainage-spacing 0" "--drainage-levels 0" "--drainage-levels 5"; do
+    name=${bad_opt%% *}
+    # shellcheck disable=SC2086
+    expect_message "$bad_opt exits 2" 2 "invalid $name" \
+        "$TERRAFIT" fit "$ref" -o "$bad/x.json" $bad_opt
+    check "... and writes nothing" [ ! -e "$bad/x.json" ]
+done
+expect "--drainage off exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/dr-off.json" -q --drainage off \
+    -r "$out/dr-off-report.json"
+check "... the spec has no drainage stage" [ "$(grep -c '"drainage"' "$out/dr-off.json")" = 0 ]
+check "... the report says off" grep -q '"why":[[:space:]]*"off"' "$out/dr-off-report.json"
+expect "--drainage on exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/dr-on.json" -q --drainage on \
+    -r "$out/dr-on-report.json" --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2
+check "... the spec has the stage" grep -q '"drainage"' "$out/dr-on.json"
+check "... with the spacing asked for" [ "$(spec_numbers "$out/dr-on.json" spacing)" = 24 ]
+check "... and the levels" [ "$(spec_numbers "$out/dr-on.json" levels)" = 2 ]
+check "... the report says it was chosen" grep -q '"chosen":[[:space:]]*true' "$out/dr-on-report.json"
+run "$TERRAFIT" validate "$out/dr-on.json"
+check "... and it validates" [ "$status" -eq 0 ]
+run "$TERRAFIT" fit "$ref" -o "$out/dr-on-again.json" -q --drainage on -j 1 \
+    --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2
+check "... deterministic (1 thread against several)" cmp -s "$out/dr-on.json" "$out/dr-on-again.json"
+run "$TERRAFIT" fit "$ref" -o "$out/dr-auto.json" -q -r "$out/dr-auto-report.json"
+check "auto (the default) decides and says why" grep -q '"considered":[[:space:]]*true' "$out/dr-auto-report.json"
+expect "reference layers with --drainage on exit 0" 0 \
+    "$TERRAFIT" fit "$ref" --layers 1 -o "$out/dr-ref.json" -q --drainage on
+check "... and get the stage" grep -q '"drainage"' "$out/dr-ref.json"
+run "$TERRAFIT" fit "$ref" --layers 1 -o "$out/dr-ref-auto.json" -q
+check "reference layers get no stage by default" [ "$(grep -c '"drainage"' "$out/dr-ref-auto.json")" = 0 ]
 
 tap_finish

@@ -853,6 +853,12 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     if (stage_output_curve(&c) != 0)
         goto fail;
     report->seconds_output_curve = tf_clock_seconds() - t0;
+    t0 = tf_clock_seconds();
+    if (fit_drainage(map, opt, label, &c.spec, &report->drainage, err) != 0)
+        goto fail;
+    report->seconds_drainage = tf_clock_seconds() - t0;
+    if (report->drainage.chosen)
+        report->output_curve_points = c.spec->output_curve_point_count;
     if (tf_spec_validate(c.spec, err) != 0)
         goto fail;
     report->min_value = c.spec->min_value;

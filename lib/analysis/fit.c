@@ -473,6 +473,33 @@ static void combined_range(const tf_layer_map *const *layers, size_t count, doub
     *hi = mx;
 }
 
+/* The drainage stage of a reference-layer fit, fitted to the combined
+ * reference (combined_range's sum, present where any layer is). */
+static int drainage_on_references(const tf_layer_map *const *layers, size_t count,
+                                  const tf_fit_options *opt, const char *label, tf_spec **spec,
+                                  tf_fit_drainage_report *rep, tf_error *err)
+{
+    size_t w = layers[0]->width, h = layers[0]->height, cells = w * h;
+    tf_layer_map *combined = tf_layer_map_new(w, h, err);
+    if (!combined)
+        return -1;
+    for (size_t k = 0; k < cells; k++) {
+        double sum = 0.0;
+        int seen = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (layers[i]->weight[k] > 0.0f) {
+                sum += (double)layers[i]->value[k] - 0.5;
+                seen = 1;
+            }
+        }
+        combined->value[k] = seen ? (float)sum : 0.0f;
+        combined->weight[k] = seen ? 1.0f : 0.0f;
+    }
+    int rc = fit_drainage(combined, opt, label, spec, rep, err);
+    tf_layer_map_free(combined);
+    return rc;
+}
+
 static void free_jobs(layer_job *jobs, size_t count)
 {
     if (!jobs)
@@ -672,6 +699,19 @@ int tf_fit(const tf_layer_map *const *layers, size_t count, const tf_fit_options
     combined_range(layers, count, &spec->min_value, &spec->max_value);
     if (tf_spec_validate(spec, err) != 0)
         goto fail;
+    /* The drainage stage only when asked for: the layers are the
+     * artist's, not bands the fitter chose. */
+    if (opt->drainage == TF_FIT_DRAINAGE_ON) {
+        double t_drain = tf_clock_seconds();
+        if (drainage_on_references(layers, count, opt, labels[0], &spec, &report.drainage,
+                                   err) != 0)
+            goto fail;
+        report.seconds_drainage = tf_clock_seconds() - t_drain;
+    } else {
+        snprintf(report.drainage.why, sizeof report.drainage.why,
+                 opt->drainage == TF_FIT_DRAINAGE_OFF ? "off"
+                                                      : "reference layers: only with --drainage on");
+    }
     report.min_value = spec->min_value;
     report.max_value = spec->max_value;
 

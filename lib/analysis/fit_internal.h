@@ -58,6 +58,22 @@ tf_terrain *fit_layer_terrain(const tf_layer_spec *kind, const tf_layer_spec *pl
 int fit_render_stage(const tf_terrain *t, tf_stage stage, size_t layer, double step, size_t w,
                      size_t h, unsigned threads, double *out, tf_error *err);
 
+/* The same on the window whose first point is (x0, y0). */
+int fit_render_stage_at(const tf_terrain *t, tf_stage stage, size_t layer, double x0, double y0,
+                        double step, size_t w, size_t h, unsigned threads, double *out,
+                        tf_error *err);
+
+/* The drainage stage of a fitted spec (drainage_fit.c; docs/fitting.md,
+ * "The drainage stage"): `ref` is what the spec was fitted to (a DEM, or
+ * the combined reference of a reference-layer fit, weights 0 or 1), in the
+ * units of the spec's height. Measures the reference's drainage, derives
+ * the stage's parameters, and, as opt->drainage says, gives `spec` the
+ * stage with a re-fitted output curve (minValue / maxValue the
+ * reference's range; *spec replaced) or leaves it untouched. Fills *rep. 0, or -1 with
+ * err filled (the spec is then untouched). */
+int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char *label,
+                 tf_spec **spec, tf_fit_drainage_report *rep, tf_error *err);
+
 /* tf_terrain_combine of n points (rows[i]: layer i's redistributed values,
  * NULL where the stage does not read them), the points split over
  * `threads` threads (0: one per core). 0 on success. */

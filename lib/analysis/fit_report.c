@@ -195,6 +195,52 @@ fail:
     return NULL;
 }
 
+static int add_scores(cJSON *parent, const char *name, const tf_fit_drainage_scores *s)
+{
+    cJSON *o = cJSON_AddObjectToObject(parent, name);
+    return !o || add_number(o, "score", s->score) | add_number(o, "histChi2", s->hist_chi2) |
+                     add_number(o, "spectrumLogRms", s->spectrum_log_rms) |
+                     add_number(o, "spectralSlopeDiff", s->spectral_slope_diff) |
+                     add_number(o, "slopeChi2", s->slope_chi2) |
+                     add_number(o, "slopeRateLogRatio", s->slope_rate_log_ratio) |
+                     add_number(o, "boxDimensionDiff", s->box_dimension_diff) |
+                     add_number(o, "depressionShare", s->depression_share) |
+                     add_number(o, "pitsPerPeak", s->pit_peak_ratio);
+}
+
+/* "drainage": the measured inputs, the parameters and the scores of the
+ * decision (docs/fitting.md, "The drainage stage"). */
+static int add_drainage(cJSON *root, const tf_fit_drainage_report *d)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, "drainage");
+    if (!o)
+        return 1;
+    int bad = add_bool(o, "considered", d->considered) | add_bool(o, "chosen", d->chosen) |
+              add_string(o, "why", d->why);
+    if (!d->considered)
+        return bad;
+    cJSON *m = cJSON_AddObjectToObject(o, "measured");
+    bad |= !m || add_number(m, "channelThreshold", d->channel_threshold) |
+                     add_number(m, "valleySpacing", d->valley_spacing) |
+                     add_number(m, "heightAboveDrainage", d->height_above_drainage) |
+                     add_number(m, "maxAccumulationShare", d->max_accumulation_share) |
+                     add_number(m, "referenceDepressionShare", d->reference_depression_share) |
+                     add_number(m, "depressionShareTarget", d->depression_share_target);
+    cJSON *p = cJSON_AddObjectToObject(o, "parameters");
+    bad |= !p || add_number(p, "levels", d->levels) | add_number(p, "spacing", d->spacing) |
+                     add_number(p, "depth", d->depth) | add_number(p, "breach", d->breach);
+    if (d->preset)
+        bad |= add_string(p, "preset", d->preset) | add_number(p, "gamma", d->gamma) |
+               add_number(p, "slope", d->slope) | add_number(p, "fade", d->fade) |
+               add_number(p, "detailWavelength", d->detail_wavelength) |
+               add_number(p, "floor", d->floor_width) | add_number(p, "reach", d->reach);
+    if (d->windows)
+        bad |= add_number(o, "windows", (double)d->windows) |
+               add_scores(o, "without", &d->without) |
+               (d->preset ? add_scores(o, "with", &d->with) : 0);
+    return bad;
+}
+
 char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *err)
 {
     if (!report || (report->layer_count && !report->layers)) {
@@ -224,6 +270,7 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
                           add_number(oc, "chi2After", report->output_chi2_after);
         bad |= add_number(root, "calibrationRms", report->calibration_rms);
     }
+    bad |= add_drainage(root, &report->drainage);
     arr = cJSON_AddArrayToObject(root, "layers");
     if (bad || !arr)
         goto nomem;
@@ -237,6 +284,7 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
     if (timings) {
         cJSON *secs = cJSON_AddObjectToObject(root, "seconds");
         if (!secs || add_number(secs, "noiseSample", report->seconds_noise_sample) ||
+            add_number(secs, "drainage", report->seconds_drainage) ||
             add_number(secs, "total", report->seconds_total))
             goto nomem;
         if (report->auto_layered &&

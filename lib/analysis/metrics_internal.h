@@ -7,6 +7,7 @@
 #define TF_METRICS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "terrafit/metrics.h"
 #include "terrafit/stats.h"
@@ -52,6 +53,24 @@ typedef struct {
 } metrics_drainage_values;
 
 int metrics_drainage(const metrics_grid *g, metrics_drainage_values *out, tf_error *err);
+
+/* The drainage tree itself (also the fitter's drainage stage,
+ * autolayer_drainage.c): the priority flood of metrics_drainage, each
+ * counted cell's D8 receiver on the filled surface and its flow
+ * accumulation (cells draining through it, itself included). Arrays of
+ * w * h entries, meaningful at counted cells; `order` lists the counted
+ * cells with every receiver before the cells that drain into it. */
+#define METRICS_NO_CELL UINT32_MAX /* an outlet's receiver */
+typedef struct {
+    float *level;          /* filled level */
+    uint32_t *receiver;    /* METRICS_NO_CELL for an outlet */
+    uint32_t *accumulation;
+    uint32_t *order;       /* `counted` entries */
+    size_t counted, raised;
+} metrics_flow;
+
+int metrics_flow_route(const metrics_grid *g, metrics_flow *out, tf_error *err);
+void metrics_flow_free(metrics_flow *f);
 
 /* Normal-score correlations of roughness and of slope (NaN where
  * undefined) with the low-pass elevation. */

@@ -163,7 +163,7 @@ void metrics_extrema(const metrics_grid *g, double *peak_density, double *pit_pe
 
 /* ------------------------------------ closed depressions and drainage */
 
-#define NO_CELL UINT32_MAX
+#define NO_CELL METRICS_NO_CELL
 /* A cell is on a channel when at least this many cells (itself included)
  * drain through it (docs/metrics.md, "Drainage network"). */
 #define CHANNEL_MIN_CELLS 64u
@@ -361,47 +361,79 @@ static uint32_t receiver_of(const metrics_grid *g, const flood_trace *t, size_t 
  * reverse flood order, where every receiver comes before the cells that
  * drain into it: a steepest-descent receiver has a lower level, a flat's
  * one the same level and a smaller breadth-first depth. */
-int metrics_drainage(const metrics_grid *g, metrics_drainage_values *out, tf_error *err)
+int metrics_flow_route(const metrics_grid *g, metrics_flow *f, tf_error *err)
 {
     size_t w = g->w, h = g->h, n = w * h;
-    out->depression_share = out->channel_share = out->flow_path_length = NAN;
+    memset(f, 0, sizeof *f);
     flood_trace t = {malloc(n * sizeof *t.level), malloc(n * sizeof *t.parent),
                      malloc(n * sizeof *t.depth), malloc(n * sizeof *t.order)};
-    int status = -1;
     if (!t.level || !t.parent || !t.depth || !t.order) {
+        free(t.level);
+        free(t.parent);
+        free(t.depth);
+        free(t.order);
         tf_error_set(err, TF_ERR_NOMEM, "out of memory for the drainage of %zux%zu", w, h);
-        goto done;
+        return -1;
     }
-    size_t counted, raised;
-    if (priority_flood(g, &t, &counted, &raised, err) != 0)
-        goto done;
-    status = 0;
-    if (counted == 0)
-        goto done;
-    out->depression_share = (double)raised / (double)counted;
-
+    f->level = t.level;
+    f->receiver = t.parent;
+    f->accumulation = t.depth;
+    f->order = t.order;
+    if (priority_flood(g, &t, &f->counted, &f->raised, err) != 0) {
+        metrics_flow_free(f);
+        return -1;
+    }
     /* Receivers replace the parents; a receiver only reads levels and
      * depths, so the order of this pass does not matter. */
-    for (size_t i = 0; i < counted; i++) {
+    for (size_t i = 0; i < f->counted; i++) {
         size_t k = t.order[i];
         if (t.parent[k] != NO_CELL)
             t.parent[k] = receiver_of(g, &t, k);
     }
-    /* The depths are done with: they become the accumulations. The total
-     * flow path length is the sum over cells of the step to the receiver
-     * times the cells whose paths take that step (the accumulation). */
-    uint32_t *receiver = t.parent, *accumulation = t.depth;
-    for (size_t i = 0; i < counted; i++)
-        accumulation[t.order[i]] = 1;
+    /* The depths are done with: they become the accumulations. */
+    for (size_t i = 0; i < f->counted; i++)
+        f->accumulation[t.order[i]] = 1;
+    for (size_t i = f->counted; i-- > 0;) {
+        size_t k = t.order[i];
+        uint32_t r = f->receiver[k];
+        if (r != NO_CELL)
+            f->accumulation[r] += f->accumulation[k];
+    }
+    return 0;
+}
+
+void metrics_flow_free(metrics_flow *f)
+{
+    free(f->level);
+    free(f->receiver);
+    free(f->accumulation);
+    free(f->order);
+    memset(f, 0, sizeof *f);
+}
+
+/* The total flow path length is the sum over cells of the step to the
+ * receiver times the cells whose paths take that step (the accumulation). */
+int metrics_drainage(const metrics_grid *g, metrics_drainage_values *out, tf_error *err)
+{
+    size_t w = g->w;
+    out->depression_share = out->channel_share = out->flow_path_length = NAN;
+    metrics_flow f;
+    if (metrics_flow_route(g, &f, err) != 0)
+        return -1;
+    size_t counted = f.counted;
+    if (counted == 0) {
+        metrics_flow_free(&f);
+        return 0;
+    }
+    out->depression_share = (double)f.raised / (double)counted;
     uint64_t straight_steps = 0, diagonal_steps = 0;
     size_t channel = 0;
     for (size_t i = counted; i-- > 0;) {
-        size_t k = t.order[i];
-        uint32_t a = accumulation[k], r = receiver[k];
+        size_t k = f.order[i];
+        uint32_t a = f.accumulation[k], r = f.receiver[k];
         channel += a >= CHANNEL_MIN_CELLS;
         if (r == NO_CELL)
             continue;
-        accumulation[r] += a;
         if (r % w != k % w && r / w != k / w)
             diagonal_steps += a;
         else
@@ -410,12 +442,8 @@ int metrics_drainage(const metrics_grid *g, metrics_drainage_values *out, tf_err
     double total = (double)straight_steps + 1.4142135623730951 * (double)diagonal_steps;
     out->channel_share = (double)channel / (double)counted;
     out->flow_path_length = total / (double)counted / sqrt((double)counted);
-done:
-    free(t.level);
-    free(t.parent);
-    free(t.depth);
-    free(t.order);
-    return status;
+    metrics_flow_free(&f);
+    return 0;
 }
 
 /* -------------------------------------------- normal-score correlations */

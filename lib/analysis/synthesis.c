@@ -53,7 +53,7 @@ typedef struct {
     const tf_terrain *t;
     tf_stage stage;
     size_t layer;
-    double step;
+    double x0, y0, step;
     size_t w;
     double *out;
 } stage_rows;
@@ -61,22 +61,28 @@ typedef struct {
 static void render_stage_rows(void *ctx, size_t j0, size_t j1)
 {
     const stage_rows *r = ctx;
-    /* arguments were checked by fit_render_stage: no error here */
-    tf_terrain_sample_stage_window(r->t, r->stage, r->layer, TF_FIT_SYNTHESIS_OFFSET,
-                                   TF_FIT_SYNTHESIS_OFFSET, r->step, 0, (int64_t)j0, r->w,
-                                   j1 - j0, r->out + j0 * r->w, NULL);
+    /* arguments were checked by fit_render_stage_at: no error here */
+    tf_terrain_sample_stage_window(r->t, r->stage, r->layer, r->x0, r->y0, r->step, 0,
+                                   (int64_t)j0, r->w, j1 - j0, r->out + j0 * r->w, NULL);
+}
+
+int fit_render_stage_at(const tf_terrain *t, tf_stage stage, size_t layer, double x0, double y0,
+                        double step, size_t w, size_t h, unsigned threads, double *out,
+                        tf_error *err)
+{
+    /* a window of no rows checks the stage and layer before the threads */
+    if (tf_terrain_sample_stage_window(t, stage, layer, x0, y0, step, 0, 0, w, 0, out, err) != 0)
+        return -1;
+    stage_rows r = {t, stage, layer, x0, y0, step, w, out};
+    tf_parallel_for(h, threads, render_stage_rows, &r);
+    return 0;
 }
 
 int fit_render_stage(const tf_terrain *t, tf_stage stage, size_t layer, double step, size_t w,
                      size_t h, unsigned threads, double *out, tf_error *err)
 {
-    /* a window of no rows checks the stage and layer before the threads */
-    if (tf_terrain_sample_stage_window(t, stage, layer, TF_FIT_SYNTHESIS_OFFSET,
-                                       TF_FIT_SYNTHESIS_OFFSET, step, 0, 0, w, 0, out, err) != 0)
-        return -1;
-    stage_rows r = {t, stage, layer, step, w, out};
-    tf_parallel_for(h, threads, render_stage_rows, &r);
-    return 0;
+    return fit_render_stage_at(t, stage, layer, TF_FIT_SYNTHESIS_OFFSET, TF_FIT_SYNTHESIS_OFFSET,
+                               step, w, h, threads, out, err);
 }
 
 typedef struct {

@@ -73,6 +73,17 @@ extern TF_API const tf_noise_type tf_fit_auto_candidates[TF_FIT_AUTO_CANDIDATES]
 /* tf_fit_options.layer_noise[i]: this layer tries the candidates. */
 #define TF_FIT_LAYER_NOISE_AUTO 255
 
+/* tf_fit_options.drainage (docs/fitting.md, "The drainage stage"). */
+typedef enum {
+    TF_FIT_DRAINAGE_AUTO = 0, /* a DEM split into bands gets the stage where it
+                               * brings the fit closer to the DEM */
+    TF_FIT_DRAINAGE_OFF = 1,  /* never: the spec of a fit without the feature */
+    TF_FIT_DRAINAGE_ON = 2    /* always (reference-layer fits too) */
+} tf_fit_drainage_mode;
+
+/* Most levels tf_fit_options.drainage_levels may ask for. */
+#define TF_FIT_DRAINAGE_MAX_LEVELS TF_MAX_DRAINAGE_LEVELS
+
 typedef struct {
     size_t points;                  /* K: control points per curve, 2..TF_FIT_MAX_POINTS */
     tf_frequency_method frequency;  /* peaks, spectrum or auto */
@@ -109,6 +120,15 @@ typedef struct {
      * SIZE_MAX lifts the limit. Peak memory grows with it, up to
      * TF_FIT_BYTES_PER_PIXEL bytes a pixel. */
     size_t max_pixels;
+    /* The drainage stage (docs/fitting.md, "The drainage stage"): the
+     * mode, and the artist's knobs over the derived parameters: a factor
+     * on the valley depth (0 or 1: as derived; > 0), level 0's spacing in
+     * pixels (0: derived; > 0) and the levels (0: derived; 1 to
+     * TF_FIT_DRAINAGE_MAX_LEVELS). */
+    tf_fit_drainage_mode drainage;
+    double drainage_depth;
+    double drainage_spacing;
+    int drainage_levels;
 } tf_fit_options;
 
 /* One candidate of --noise auto for one layer: the layer fitted with that
@@ -194,6 +214,38 @@ typedef struct {
     size_t noise_candidate_count;
 } tf_fit_layer_report;
 
+/* The fidelity figures one terrain gets on the drainage decision's
+ * windows (means over them; tf_metrics_compute against the reference, both
+ * mapped to [0, 1] over the reference's range). */
+typedef struct {
+    double score;              /* the decision's score (docs/fitting.md) */
+    double hist_chi2, spectrum_log_rms, slope_chi2;
+    double spectral_slope_diff;  /* |beta - beta_ref| */
+    double slope_rate_log_ratio; /* |ln(rate / rate_ref)| */
+    double box_dimension_diff;   /* |D - D_ref|, NaN when undefined */
+    double depression_share, pit_peak_ratio;
+} tf_fit_drainage_scores;
+
+/* What the drainage stage measured and decided (tf_fit_report.drainage). */
+typedef struct {
+    int considered;        /* 0: mode off, or a reference-layer fit without --drainage on */
+    int chosen;            /* the spec has the stage */
+    char why[160];         /* one short sentence */
+    /* The reference's drainage (priority flood, D8, flow accumulation). */
+    double channel_threshold;     /* cells: L0^2 / 4 */
+    double valley_spacing;        /* px: counted cells / channel cells at the threshold */
+    double height_above_drainage; /* mean, in the layers' sum units (before the output curve) */
+    double max_accumulation_share; /* largest accumulation / counted cells */
+    double reference_depression_share;
+    double depression_share_target; /* max(2 ref, ref + 0.06) */
+    /* The parameters (those of the best carving candidate when not chosen). */
+    const char *preset;    /* "standard", "mild" or "smooth"; NULL when none was built */
+    int levels, breach;
+    double spacing, depth, slope, gamma, fade, detail_wavelength, floor_width, reach;
+    size_t windows;        /* scoring windows */
+    tf_fit_drainage_scores without, with;
+} tf_fit_drainage_report;
+
 typedef struct {
     size_t width, height;
     size_t layer_count;
@@ -215,6 +267,8 @@ typedef struct {
     double calibration_rms;          /* RMS of ln P_model - ln P_ref over the fitted bins */
     double seconds_bands, seconds_calibration, seconds_output_curve;
     double seconds_noise_auto; /* the bands' --noise auto trials (0 without) */
+    tf_fit_drainage_report drainage;
+    double seconds_drainage;
 } tf_fit_report;
 
 /* Fit one spec to `count` reference layers (bottom to top, all the same
