@@ -1,16 +1,19 @@
 #!/bin/sh
 # Reproduces the auto-layering figures of README and docs/fitting.md: every
-# DEM in DEM_DIR is fitted with `--layers 1` (the thesis's single layer) and
-# with the defaults (auto-layered), each spec is rendered at the DEM's size
-# far from the fitting window, and `terrafit compare --json` scores it; the
-# figures are means over three render origins and three fit seeds.
+# DEM in DEM_DIR is fitted with `--layers 1` (the thesis's single layer),
+# auto-layered without the drainage stage (`--drainage off`) and with the
+# defaults (auto-layered, the drainage stage where the fit keeps it); each
+# spec is rendered at the DEM's size far from the fitting window, and
+# `terrafit compare --json` scores it; the figures are means over three
+# render origins and three fit seeds.
 # With PICTURE_DIR, also writes PICTURE_DIR/NAME-hillshades.png per DEM:
-# reference | thesis one-layer fit | auto-layered fit (seed 0, rendered at
-# origin 5000,5000), shaded with one tint and relief scale.
+# reference | thesis one-layer fit | auto-layered, no drainage | auto-layered
+# (seed 0, rendered at origin 5000,5000), shaded with one tint and relief
+# scale.
 # With FIT_ARGS (environment), the auto-layered fits get those extra
 # arguments too, e.g. FIT_ARGS="--layer-kind 3=ridged,4=ridged,5=ridged"
 # (docs/fitting.md, "Layer kinds on the bands"); the `--layers 1` row does
-# not, and the auto row is labelled with them.
+# not, and the auto rows are labelled with them.
 # Usage: [FIT_ARGS=...] scripts/dem-figures.sh TERRAFIT DEM_DIR [PICTURE_DIR]
 #        (prints a markdown table)
 set -eu
@@ -42,13 +45,18 @@ for dem in "$dem_dir"/*.png; do
     [ -f "$dem_dir/${name}_valid.png" ] && valid="--valid $dem_dir/${name}_valid.png"
     size=$(size_of "$dem")
     : >"$tmp/$name.ref"
-    for mode in 1 auto; do
+    for mode in 1 off auto; do
         : >"$tmp/$name.$mode"
         for seed in $seeds; do
             extra=
-            [ "$mode" = auto ] && extra=$fit_args
+            layers=auto
+            case $mode in
+            1) layers=1 ;;
+            off) extra="$fit_args --drainage off" ;;
+            auto) extra=$fit_args ;;
+            esac
             # shellcheck disable=SC2086
-            "$terrafit" fit "$dem" $valid --layers "$mode" --seed "$seed" $extra \
+            "$terrafit" fit "$dem" $valid --layers "$layers" --seed "$seed" $extra \
                 -o "$tmp/spec.json" -q
             if [ -n "$pictures" ] && [ "$seed" = 0 ]; then
                 "$terrafit" render "$tmp/spec.json" -o "$tmp/pic.png" --size "$size" \
@@ -66,9 +74,11 @@ for dem in "$dem_dir"/*.png; do
         done
     done
     if [ -n "$pictures" ]; then
-        # reference | one layer (the first pair) and the auto panel of the
-        # second pair, which has the same tint and relief scale.
-        python3 - "$tmp/pair-1.png" "$tmp/pair-auto.png" "$pictures/$name-hillshades.png" <<'PY'
+        # reference | one layer (the first pair), then the synthesis panel
+        # of the other pairs (auto without the drainage stage, auto), which
+        # share the reference and so the tint and relief scale.
+        python3 - "$pictures/$name-hillshades.png" "$tmp/pair-1.png" "$tmp/pair-off.png" \
+            "$tmp/pair-auto.png" <<'PY'
 import struct, sys, zlib
 def read_rgb(path):
     data = open(path, "rb").read()
@@ -99,24 +109,26 @@ def read_rgb(path):
         rows.append(line)
         prev = line
     return w, h, rows
-w1, h, first = read_rgb(sys.argv[1])
-w2, _, second = read_rgb(sys.argv[2])
-panel = (w2 - 8) // 2  # TF_PREVIEW_PAIR_GAP = 8
+w, h, rows = read_rgb(sys.argv[2])
 white = bytearray(b"\xff" * 3 * 8)
-rows = [first[j] + white + second[j][3 * (w2 - panel):] for j in range(h)]
-w = w1 + 8 + panel
+for path in sys.argv[3:]:
+    w2, _, pair = read_rgb(path)
+    panel = (w2 - 8) // 2  # TF_PREVIEW_PAIR_GAP = 8
+    rows = [rows[j] + white + pair[j][3 * (w2 - panel):] for j in range(h)]
+    w += 8 + panel
 def chunk(kind, body):
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
 png += chunk(b"IDAT", zlib.compress(b"".join(b"\x00" + bytes(r) for r in rows), 9))
 png += chunk(b"IEND", b"")
-open(sys.argv[3], "wb").write(png)
+open(sys.argv[1], "wb").write(png)
 PY
     fi
-    python3 - "$name" "$tmp/$name.1" "$tmp/$name.auto" "$fit_args" <<'PY'
+    python3 - "$name" "$tmp/$name.1" "$tmp/$name.off" "$tmp/$name.auto" "$fit_args" <<'PY'
 import json, sys
 name = sys.argv[1]
-auto_label = "auto " + f"`{sys.argv[4]}`" if sys.argv[4] else "auto"
+auto_label = "auto " + f"`{sys.argv[5]}`" if sys.argv[5] else "auto"
+off_label = "auto " + f"`{sys.argv[5]} --drainage off`" if sys.argv[5] else "auto `--drainage off`"
 def load(path):
     text, dec, i, out = open(path).read(), json.JSONDecoder(), 0, []
     while True:
@@ -137,11 +149,11 @@ per = ["spectralSlope", "slopeRate", "boxDimension", "depressionShare", "channel
 digits = {"spectralSlope": 2, "slopeRate": 1, "boxDimension": 3, "depressionShare": 3,
           "channelShare": 3, "flowPathLength": 3, "pitPeakRatio": 2,
           "roughnessElevation": 2, "slopeElevation": 2}
-one, auto = load(sys.argv[2]), load(sys.argv[3])
+one, off, auto = load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4])
 ref = [fmt(mean(one, k, "a"), digits[k]) for k in per]
 cells = ["—", "—", ref[0], "—"] + ref[1:]
 print(f"| {name} | reference | " + " | ".join(cells) + " |")
-for label, rows in (("`--layers 1`", one), (auto_label, auto)):
+for label, rows in (("`--layers 1`", one), (off_label, off), (auto_label, auto)):
     cells = [fmt(mean(rows, "histogramChi2"), 4), fmt(mean(rows, "spectrumLogRms"), 3)]
     row = cells[:2] + [fmt(mean(rows, "spectralSlope", "b"), 2), fmt(mean(rows, "slopeChi2"), 3)]
     row += [fmt(mean(rows, k, "b"), digits[k]) for k in per[1:]]
