@@ -59,10 +59,16 @@ for dem in "$dem_dir"/*.png; do
             "$terrafit" fit "$dem" $valid --layers "$layers" --seed "$seed" $extra \
                 -o "$tmp/spec.json" -q
             if [ -n "$pictures" ] && [ "$seed" = 0 ]; then
-                "$terrafit" render "$tmp/spec.json" -o "$tmp/pic.png" --size "$size" \
+                # the file name is the panel's caption
+                case $mode in
+                1) pic=one-layer.png ;;
+                off) pic=auto-no-drainage.png ;;
+                auto) pic=auto.png ;;
+                esac
+                "$terrafit" render "$tmp/spec.json" -o "$tmp/$pic" --size "$size" \
                     --origin 5000,5000 -q
                 # shellcheck disable=SC2086
-                "$terrafit" compare "$dem" "$tmp/pic.png" $valid -q \
+                "$terrafit" compare "$dem" "$tmp/$pic" $valid -q \
                     --preview "$tmp/pair-$mode.png" >/dev/null
             fi
             for origin in $origins; do
