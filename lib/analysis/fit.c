@@ -439,6 +439,23 @@ static void task_mask(fit_pool *pool, size_t task)
 
 /* ------------------------------------------------------------ the spec */
 
+/* Cell k of the combined reference, sum_i (value_i - 0.5) over the layers
+ * visible there; 0 where none is. */
+static int combined_value(const tf_layer_map *const *layers, size_t count, size_t k,
+                          double *value)
+{
+    double sum = 0.0;
+    int seen = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (layers[i]->weight[k] > 0.0f) {
+            sum += (double)layers[i]->value[k] - 0.5;
+            seen = 1;
+        }
+    }
+    *value = sum;
+    return seen;
+}
+
 /* minValue / maxValue: the range of the combined reference
  * sum_i (value_i - 0.5) over the cells where any layer is visible, which is
  * what the spec's layers sum to with preAmpShift -0.5 and ampScale 1. */
@@ -448,15 +465,8 @@ static void combined_range(const tf_layer_map *const *layers, size_t count, doub
     size_t cells = layers[0]->width * layers[0]->height;
     double mn = HUGE_VAL, mx = -HUGE_VAL;
     for (size_t k = 0; k < cells; k++) {
-        double sum = 0.0;
-        int seen = 0;
-        for (size_t i = 0; i < count; i++) {
-            if (layers[i]->weight[k] > 0.0f) {
-                sum += (double)layers[i]->value[k] - 0.5;
-                seen = 1;
-            }
-        }
-        if (!seen)
+        double sum;
+        if (!combined_value(layers, count, k, &sum))
             continue;
         if (sum < mn)
             mn = sum;
@@ -484,14 +494,8 @@ static int drainage_on_references(const tf_layer_map *const *layers, size_t coun
     if (!combined)
         return -1;
     for (size_t k = 0; k < cells; k++) {
-        double sum = 0.0;
-        int seen = 0;
-        for (size_t i = 0; i < count; i++) {
-            if (layers[i]->weight[k] > 0.0f) {
-                sum += (double)layers[i]->value[k] - 0.5;
-                seen = 1;
-            }
-        }
+        double sum;
+        int seen = combined_value(layers, count, k, &sum);
         combined->value[k] = seen ? (float)sum : 0.0f;
         combined->weight[k] = seen ? 1.0f : 0.0f;
     }

@@ -410,6 +410,20 @@ static void set_link(const tf_drainage *dr, int k, dlevel *lv, size_t slot, uint
     lv->nseg[slot] = 2;
 }
 
+/* Node (cb + dj, ca + di) as a link target: the lowest value so far,
+ * strictly lower, wins. */
+static void consider_target(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb, int di,
+                            int dj, double *best, size_t *target)
+{
+    dlevel *lv = &w->level[k];
+    size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
+    ensure_value(w, k, m);
+    if (lv->val[m] < *best) {
+        *best = lv->val[m];
+        *target = m;
+    }
+}
+
 /* docs/spec.md, "Drainage", Links: node `slot` (inside the node box). */
 static void ensure_link(tf_drainage_work *w, int k, size_t slot)
 {
@@ -424,14 +438,8 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
     size_t target = SIZE_MAX;
     for (int dj = -1; dj <= 1; dj++)
         for (int di = -1; di <= 1; di++) {
-            if (!di && !dj)
-                continue;
-            size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
-            ensure_value(w, k, m);
-            if (lv->val[m] < best) {
-                best = lv->val[m];
-                target = m;
-            }
+            if (di || dj)
+                consider_target(w, k, ca, cb, di, dj, &best, &target);
         }
     int64_t i = lv->vi0 + (int64_t)ca, j = lv->vj0 + (int64_t)cb;
     uint32_t h = node_hash(dr->seed, k, i, j);
@@ -445,14 +453,8 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
         for (int r = 2; r <= dr->breach; r++)
             for (int dj = -r; dj <= r; dj++)
                 for (int di = -r; di <= r; di++) {
-                    if (abs(di) != r && abs(dj) != r)
-                        continue;
-                    size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
-                    ensure_value(w, k, m);
-                    if (lv->val[m] < best) {
-                        best = lv->val[m];
-                        target = m;
-                    }
+                    if (abs(di) == r || abs(dj) == r)
+                        consider_target(w, k, ca, cb, di, dj, &best, &target);
                 }
     }
     if (target != SIZE_MAX) {

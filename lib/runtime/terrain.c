@@ -53,6 +53,20 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
     return base_noise(L, nx, ny);
 }
 
+/* Steps 3-4: layer L's contribution from its redistributed value r and
+ * the redistributed values of the layers below it. */
+TF_ALWAYS_INLINE double layer_contribution(const tf_compiled_layer *L, double r,
+                                           const double *redistributed)
+{
+    double contribution = (r + L->pre_amp_shift) * L->amp_scale;
+    if (L->mask == TF_MASK_RANGE)
+        contribution *= tf_mask_weight(L, redistributed[L->mask_layer_index]);
+    else if (L->mask == TF_MASK_CURVE)
+        contribution *= tf_curve_table_eval_inline(&L->mask_curve,
+                                                   redistributed[L->mask_layer_index]);
+    return contribution;
+}
+
 /* Steps 1-5: the layers' sum at (x, y). */
 TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
 {
@@ -86,17 +100,10 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
         /* 2. redistribution of the unit value u = (n + 1) / 2 */
         double r = tf_curve_table_eval_inline(&L->rd, (n + 1.0) * 0.5);
         redistributed[i] = r;
-        /* 3. shift and scale */
-        double contribution = (r + L->pre_amp_shift) * L->amp_scale;
-        /* 4. mask by a lower layer's redistributed value: a range, or a
-         * curve (partial mask) */
-        if (L->mask == TF_MASK_RANGE)
-            contribution *= tf_mask_weight(L, redistributed[L->mask_layer_index]);
-        else if (L->mask == TF_MASK_CURVE)
-            contribution *= tf_curve_table_eval_inline(&L->mask_curve,
-                                                redistributed[L->mask_layer_index]);
-        /* 5. sum in layer order */
-        h += contribution;
+        /* 3. shift and scale, 4. mask by a lower layer's redistributed
+         * value (a range, or a curve: a partial mask), 5. sum in layer
+         * order */
+        h += layer_contribution(L, r, redistributed);
     }
     return h;
 }
@@ -124,12 +131,7 @@ static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, 
         redistributed[i] = r;
         if (!(add >> i & 1))
             continue;
-        double contribution = (r + L->pre_amp_shift) * L->amp_scale;
-        if (L->mask == TF_MASK_RANGE)
-            contribution *= tf_mask_weight(L, redistributed[L->mask_layer_index]);
-        else if (L->mask == TF_MASK_CURVE)
-            contribution *= tf_curve_table_eval_inline(&L->mask_curve,
-                                                       redistributed[L->mask_layer_index]);
+        double contribution = layer_contribution(L, r, redistributed);
         sum += contribution;
         if (part_mask >> i & 1)
             p += contribution;
