@@ -114,6 +114,25 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
  * order to 0.0, evaluating each masked layer's mask source too; *part
  * (when part_mask is not 0) gets the same over the layers in part_mask,
  * a subset of add. One layer's value is the bits evaluate_sum computes. */
+/* Steps 3-5 of the layers in `add` from every layer's redistributed value
+ * (those of the added layers and of their mask layers must be set). */
+static double sum_from_redistributed(const tf_terrain *t, const double *redistributed,
+                                     uint64_t add, uint64_t part_mask, double *part)
+{
+    double sum = 0.0, p = 0.0;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        if (!(add >> i & 1))
+            continue;
+        double contribution = layer_contribution(&t->layers[i], redistributed[i], redistributed);
+        sum += contribution;
+        if (part_mask >> i & 1)
+            p += contribution;
+    }
+    if (part)
+        *part = p;
+    return sum;
+}
+
 static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, double x,
                          double y, double *part)
 {
@@ -122,23 +141,13 @@ static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, 
     for (size_t i = 0; i < t->layer_count; i++)
         if ((add >> i & 1) && t->layers[i].mask != TF_MASK_NONE)
             needed |= (uint64_t)1 << t->layers[i].mask_layer_index;
-    double sum = 0.0, p = 0.0;
     for (size_t i = 0; i < t->layer_count; i++) {
         if (!(needed >> i & 1))
             continue;
         const tf_compiled_layer *L = &t->layers[i];
-        double r = tf_curve_table_eval_inline(&L->rd, (layer_noise(t, L, x, y) + 1.0) * 0.5);
-        redistributed[i] = r;
-        if (!(add >> i & 1))
-            continue;
-        double contribution = layer_contribution(L, r, redistributed);
-        sum += contribution;
-        if (part_mask >> i & 1)
-            p += contribution;
+        redistributed[i] = tf_curve_table_eval_inline(&L->rd, (layer_noise(t, L, x, y) + 1.0) * 0.5);
     }
-    if (part)
-        *part = p;
-    return sum;
+    return sum_from_redistributed(t, redistributed, add, part_mask, part);
 }
 
 double tf_terrain_partial_sum(const tf_terrain *t, uint64_t layers, double x, double y)
@@ -224,24 +233,33 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
 static int drained_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                           int64_t j0, size_t nx, size_t ny, double *out, float *out_f)
 {
-    size_t band = 64;
+    size_t band = 64, layers = t->layer_count;
     if (nx == 0 || ny == 0)
         return 0;
-    if (nx > SIZE_MAX / band / 3 / sizeof(double))
+    if (nx > SIZE_MAX / (3 * band + layers) / sizeof(double))
         return -1;
-    double *sum = malloc(3 * band * nx * sizeof *sum);
+    /* sum, low and drained of a band, then one row of every layer's
+     * redistributed values */
+    double *sum = malloc((3 * band + layers) * nx * sizeof *sum);
     int own;
     tf_drainage_work *w = thread_work(&own);
     int status = sum && w ? 0 : -1;
     for (size_t j = 0; j < ny && status == 0; j += band) {
         size_t rows = ny - j < band ? ny - j : band;
-        double *low = sum + band * nx, *drained = low + band * nx;
+        double *low = sum + band * nx, *drained = low + band * nx, *r = drained + band * nx;
         for (size_t b = 0; b < rows; b++) {
+            /* each layer's row on the batched path (the bits of its single
+             * samples), then steps 3-5 per sample as layers_sum does them */
             double y = y0 + (double)(j0 + (int64_t)(j + b)) * step;
-            for (size_t i = 0; i < nx; i++) {
-                double x = x0 + (double)(i0 + (int64_t)i) * step;
-                sum[b * nx + i] =
-                    layers_sum(t, all_layers(t), t->drainage.low, x, y, &low[b * nx + i]);
+            for (size_t i = 0; i < layers; i++)
+                tf_terrain_stage_row(t, TF_STAGE_REDISTRIBUTED, i, x0, step, i0, y, nx,
+                                     r + i * nx);
+            for (size_t k = 0; k < nx; k++) {
+                double red[TF_MAX_LAYERS];
+                for (size_t i = 0; i < layers; i++)
+                    red[i] = r[i * nx + k];
+                sum[b * nx + k] = sum_from_redistributed(t, red, all_layers(t),
+                                                         t->drainage.low, &low[b * nx + k]);
             }
         }
         status = tf_drainage_window(t, &t->drainage, w, x0, y0, step, i0, j0 + (int64_t)j, nx,
