@@ -183,6 +183,16 @@ static int parse_drainage(const char *command, const cli_option *opt, const char
     return CLI_EXIT_OK;
 }
 
+/* The summary's line on the drainage stage: what was chosen, or why none. */
+static void print_drainage_summary(const tf_fit_drainage_report *d)
+{
+    if (d->chosen)
+        fprintf(stderr, "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g (%s): %s\n",
+                d->levels, d->spacing, d->depth, d->slope, d->preset ? d->preset : "", d->why);
+    else if (d->considered)
+        fprintf(stderr, "  drainage: none: %s\n", d->why);
+}
+
 /* The request as a whole, once every option is read. */
 static int check_request(fit_request *req, int operands, char **argv)
 {
@@ -266,12 +276,7 @@ static void print_auto_summary(const fit_request *req, const tf_fit_report *rep)
             "spectral calibration rms %.3g\n",
             rep->output_curve_points, rep->output_chi2_before, rep->output_chi2_after,
             rep->calibration_rms);
-    const tf_fit_drainage_report *d = &rep->drainage;
-    if (d->chosen)
-        fprintf(stderr, "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g (%s): %s\n",
-                d->levels, d->spacing, d->depth, d->slope, d->preset ? d->preset : "", d->why);
-    else if (d->considered)
-        fprintf(stderr, "  drainage: none: %s\n", d->why);
+    print_drainage_summary(&rep->drainage);
     fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
             rep->min_value, rep->max_value, req->report_path ? " and " : "",
             req->report_path ? req->report_path : "", rep->seconds_total);
@@ -313,12 +318,7 @@ static void print_summary(const fit_request *req, const tf_fit_report *rep, doub
         fprintf(stderr, "    %zu control points, chi-square %.3g (synthesized vs reference)\n",
                 l->points, l->chi2);
     }
-    const tf_fit_drainage_report *d = &rep->drainage;
-    if (d->chosen)
-        fprintf(stderr, "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g (%s): %s\n",
-                d->levels, d->spacing, d->depth, d->slope, d->preset ? d->preset : "", d->why);
-    else if (d->considered)
-        fprintf(stderr, "  drainage: none: %s\n", d->why);
+    print_drainage_summary(&rep->drainage);
     fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
             rep->min_value, rep->max_value, req->report_path ? " and " : "",
             req->report_path ? req->report_path : "", seconds);
