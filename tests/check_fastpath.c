@@ -81,8 +81,8 @@ static void random_points(uint64_t *state, tf_point *p, size_t count, double x0,
     }
 }
 
-/* A random valid spec: 1-8 layers, both noise kinds, 2-300 points, every
- * interpolation, range masks (falloff 0 included), mask curves, an output
+/* A random valid spec: 1-8 layers, both noise kinds, a third of them
+ * fractal kinds, 2-300 points, every interpolation, range masks (falloff 0 included), mask curves, an output
  * curve. */
 static tf_spec *random_spec(uint64_t *state)
 {
@@ -96,6 +96,14 @@ static tf_spec *random_spec(uint64_t *state)
         L->noise_type = rng_next(state) % 4 == 0 ? TF_NOISE_PERLIN_REFERENCE_SIMPLEX
                                                  : TF_NOISE_SIMPLEX;
         L->frequency = ldexp(rng_range(state, 0.5, 1.0), -(int)(rng_next(state) % 12));
+        if (rng_next(state) % 3 == 0) { /* a layer kind: fbm, ridged and billow have rows */
+            static const tf_fractal_kind kinds[] = {TF_FRACTAL_FBM, TF_FRACTAL_RIDGED,
+                                                    TF_FRACTAL_BILLOW, TF_FRACTAL_SWISS};
+            tf_fractal_set_defaults(L, kinds[rng_next(state) % 4]);
+            L->fractal_octaves = 1 + (int)(rng_next(state) % 8);
+            L->fractal_lacunarity = rng_range(state, 1.5, 2.5);
+            L->fractal_gain = rng_range(state, 0.3, 0.7);
+        }
         size_t count = 2 + rng_next(state) % 299;
         random_points(state, pts, count, rng_range(state, -0.2, 0.1), rng_range(state, 0.9, 1.2));
         ck_assert_int_eq(tf_spec_set_rd_points(spec, i, pts, count, NULL), 0);

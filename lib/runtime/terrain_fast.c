@@ -8,7 +8,10 @@
  * the same order, so a sample has the same bits whichever way it is
  * computed.
  */
+#include <math.h>
+
 #include "bench.h"
+#include "fractal.h"
 #include "internal.h"
 #include "noise.h"
 
@@ -226,6 +229,51 @@ static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, f
         out[k] = (float)h[k];
 }
 
+/* fbm, ridged and billow (fractal.c's sum_octaves without the gradient)
+ * over n <= ROW_CHUNK samples at noise-space (nx[k], ny, nz): each
+ * octave's base noises as one row, then the per-sample operations of the
+ * scalar code in its order, so every sample has its bits. swiss and jordan
+ * warp each sample by its own gradient and stay per sample. */
+static int fractal_has_row(const tf_fractal_plan *P)
+{
+    return P->kind == TF_FRACTAL_FBM || P->kind == TF_FRACTAL_RIDGED ||
+           P->kind == TF_FRACTAL_BILLOW;
+}
+
+static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx,
+                        double ny, double nz, size_t n, double *out)
+{
+    double ox[ROW_CHUNK], v[ROW_CHUNK];
+    for (size_t k = 0; k < n; k++)
+        out[k] = 0.0;
+    double a = 1.0;
+    for (int i = 0; i < P->octaves; i++) {
+        const double *o = P->offset[i];
+        double f = P->freq[i];
+        affine_row(simd, nx, f, o[0], n, ox);
+        tf_noise_row(simd, P->noise, P->seed, ox, ny * f + o[1], nz + o[2], n, v);
+        if (P->kind == TF_FRACTAL_RIDGED) {
+            for (size_t k = 0; k < n; k++)
+                out[k] = out[k] + a * (1.0 - fabs(v[k]));
+        } else if (P->kind == TF_FRACTAL_BILLOW) {
+            for (size_t k = 0; k < n; k++)
+                out[k] = out[k] + a * fabs(v[k]);
+        } else {
+            for (size_t k = 0; k < n; k++)
+                out[k] = out[k] + a * v[k];
+        }
+        a = a * P->gain;
+    }
+    const double A = P->amp_sum;
+    if (P->kind == TF_FRACTAL_FBM) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = out[k] / A;
+    } else {
+        for (size_t k = 0; k < n; k++)
+            out[k] = 2.0 * (out[k] / A) - 1.0;
+    }
+}
+
 /* Step 1 for layer L at the chunk's samples x[k], y: the base noise in
  * noise space into value[] (nx[] is scratch). */
 TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_layer *L,
@@ -236,6 +284,8 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     double ny = y * L->frequency + L->offset_y;
     if (tf_layer_is_plain_simplex(L)) {
         fast_simplex_row(simd, L->seed, nx, ny, n, value);
+    } else if (L->plan && fractal_has_row(L->plan)) {
+        fractal_row(simd, L->plan, nx, ny, L->offset_z, n, value);
     } else { /* kinds without a row version */
         for (size_t k = 0; k < n; k++)
             value[k] = tf_layer_base_noise(L, nx[k], ny);
