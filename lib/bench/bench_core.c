@@ -329,30 +329,53 @@ typedef struct {
     tf_noise_type noise;
     tf_interp interp;
     int drainage_levels; /* an auto-layered spec with a drainage stage of these levels */
+    tf_fractal_kind kind; /* each layer's kind, of 6 octaves (TF_FRACTAL_NONE: plain) */
 } suite_entry;
 
 static const suite_entry SUITE[] = {
-    {"1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE, 0},
-    {"fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"auto-layered, drainage 1 level", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 1},
-    {"auto-layered, drainage 4 levels", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 4},
+    {"1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
+    {"2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
+    {"4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
+    {"6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
+    {"6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE, 0, TF_FRACTAL_NONE},
+    {"fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"auto-layered, drainage 1 level", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 1,
+     TF_FRACTAL_NONE},
+    {"auto-layered, drainage 4 levels", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 4,
+     TF_FRACTAL_NONE},
     {"6 layers, perlin-ref", 6, 64, 0, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
-     TF_INTERP_MONOTONE_CUBIC, 0},
+     TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
     {"6 layers, 1 mask, perlin-ref", 6, 64, 1, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
-     TF_INTERP_MONOTONE_CUBIC, 0},
+     TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
     /* the other base noises (docs/noise.md), no row version yet */
-    {"6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, polynomial", 6, 64, 0, 0, TF_NOISE_POLYNOMIAL, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0},
-    {"6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0},
+    {"6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"6 layers, polynomial", 6, 64, 0, 0, TF_NOISE_POLYNOMIAL, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    {"6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
+    {"6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_NONE},
+    /* the layer kinds (docs/spec.md), one layer of 6 octaves: fbm, ridged
+     * and billow have row versions, swiss and jordan not yet */
+    {"1 layer, fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_FBM},
+    {"1 layer, ridged 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_RIDGED},
+    {"1 layer, billow 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_BILLOW},
+    {"1 layer, swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_SWISS},
+    {"1 layer, jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_JORDAN},
 };
 
 size_t bench_suite_size(void)
@@ -392,6 +415,8 @@ tf_spec *bench_suite_spec(size_t index, char *name, size_t name_size, tf_error *
         curve_points(pts, e->points, 0.0, 1.0, 0.3 + 0.1 * (double)i);
         status = tf_spec_set_rd_points(spec, i, pts, e->points, err);
         L->rd_interpolation = e->interp;
+        if (e->kind != TF_FRACTAL_NONE)
+            tf_fractal_set_defaults(L, e->kind); /* 6 octaves */
         if (status == 0 && e->auto_layered && i > 0) {
             curve_points(pts, 12, 0.0, 1.0, 0.5);
             status = tf_spec_set_mask_curve(spec, i, 0, pts, 12, TF_INTERP_MONOTONE_CUBIC, err);
