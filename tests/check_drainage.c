@@ -98,6 +98,49 @@ START_TEST(window_equals_samples)
 }
 END_TEST
 
+/* The drained stage's window (doubles) equals its single samples at every
+ * window above and on every path, for this file's network and the golden
+ * specs (one with breaches): the windows carve runs of points together
+ * where the path has vectors, and every bit must still be the sample's. */
+static const char *const DRAINAGE_SPECS[] = {NULL, "drainage.json", "drainage-breach.json"};
+
+START_TEST(drained_windows_equal_samples_in_doubles)
+{
+    size_t spec = (size_t)_i / (2 * WINDOW_COUNT);
+    const char *path = PATHS[_i % 2];
+    const __typeof__(WINDOWS[0]) *w = &WINDOWS[(_i / 2) % WINDOW_COUNT];
+    tf_terrain *t;
+    tf_error err;
+    if (!DRAINAGE_SPECS[spec]) {
+        t = make_terrain(1, path);
+    } else {
+        char file[4400];
+        snprintf(file, sizeof file, "%s/tests/data/terrain/%s", tu_srcdir(), DRAINAGE_SPECS[spec]);
+        t = tf_terrain_load(file, &err);
+        ck_assert_msg(t != NULL, "%s: %s", file, err.message);
+        ck_assert_int_eq(tf_terrain_set_path(t, path, &err), 0);
+    }
+    /* the golden specs' finest cells are a few units: steps of 0.125 to
+     * 17 cross their bins every few points */
+    double *win = malloc(NX * NY * sizeof *win);
+    ck_assert_int_eq(tf_terrain_sample_stage_window(t, TF_STAGE_DRAINED, 0, w->x0, w->y0,
+                                                    w->step, w->i0, w->j0, NX, NY, win, &err),
+                     0);
+    for (size_t j = 0; j < NY; j++)
+        for (size_t i = 0; i < NX; i++) {
+            double x = w->x0 + (double)(w->i0 + (int64_t)i) * w->step;
+            double y = w->y0 + (double)(w->j0 + (int64_t)j) * w->step;
+            double single = tf_terrain_sample_stage(t, TF_STAGE_DRAINED, 0, x, y);
+            ck_assert_msg(same_double(win[j * NX + i], single),
+                          "%s, window %d (%s) at (%zu, %zu): %a != %a",
+                          DRAINAGE_SPECS[spec] ? DRAINAGE_SPECS[spec] : "3 levels",
+                          (_i / 2) % (int)WINDOW_COUNT, path, i, j, win[j * NX + i], single);
+        }
+    free(win);
+    tf_terrain_free(t);
+}
+END_TEST
+
 /* A 96 x 80 window equals the four windows of its quadrants, each taken
  * with its own lattice offset: tiles of any size join without a seam. */
 START_TEST(chunks_join)
@@ -289,6 +332,9 @@ static Suite *drainage_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, window_equals_samples, 0, 2 * WINDOW_COUNT);
+    tcase_add_loop_test(tc, drained_windows_equal_samples_in_doubles, 0,
+                        (int)(2 * WINDOW_COUNT *
+                              (sizeof DRAINAGE_SPECS / sizeof DRAINAGE_SPECS[0])));
     tcase_add_test(tc, chunks_join);
     tcase_add_test(tc, threads_agree);
     tcase_add_test(tc, drained_stage);

@@ -114,6 +114,7 @@ typedef struct {
     size_t bnx, bny;
     uint32_t *bin_start; /* bnx * bny + 1 */
     uint32_t *bin_items;
+    uint32_t bin_most; /* the most items in one bin */
     int binned;
 } dlevel;
 
@@ -123,6 +124,8 @@ struct tf_drainage_work {
     uint32_t *items[TF_MAX_DRAINAGE_LEVELS]; /* each level's bin lists */
     size_t items_capacity[TF_MAX_DRAINAGE_LEVELS];
     dlevel level[TF_MAX_DRAINAGE_LEVELS];
+    uint32_t *merged; /* two bins' lists in one (carve_four) */
+    size_t merged_capacity;
     const tf_terrain *t;
     const tf_drainage *dr;
 };
@@ -132,6 +135,7 @@ void tf_drainage_work_free(tf_drainage_work *w)
     if (!w)
         return;
     free(w->block);
+    free(w->merged);
     for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++)
         free(w->items[k]);
     free(w);
@@ -232,6 +236,7 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->nseg = carve_bytes(&p, nv);
         lv->bin_start = carve_bytes(&p, (lv->bnx * lv->bny + 1) * sizeof(uint32_t));
         lv->binned = 0;
+        lv->bin_most = 0;
         memset(lv->state, 0, nv);
     }
     return 0;
@@ -503,8 +508,11 @@ static int bin_level(tf_drainage_work *w, int k)
             }
         }
         if (pass == 0) {
-            for (size_t c = 0; c < nb; c++)
+            for (size_t c = 0; c < nb; c++) {
+                if (lv->bin_start[c + 1] > lv->bin_most)
+                    lv->bin_most = lv->bin_start[c + 1];
                 lv->bin_start[c + 1] += lv->bin_start[c];
+            }
             size_t items = lv->bin_start[nb];
             if (items > w->items_capacity[k]) {
                 uint32_t *grown = realloc(w->items[k], items * sizeof *grown);
@@ -522,23 +530,159 @@ static int bin_level(tf_drainage_work *w, int k)
         }
     }
     lv->binned = 1;
+    if (2 * (size_t)lv->bin_most > w->merged_capacity) {
+        uint32_t *grown = realloc(w->merged, 2 * (size_t)lv->bin_most * sizeof *grown);
+        if (!grown)
+            return -1;
+        w->merged = grown;
+        w->merged_capacity = 2 * (size_t)lv->bin_most;
+    }
     return 0;
 }
 
 /* ---- the stage */
 
-/* Step 5b at one point, the levels laid out for a box holding it. */
-static double carve(tf_drainage_work *w, double x, double y, double sum, double low)
+/* Step 5b from the lowest cone and its bed. */
+static double carve_from(const tf_drainage *dr, double cone, double bed, double sum, double low)
 {
-    dbest b = cone_below(w, w->dr->levels, x, y);
-    double carved = b.cone < low ? b.cone : low;
+    double carved = cone < low ? cone : low;
     double weight = 1.0;
-    if (b.cone < INFINITY) {
-        weight = (carved - b.bed) * w->dr->inv_fade;
+    if (cone < INFINITY) {
+        weight = (carved - bed) * dr->inv_fade;
         weight = weight < 0.0 ? 0.0 : weight > 1.0 ? 1.0 : weight;
     }
     return carved + weight * (sum - low);
 }
+
+/* Step 5b at one point, the levels laid out for a box holding it. */
+static double carve(tf_drainage_work *w, double x, double y, double sum, double low)
+{
+    dbest b = cone_below(w, w->dr->levels, x, y);
+    return carve_from(w->dr, b.cone, b.bed, sum, low);
+}
+
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+/* The items of bins c0 .. c1 of one bin row (c1 - c0 <= 1) in item order,
+ * each once: every sub-segment that can reach a point of those bins. A
+ * sub-segment outside a point's own bin gives it +inf (its box test), so
+ * going through the union in item order picks, for each point, the cone
+ * that its own list picks: the first lowest. */
+static size_t merged_items(tf_drainage_work *w, const dlevel *lv, size_t c0, size_t c1,
+                           const uint32_t **items)
+{
+    const uint32_t *a = lv->bin_items + lv->bin_start[c0], *ae = lv->bin_items + lv->bin_start[c0 + 1];
+    if (c1 == c0) {
+        *items = a;
+        return (size_t)(ae - a);
+    }
+    const uint32_t *b = lv->bin_items + lv->bin_start[c1], *be = lv->bin_items + lv->bin_start[c1 + 1];
+    uint32_t *out = w->merged;
+    size_t n = 0;
+    while (a < ae || b < be) {
+        uint32_t next = b == be || (a < ae && *a <= *b) ? *a : *b;
+        a += a < ae && *a == next;
+        b += b < be && *b == next;
+        out[n++] = next;
+    }
+    *items = out;
+    return n;
+}
+
+/* Level k's cones at four points (px[0..3], py) of a binned level, the
+ * lowest kept per lane with its bed: seg_cone and consider lane by lane,
+ * the same IEEE operations in the same order (a separate multiply and
+ * add), with the early returns as masks. */
+__attribute__((target("avx2"))) static void level_cones_four(tf_drainage_work *w, int k,
+                                                             const uint32_t *items, size_t n,
+                                                             __m256d px, double py,
+                                                             __m256d *cone, __m256d *bed)
+{
+    const tf_drainage *dr = w->dr;
+    const dseg *seg = w->level[k].seg;
+    const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
+    const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    const __m256d inf = _mm256_set1_pd(INFINITY), vy = _mm256_set1_pd(py);
+    __m256d best = *cone, best_bed = *bed;
+    for (size_t e = 0; e < n; e++) {
+        const dseg *s = &seg[items[e]];
+        if (py < s->y0 || py > s->y1)
+            continue; /* every lane outside the box: +inf, never lower */
+        __m256d outside = _mm256_or_pd(_mm256_cmp_pd(px, _mm256_set1_pd(s->x0), _CMP_LT_OQ),
+                                       _mm256_cmp_pd(px, _mm256_set1_pd(s->x1), _CMP_GT_OQ));
+        if (_mm256_movemask_pd(outside) == 0xF)
+            continue;
+        double dx = s->bx - s->ax, dy = s->by - s->ay;
+        double l2 = dx * dx + dy * dy;
+        __m256d t = zero;
+        if (l2 > 0.0) {
+            __m256d along = _mm256_mul_pd(_mm256_sub_pd(px, _mm256_set1_pd(s->ax)),
+                                          _mm256_set1_pd(dx));
+            t = _mm256_div_pd(_mm256_add_pd(along, _mm256_set1_pd((py - s->ay) * dy)),
+                              _mm256_set1_pd(l2));
+            t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
+            t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
+        }
+        __m256d qx = _mm256_add_pd(_mm256_set1_pd(s->ax), _mm256_mul_pd(t, _mm256_set1_pd(dx)));
+        __m256d qy = _mm256_add_pd(_mm256_set1_pd(s->ay), _mm256_mul_pd(t, _mm256_set1_pd(dy)));
+        __m256d ex = _mm256_sub_pd(px, qx), ey = _mm256_sub_pd(vy, qy);
+        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+        __m256d reach = _mm256_andnot_pd(outside, _mm256_cmp_pd(d2, R2, _CMP_LT_OQ));
+        if (_mm256_movemask_pd(reach) == 0)
+            continue;
+        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
+        __m256d b = _mm256_add_pd(_mm256_set1_pd(s->ba),
+                                  _mm256_mul_pd(t, _mm256_set1_pd(s->bb - s->ba)));
+        __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
+        __m256d c = _mm256_add_pd(b, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
+        c = _mm256_blendv_pd(inf, c, reach);
+        __m256d lower = _mm256_cmp_pd(c, best, _CMP_LT_OQ);
+        best = _mm256_blendv_pd(best, c, lower);
+        best_bed = _mm256_blendv_pd(best_bed, b, lower);
+    }
+    *cone = best;
+    *bed = best_bed;
+}
+
+/* Step 5b at four points (px[0..3], py) of one row, every level binned:
+ * the bits of carve at each. 0 when the points' bins at some level are too
+ * far apart (a coarse step): then the caller carves them one by one. */
+__attribute__((target("avx2"))) static int carve_four(tf_drainage_work *w, const double *px,
+                                                      double py, const double *sum,
+                                                      const double *low, double *out)
+{
+    const tf_drainage *dr = w->dr;
+    __m256d x = _mm256_loadu_pd(px);
+    __m256d cone = _mm256_set1_pd(INFINITY), bed = _mm256_set1_pd(-INFINITY);
+    for (int k = 0; k < dr->levels; k++) {
+        const dlevel *lv = &w->level[k];
+        double L = dr->L[k];
+        int64_t bj = cell_floor((py - lv->by0) / L);
+        if (bj < 0 || (size_t)bj >= lv->bny)
+            continue; /* no node of this level reaches the row */
+        double lo = px[0] < px[3] ? px[0] : px[3], hi = px[0] < px[3] ? px[3] : px[0];
+        int64_t b0 = cell_floor((lo - lv->bx0) / L), b1 = cell_floor((hi - lv->bx0) / L);
+        b0 = b0 < 0 ? 0 : b0;
+        b1 = b1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : b1;
+        if (b1 < b0)
+            continue;
+        if (b1 - b0 > 1)
+            return 0;
+        size_t row = (size_t)bj * lv->bnx;
+        const uint32_t *items;
+        size_t n = merged_items(w, lv, row + (size_t)b0, row + (size_t)b1, &items);
+        level_cones_four(w, k, items, n, x, py, &cone, &bed);
+    }
+    double c[4], b[4];
+    _mm256_storeu_pd(c, cone);
+    _mm256_storeu_pd(b, bed);
+    for (int m = 0; m < 4; m++)
+        out[m] = carve_from(dr, c[m], b[m], sum[m], low[m]);
+    return 1;
+}
+#endif
 
 /* Beyond 2^50 finest cells from the origin a lattice index no longer has
  * room for a node's fraction: NaN, as simplex does at 2^52. */
@@ -570,9 +714,13 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                        double x0, double y0, double step, int64_t i0, int64_t j0, size_t nx,
                        size_t ny, const double *sum, const double *low, double *out)
 {
-    /* Tiles of about 16 finest cells a side share one network. */
-    double span = 16.0 * dr->L[dr->levels - 1] / step;
-    size_t tile = span < 1.0 ? 1 : span > 64.0 ? 64 : (size_t)span;
+    /* Tiles of about 64 finest cells a side, at most 256 samples, share
+     * one network: a tile builds its nodes over its box plus a margin of
+     * a few cells at every level, so small tiles spent most of their time
+     * on the margins (tiles of at most 64 samples: 1.35x as long for the
+     * fitted Jacksboro spec). */
+    double span = 64.0 * dr->L[dr->levels - 1] / step;
+    size_t tile = span < 1.0 ? 1 : span > 256.0 ? 256 : (size_t)span;
     for (size_t tj = 0; tj < ny; tj += tile) {
         size_t th = ny - tj < tile ? ny - tj : tile;
         for (size_t ti = 0; ti < nx; ti += tile) {
@@ -601,6 +749,22 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                 for (size_t i = ti; i < ti + tw; i++) {
                     double x = x0 + (double)(i0 + (int64_t)i) * step;
                     size_t k = j * nx + i;
+#if TF_HAVE_AVX2_PATH
+                    /* four at a time on the AVX2 path, where all four are
+                     * in range and have sums */
+                    if (t->simd >= TF_SIMD_AVX2 && built && tw * th > 1 && i + 4 <= ti + tw) {
+                        double px[4];
+                        int ok = 1;
+                        for (int m = 0; m < 4; m++) {
+                            px[m] = x0 + (double)(i0 + (int64_t)(i + (size_t)m)) * step;
+                            ok = ok && !out_of_range(dr, px[m], y) && !isnan(sum[k + (size_t)m]);
+                        }
+                        if (ok && carve_four(w, px, y, sum + k, low + k, out + k)) {
+                            i += 3;
+                            continue;
+                        }
+                    }
+#endif
                     if (!built || out_of_range(dr, x, y) || isnan(sum[k]))
                         out[k] = NAN;
                     else

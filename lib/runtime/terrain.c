@@ -233,7 +233,7 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
 static int drained_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                           int64_t j0, size_t nx, size_t ny, double *out, float *out_f)
 {
-    size_t band = 64, layers = t->layer_count;
+    size_t band = 256, layers = t->layer_count;
     if (nx == 0 || ny == 0)
         return 0;
     if (nx > SIZE_MAX / (3 * band + layers) / sizeof(double))
