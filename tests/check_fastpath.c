@@ -96,10 +96,11 @@ static tf_spec *random_spec(uint64_t *state)
         L->noise_type = rng_next(state) % 4 == 0 ? TF_NOISE_PERLIN_REFERENCE_SIMPLEX
                                                  : TF_NOISE_SIMPLEX;
         L->frequency = ldexp(rng_range(state, 0.5, 1.0), -(int)(rng_next(state) % 12));
-        if (rng_next(state) % 3 == 0) { /* a layer kind: fbm, ridged and billow have rows */
+        if (rng_next(state) % 3 == 0) { /* a layer kind: each has a row version */
             static const tf_fractal_kind kinds[] = {TF_FRACTAL_FBM, TF_FRACTAL_RIDGED,
-                                                    TF_FRACTAL_BILLOW, TF_FRACTAL_SWISS};
-            tf_fractal_set_defaults(L, kinds[rng_next(state) % 4]);
+                                                    TF_FRACTAL_BILLOW, TF_FRACTAL_SWISS,
+                                                    TF_FRACTAL_JORDAN};
+            tf_fractal_set_defaults(L, kinds[rng_next(state) % 5]);
             L->fractal_octaves = 1 + (int)(rng_next(state) % 8);
             L->fractal_lacunarity = rng_range(state, 1.5, 2.5);
             L->fractal_gain = rng_range(state, 0.3, 0.7);
@@ -294,6 +295,20 @@ START_TEST(noise_rows_match_the_scalar_noise)
             }
 #if TF_HAVE_AVX2_PATH
         if (tf_simd_avx2_available()) {
+            /* values and gradients at points of their own (swiss, jordan) */
+            double *gx = malloc(len * sizeof *gx), *gy = malloc(len * sizeof *gy);
+            ck_assert(gx && gy);
+            tf_simplex2_points_deriv_avx2(seed, row_x, row_y_lanes, len, out, gx, gy);
+            for (size_t k = 0; k < len; k++) {
+                double wx, wy, want = tf_simplex2_deriv(seed, x[k], y[k], &wx, &wy);
+                ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
+                                  double_bits(gx[k]) == double_bits(wx) &&
+                                  double_bits(gy[k]) == double_bits(wy),
+                              "%zu points, at (%a, %a): (%a, %a, %a), scalar (%a, %a, %a)", len,
+                              x[k], y[k], out[k], gx[k], gy[k], want, wx, wy);
+            }
+            free(gx);
+            free(gy);
             for (size_t k = 0; k < len; k++) /* the single-point entry */
                 ck_assert_msg(double_bits(tf_simplex2_avx2(seeds[k], x[k], y[k])) ==
                                   double_bits(tf_simplex2(seeds[k], x[k], y[k])),

@@ -364,8 +364,7 @@ static const suite_entry SUITE[] = {
     {"6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
     {"6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
      TF_FRACTAL_NONE},
-    /* the layer kinds (docs/spec.md), one layer of 6 octaves: fbm, ridged
-     * and billow have row versions, swiss and jordan not yet */
+    /* the layer kinds (docs/spec.md), one layer of 6 octaves */
     {"1 layer, fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
      TF_FRACTAL_FBM},
     {"1 layer, ridged 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,

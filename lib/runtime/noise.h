@@ -39,6 +39,11 @@ double tf_simplex2_avx2(uint32_t seed, double x, double y);
  * same way (the single-sample path's simplex layers). */
 void tf_simplex2_lanes_at_avx2(const uint32_t *seed, double x, double y, const double *f,
                                const double *ox, const double *oy, size_t n, double *out);
+/* tf_simplex2_deriv at the n points (x[k], y[k]): values into v, the
+ * partial derivatives into dx and dy; the same bits, eight points a block
+ * (the warped octaves of swiss and jordan). */
+void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
+                                   double *v, double *dx, double *dy);
 #endif
 
 #endif

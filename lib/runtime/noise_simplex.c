@@ -606,3 +606,87 @@ __attribute__((target("avx2"))) void tf_simplex2_lanes_at_avx2(const uint32_t *s
     }
 }
 #endif
+
+#if TF_HAVE_AVX2_PATH
+/* corner()'s value and gradient for four lanes: t4 g - (8 t^3 gd) d, each
+ * selected like the value (0.0 where t <= 0). */
+SIMPLEX_AVX2_INLINE __m256d simplex_corner_deriv_avx2(const simplex_avx2_consts *c,
+                                                      const uint32_t *off, __m256d dx,
+                                                      __m256d dy, __m256d *cgx, __m256d *cgy)
+{
+    __m256d gx, gy;
+    simplex_gradients_avx2(off, &gx, &gy);
+    __m256d t =
+        _mm256_sub_pd(_mm256_sub_pd(c->half, _mm256_mul_pd(dx, dx)), _mm256_mul_pd(dy, dy));
+    __m256d t2 = _mm256_mul_pd(t, t), t4 = _mm256_mul_pd(t2, t2);
+    __m256d gd = _mm256_add_pd(_mm256_mul_pd(gx, dx), _mm256_mul_pd(gy, dy));
+    __m256d k = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(8.0), _mm256_mul_pd(t2, t)), gd);
+    __m256d reach = _mm256_cmp_pd(t, _mm256_setzero_pd(), _CMP_GT_OQ);
+    *cgx = _mm256_and_pd(_mm256_sub_pd(_mm256_mul_pd(t4, gx), _mm256_mul_pd(k, dx)), reach);
+    *cgy = _mm256_and_pd(_mm256_sub_pd(_mm256_mul_pd(t4, gy), _mm256_mul_pd(k, dy)), reach);
+    return _mm256_and_pd(_mm256_mul_pd(t4, gd), reach);
+}
+
+/* Half h of a prepared block with the gradient: simplex_eval's sums
+ * SIMPLEX_SCALE * ((c0 + c1) + c2) of the values and of each component. */
+SIMPLEX_AVX2_INLINE __m256d simplex8_finish_deriv(const simplex_avx2_consts *c,
+                                                  const simplex8_state *st, int h, __m256d *ndx,
+                                                  __m256d *ndy)
+{
+    __m256d x0 = st->x0[h], y0 = st->y0[h], gx, gy, sx, sy;
+    __m256d n = simplex_corner_deriv_avx2(c, st->off[0] + 2 * h, x0, y0, &sx, &sy);
+    __m256d below = _mm256_cmp_pd(x0, y0, _CMP_GT_OQ);
+    n = _mm256_add_pd(
+        n, simplex_corner_deriv_avx2(
+               c, st->off[1] + 2 * h,
+               _mm256_add_pd(_mm256_sub_pd(x0, _mm256_and_pd(below, c->one)), c->g2),
+               _mm256_add_pd(_mm256_sub_pd(y0, _mm256_andnot_pd(below, c->one)), c->g2), &gx,
+               &gy));
+    sx = _mm256_add_pd(sx, gx);
+    sy = _mm256_add_pd(sy, gy);
+    n = _mm256_add_pd(n, simplex_corner_deriv_avx2(
+                             c, st->off[2] + 2 * h,
+                             _mm256_add_pd(_mm256_sub_pd(x0, c->one), c->g2_twice),
+                             _mm256_add_pd(_mm256_sub_pd(y0, c->one), c->g2_twice), &gx, &gy));
+    *ndx = _mm256_mul_pd(c->scale, _mm256_add_pd(sx, gx));
+    *ndy = _mm256_mul_pd(c->scale, _mm256_add_pd(sy, gy));
+    return _mm256_mul_pd(c->scale, n);
+}
+
+/* The scalar code for a block with a lane out of the vector range. */
+__attribute__((noinline, cold)) static void simplex_points_deriv_scalar(
+    uint32_t seed, const double *x, const double *y, size_t n, double *v, double *dx, double *dy)
+{
+    for (size_t k = 0; k < n; k++)
+        v[k] = tf_simplex2_deriv(seed, x[k], y[k], &dx[k], &dy[k]);
+}
+
+__attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x,
+                                                                   const double *y, size_t n,
+                                                                   double *v, double *dx,
+                                                                   double *dy)
+{
+    const simplex_avx2_consts *c = simplex_consts();
+    const __m256i seeds = _mm256_set1_epi32((int)seed);
+    for (size_t m = 0; m < n; m += 8) {
+        size_t count = n - m < 8 ? n - m : 8;
+        __m256d xa, xb, ya, yb;
+        simplex_load8(x + m, count, &xa, &xb);
+        simplex_load8(y + m, count, &ya, &yb);
+        __m256d ok = _mm256_and_pd(_mm256_and_pd(simplex_in_range(c, xa), simplex_in_range(c, xb)),
+                                   _mm256_and_pd(simplex_in_range(c, ya), simplex_in_range(c, yb)));
+        if (_mm256_movemask_pd(ok) != 0xF) {
+            simplex_points_deriv_scalar(seed, x + m, y + m, count, v + m, dx + m, dy + m);
+            continue;
+        }
+        simplex8_state st;
+        simplex8_prepare(c, seeds, xa, ya, xb, yb, &st, 1);
+        __m256d ga, gb, ha, hb;
+        __m256d na = simplex8_finish_deriv(c, &st, 0, &ga, &ha);
+        __m256d nb = simplex8_finish_deriv(c, &st, 1, &gb, &hb);
+        simplex_store8(v + m, count, na, nb);
+        simplex_store8(dx + m, count, ga, gb);
+        simplex_store8(dy + m, count, ha, hb);
+    }
+}
+#endif

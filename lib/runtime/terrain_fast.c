@@ -232,8 +232,7 @@ static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, f
 /* fbm, ridged and billow (fractal.c's sum_octaves without the gradient)
  * over n <= ROW_CHUNK samples at noise-space (nx[k], ny, nz): each
  * octave's base noises as one row, then the per-sample operations of the
- * scalar code in its order, so every sample has its bits. swiss and jordan
- * warp each sample by its own gradient and stay per sample. */
+ * scalar code in its order, so every sample has its bits. */
 static int fractal_has_row(const tf_fractal_plan *P)
 {
     return P->kind == TF_FRACTAL_FBM || P->kind == TF_FRACTAL_RIDGED ||
@@ -274,6 +273,104 @@ static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const doub
     }
 }
 
+/* The base noise and its gradient at n <= ROW_CHUNK points (x[k], y[k]):
+ * the bits of tf_noise_eval_gradient at each. */
+static void noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed,
+                               const double *x, const double *y, double z, size_t n, double *v,
+                               double *dx, double *dy)
+{
+#if TF_HAVE_AVX2_PATH
+    if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
+        tf_simplex2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (size_t k = 0; k < n; k++)
+        v[k] = tf_noise_eval_gradient(type, seed, x[k], y[k], z, &dx[k], &dy[k]);
+}
+
+/* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
+ * <= ROW_CHUNK samples: each octave's warped points, their noises and
+ * gradients as one call, then the scalar code's per-sample steps in its
+ * order. Every sample carries its own amplitude and warp. */
+static double unit_clamp(double v)
+{
+    return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+}
+
+static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
+                      double nz, size_t n, double *out)
+{
+    double a[ROW_CHUNK], wx[ROW_CHUNK], wy[ROW_CHUNK], px[ROW_CHUNK], py[ROW_CHUNK];
+    double v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
+    for (size_t k = 0; k < n; k++) {
+        out[k] = 0.0;
+        a[k] = 1.0;
+        wx[k] = wy[k] = 0.0;
+    }
+    for (int i = 0; i < P->octaves; i++) {
+        const double *o = P->offset[i];
+        double f = P->freq[i];
+        for (size_t k = 0; k < n; k++) {
+            px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
+            py[k] = (ny + P->warp * wy[k]) * f + o[1];
+        }
+        noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
+        for (size_t k = 0; k < n; k++) {
+            out[k] = out[k] + a[k] * (1.0 - fabs(v[k]));
+            wx[k] = wx[k] + (a[k] * gx[k]) * -v[k];
+            wy[k] = wy[k] + (a[k] * gy[k]) * -v[k];
+            a[k] = a[k] * (P->gain * unit_clamp(out[k]));
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        out[k] = 2.0 * (out[k] / P->amp_sum) - 1.0;
+}
+
+static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
+                       double nz, size_t n, double *out)
+{
+    double wx[ROW_CHUNK], wy[ROW_CHUNK], mx[ROW_CHUNK], my[ROW_CHUNK], damped[ROW_CHUNK];
+    double px[ROW_CHUNK], py[ROW_CHUNK], v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
+    /* the first octave at the point itself */
+    for (size_t k = 0; k < n; k++)
+        py[k] = ny;
+    noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
+    double amp = P->gain1;
+    for (size_t k = 0; k < n; k++) {
+        double hx = gx[k] * v[k], hy = gy[k] * v[k];
+        out[k] = v[k] * v[k];
+        wx[k] = P->warp0 * hx;
+        wy[k] = P->warp0 * hy;
+        mx[k] = P->damp0 * hx;
+        my[k] = P->damp0 * hy;
+        damped[k] = amp * P->gain;
+    }
+    for (int i = 1; i < P->octaves; i++) {
+        const double *o = P->offset[i];
+        double f = P->freq[i];
+        for (size_t k = 0; k < n; k++) {
+            px[k] = nx[k] * f + wx[k] + o[0];
+            py[k] = ny * f + wy[k] + o[1];
+        }
+        noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
+        amp = amp * P->gain;
+        for (size_t k = 0; k < n; k++) {
+            double hx = gx[k] * v[k], hy = gy[k] * v[k];
+            out[k] = out[k] + damped[k] * (v[k] * v[k]);
+            wx[k] = wx[k] + P->warp * hx;
+            wy[k] = wy[k] + P->warp * hy;
+            mx[k] = mx[k] + P->damp * hx;
+            my[k] = my[k] + P->damp * hy;
+            damped[k] = amp * (1.0 - P->damp_scale / (1.0 + (mx[k] * mx[k] + my[k] * my[k])));
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        out[k] = 2.0 * (out[k] / P->amp_sum) - 1.0;
+}
+
 /* Step 1 for layer L at the chunk's samples x[k], y: the base noise in
  * noise space into value[] (nx[] is scratch). */
 TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_layer *L,
@@ -286,6 +383,10 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
         fast_simplex_row(simd, L->seed, nx, ny, n, value);
     } else if (L->plan && fractal_has_row(L->plan)) {
         fractal_row(simd, L->plan, nx, ny, L->offset_z, n, value);
+    } else if (L->plan && L->plan->kind == TF_FRACTAL_SWISS) {
+        swiss_row(simd, L->plan, nx, ny, L->offset_z, n, value);
+    } else if (L->plan && L->plan->kind == TF_FRACTAL_JORDAN) {
+        jordan_row(simd, L->plan, nx, ny, L->offset_z, n, value);
     } else { /* kinds without a row version */
         for (size_t k = 0; k < n; k++)
             value[k] = tf_layer_base_noise(L, nx[k], ny);
