@@ -133,6 +133,11 @@ void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer)
     }
     plan->amp_sum = A;
     plan->fd_step = TURBULENCE_FD_STEP / plan->freq[octaves - 1];
+    for (int i = 0; i < octaves; i++) {
+        plan->lane_seed[i] = plan->seed;
+        plan->lane_ox[i] = plan->offset[i][0];
+        plan->lane_oy[i] = plan->offset[i][1];
+    }
 }
 
 /* fbm, ridged, billow: analytic whenever the base noise's gradient is. */
@@ -181,6 +186,38 @@ static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double
         *dy = 2.0 * (sy / A);
     return 2.0 * (s / A) - 1.0;
 }
+
+int tf_fractal_plan_has_lanes(const tf_fractal_plan *P)
+{
+    /* with fewer octaves one vector's latency costs more than the calls
+     * (as for a terrain's plain simplex layers) */
+    return P->noise == TF_NOISE_SIMPLEX && P->octaves >= 3 &&
+           (P->kind == TF_FRACTAL_FBM || P->kind == TF_FRACTAL_RIDGED ||
+            P->kind == TF_FRACTAL_BILLOW);
+}
+
+#if TF_HAVE_AVX2_PATH
+/* sum_octaves without the gradient, the noises computed first: octave i
+ * at (nx * f_i + o_i[0], ny * f_i + o_i[1]), the expression of the loop
+ * above, then the same sum in the same order. */
+double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *P, double nx, double ny)
+{
+    double v[TF_MAX_OCTAVES];
+    tf_simplex2_lanes_at_avx2(P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
+                              (size_t)P->octaves, v);
+    double s = 0.0, a = 1.0;
+    for (int i = 0; i < P->octaves; i++) {
+        double r = P->kind == TF_FRACTAL_RIDGED   ? 1.0 - fabs(v[i])
+                   : P->kind == TF_FRACTAL_BILLOW ? fabs(v[i])
+                                                  : v[i];
+        s = s + a * r;
+        a = a * P->gain;
+    }
+    if (P->kind == TF_FRACTAL_FBM)
+        return s / P->amp_sum;
+    return 2.0 * (s / P->amp_sum) - 1.0;
+}
+#endif
 
 static double saturate(double v)
 {

@@ -47,6 +47,8 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
 #if TF_HAVE_AVX2_PATH
     if (t->simd == TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
         return tf_simplex2_avx2(L->seed, nx, ny);
+    if (t->simd == TF_SIMD_AVX2 && L->plan && tf_fractal_plan_has_lanes(L->plan))
+        return tf_fractal_plan_eval_lanes_avx2(L->plan, nx, ny);
 #else
     (void)t;
 #endif
