@@ -81,7 +81,7 @@ static void random_points(uint64_t *state, tf_point *p, size_t count, double x0,
     }
 }
 
-/* A random valid spec: 1-8 layers, both noise kinds, a third of them
+/* A random valid spec: 1-8 layers, every base noise, a third of them
  * fractal kinds, 2-300 points, every interpolation, range masks (falloff 0 included), mask curves, an output
  * curve. */
 static tf_spec *random_spec(uint64_t *state)
@@ -93,8 +93,10 @@ static tf_spec *random_spec(uint64_t *state)
     static tf_point pts[300];
     for (size_t i = 0; i < layers; i++) {
         tf_layer_spec *L = &spec->layers[i];
-        L->noise_type = rng_next(state) % 4 == 0 ? TF_NOISE_PERLIN_REFERENCE_SIMPLEX
-                                                 : TF_NOISE_SIMPLEX;
+        /* half simplex, the rest any base noise (each kind's rows) */
+        L->noise_type = rng_next(state) % 2 == 0
+                            ? TF_NOISE_SIMPLEX
+                            : (tf_noise_type)(rng_next(state) % TF_NOISE_TYPE_COUNT);
         L->frequency = ldexp(rng_range(state, 0.5, 1.0), -(int)(rng_next(state) % 12));
         if (rng_next(state) % 3 == 0) { /* a layer kind: each has a row version */
             static const tf_fractal_kind kinds[] = {TF_FRACTAL_FBM, TF_FRACTAL_RIDGED,

@@ -44,6 +44,10 @@ void tf_simplex2_lanes_at_avx2(const uint32_t *seed, double x, double y, const d
  * (the warped octaves of swiss and jordan). */
 void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
                                    double *v, double *dx, double *dy);
+/* Rows of value and polynomial noise (docs/noise.md) at (x[k], y), k < n:
+ * four points a vector, the bits of tf_value2 and tf_polynomial2. */
+void tf_value2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+void tf_polynomial2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 #endif
 
 #endif

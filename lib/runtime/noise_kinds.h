@@ -15,7 +15,10 @@
 #define TF_RUNTIME_NOISE_KINDS_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "internal.h" /* TF_HAVE_AVX2_PATH */
 
 /* "perlin": Perlin 2002 improved noise, 3D. Seed 0 is Perlin's reference
  * (his permutation, equal to the Java ImprovedNoise bit for bit for
@@ -119,6 +122,61 @@ static inline void nk_corners2(uint32_t seed, uint32_t X, uint32_t Y, double v[4
     for (int k = 0; k < 4; k++)
         v[k] = (double)(h[k] >> 8) * 0x1p-23 - 1.0;
 }
+
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+#define NK_AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
+
+/* nk_mix and nk_hash on four 32-bit lanes. */
+NK_AVX2_INLINE __m128i nk_hash_avx2(__m128i h, __m128i c)
+{
+    h = _mm_add_epi32(_mm_xor_si128(h, c), _mm_set1_epi32((int)0x9e3779b9u));
+    h = _mm_xor_si128(h, _mm_srli_epi32(h, 16));
+    h = _mm_mullo_epi32(h, _mm_set1_epi32((int)0x21f0aaadu));
+    h = _mm_xor_si128(h, _mm_srli_epi32(h, 15));
+    h = _mm_mullo_epi32(h, _mm_set1_epi32((int)0x735a2d97u));
+    return _mm_xor_si128(h, _mm_srli_epi32(h, 15));
+}
+
+/* (double)(h >> 8) * 2^-23 - 1.0 of four lanes (h >> 8 < 2^24: exact). */
+NK_AVX2_INLINE __m256d nk_corner_value_avx2(__m128i h)
+{
+    __m256d v = _mm256_cvtepi32_pd(_mm_srli_epi32(h, 8));
+    return _mm256_sub_pd(_mm256_mul_pd(v, _mm256_set1_pd(0x1p-23)), _mm256_set1_pd(1.0));
+}
+
+/* nk_split and nk_corners2 for four points (x[k], y) of a row, |x| < 2^51
+ * (then floor(x) + 1.5 * 2^52 holds the cell's low 32 bits, two's
+ * complement, in its low mantissa bits): the fractions and the corner
+ * values v[0..3] as nk_corners2 orders them; Y is y's cell. */
+NK_AVX2_INLINE void nk_corners2_avx2(uint32_t seed, __m256d x, uint32_t Y, __m256d *fx,
+                                     __m256d v[4])
+{
+    __m256d f = _mm256_floor_pd(x);
+    *fx = _mm256_sub_pd(x, f);
+    __m256i bits = _mm256_castpd_si256(_mm256_add_pd(f, _mm256_set1_pd(6755399441055744.0)));
+    /* the low 32 bits of each 64-bit lane, in lane order */
+    __m128i X = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    __m128i hs = _mm_set1_epi32((int)nk_hash(0, seed));
+    __m128i h0 = nk_hash_avx2(hs, X);
+    __m128i h1 = nk_hash_avx2(hs, _mm_add_epi32(X, _mm_set1_epi32(1)));
+    __m128i y0 = _mm_set1_epi32((int)Y), y1 = _mm_set1_epi32((int)(Y + 1u));
+    v[0] = nk_corner_value_avx2(nk_hash_avx2(h0, y0));
+    v[1] = nk_corner_value_avx2(nk_hash_avx2(h1, y0));
+    v[2] = nk_corner_value_avx2(nk_hash_avx2(h0, y1));
+    v[3] = nk_corner_value_avx2(nk_hash_avx2(h1, y1));
+}
+
+/* Lanes with |v| < 2^51, as a 4-bit mask (NaN: not). */
+NK_AVX2_INLINE int nk_in_row_range_avx2(__m256d v)
+{
+    __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
+    return _mm256_movemask_pd(
+        _mm256_cmp_pd(magnitude, _mm256_set1_pd(2251799813685248.0), _CMP_LT_OQ));
+}
+#endif
 
 /* Perlin's quintic fade 6t^5 - 15t^4 + 10t^3 in his evaluation order, and
  * its derivative 30t^2(t - 1)^2 written as 30*t*t*(t*(t - 2) + 1). */

@@ -64,6 +64,16 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         fast_simplex_row(simd, seed, x, y, n, out);
         return;
     }
+#if TF_HAVE_AVX2_PATH
+    if (type == TF_NOISE_VALUE && simd >= TF_SIMD_AVX2) {
+        tf_value2_row_avx2(seed, x, y, n, out);
+        return;
+    }
+    if (type == TF_NOISE_POLYNOMIAL && simd >= TF_SIMD_AVX2) {
+        tf_polynomial2_row_avx2(seed, x, y, n, out);
+        return;
+    }
+#endif
     for (size_t k = 0; k < n; k++) /* kinds without a row version */
         out[k] = tf_noise_eval(type, seed, x[k], y, z);
 }
@@ -381,6 +391,8 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     double ny = y * L->frequency + L->offset_y;
     if (tf_layer_is_plain_simplex(L)) {
         fast_simplex_row(simd, L->seed, nx, ny, n, value);
+    } else if (L->plan && L->plan->kind == TF_FRACTAL_NONE) { /* the other base noises */
+        tf_noise_row(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value);
     } else if (L->plan && fractal_has_row(L->plan)) {
         fractal_row(simd, L->plan, nx, ny, L->offset_z, n, value);
     } else if (L->plan && L->plan->kind == TF_FRACTAL_SWISS) {
