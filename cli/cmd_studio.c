@@ -150,7 +150,12 @@ int cmd_studio(int argc, char **argv)
         return cli_fail_error(STUDIO.name, &err);
     }
     /* Signals are taken by sigwait below: blocked here, before the
-     * server's threads exist, so that they inherit the mask. */
+     * server's threads exist, so that they inherit the mask. An ignored
+     * signal would never arrive (a shell starts background jobs with
+     * SIGINT ignored), so INT and TERM get their default back; an ignored
+     * HUP (nohup) stays ignored. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "studio_internal.h"
 #include "terrafit/fit.h"
@@ -335,6 +336,23 @@ static void put_spec(studio *s, const studio_request *req, studio_response *resp
 
 /* ============================================================ references */
 
+/* A PNG's size from its IHDR, checked before it is decoded: a few hundred
+ * compressed bytes can claim 2^28 pixels. The other formats the library
+ * reads store every cell (text or raw), so the upload limit bounds them. */
+static bool png_too_large(const unsigned char *d, size_t n)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n < 8 || memcmp(d, sig, 8) != 0)
+        return false;
+    if (n < 24 || memcmp(d + 12, "IHDR", 4) != 0)
+        return false; /* not a PNG the reader accepts: it says why */
+    unsigned long w = (unsigned long)d[16] << 24 | (unsigned long)d[17] << 16 |
+                      (unsigned long)d[18] << 8 | d[19];
+    unsigned long h = (unsigned long)d[20] << 24 | (unsigned long)d[21] << 16 |
+                      (unsigned long)d[22] << 8 | d[23];
+    return w > STUDIO_MAX_REFERENCE_SIDE || h > STUDIO_MAX_REFERENCE_SIDE;
+}
+
 static void add_reference(studio *s, const studio_request *req, studio_response *resp)
 {
     tf_error err;
@@ -358,6 +376,11 @@ static void add_reference(studio *s, const studio_request *req, studio_response 
         studio_error(resp, 400, "empty upload");
         return;
     }
+    if (png_too_large(req->body, req->body_len)) {
+        studio_error(resp, 413, "a studio reference is at most %ux%u", STUDIO_MAX_REFERENCE_SIDE,
+                     STUDIO_MAX_REFERENCE_SIDE);
+        return;
+    }
     char rel[STUDIO_MAX_NAME + 16];
     snprintf(rel, sizeof rel, "references/%s", name);
     if (studio_write(s, rel, req->body, req->body_len, &err) != 0) {
@@ -366,6 +389,11 @@ static void add_reference(studio *s, const studio_request *req, studio_response 
     }
     tf_layer_map *map = studio_load_reference(s, name, &err);
     if (!map) {
+        /* Not kept: a file the studio cannot read is no reference. The
+         * name passed studio_name_ok, so the path is inside references/. */
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", s->refs_dir, name) < sizeof path)
+            unlink(path);
         answer_tf_error(resp, &err);
         return;
     }

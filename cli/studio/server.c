@@ -66,6 +66,14 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, studio_response *an
     return ok;
 }
 
+static enum MHD_Result send_too_big(struct MHD_Connection *c)
+{
+    static const char text[] = "{\"error\":\"request body too large\"}";
+    studio_response answer = {413, "application/json", (unsigned char *)text, sizeof text - 1,
+                              true};
+    return send_answer(c, &answer);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -79,9 +87,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         u->limit = body_limit(method, url);
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                          MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (length && strtoull(length, NULL, 10) > u->limit)
-            u->too_big = true;
         *con_cls = u;
+        /* Refused before the body is read: the client learns at once and
+         * the connection is closed after the answer. */
+        if (length && strtoull(length, NULL, 10) > u->limit) {
+            u->too_big = true;
+            return send_too_big(c);
+        }
         return MHD_YES;
     }
     if (*upload_data_size > 0) {
@@ -111,13 +123,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     studio_response answer;
     if (u->too_big) {
-        memset(&answer, 0, sizeof answer);
-        static const char text[] = "{\"error\":\"request body too large\"}";
-        answer.status = 413;
-        answer.content_type = "application/json";
-        answer.body = (unsigned char *)text;
-        answer.len = sizeof text - 1;
-        answer.body_static = true;
+        return send_too_big(c);
     } else {
         studio_request req = {
             .method = method,

@@ -15,7 +15,7 @@
 
 /* Limits (docs/studio.md, "Limits"). */
 #define STUDIO_MAX_REFERENCES 16             /* reference layers in a project */
-#define STUDIO_MAX_UPLOAD_BYTES (64u << 20)  /* one reference file */
+#define STUDIO_MAX_UPLOAD_BYTES (40u << 20)  /* one reference file (a 4096^2 16-bit PGM) */
 #define STUDIO_MAX_BODY_BYTES (1u << 20)     /* any other request body (a spec, settings) */
 #define STUDIO_MAX_REFERENCE_SIDE 4096u      /* a reference's width or height */
 #define STUDIO_MAX_IMAGE_SIDE 1024u          /* an image the API renders */

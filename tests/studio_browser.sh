@@ -1,0 +1,76 @@
+#!/bin/sh
+# terrafit studio in a real browser: Debian's Chromium driven by
+# playwright-core (tests/studio/browser.mjs) through fitting, dragging a
+# curve point (the live-update latency is printed), the result and 3D
+# views, saving and reloading. Run by `make check`.
+# Needs node and chromium; playwright-core is installed by npm into
+# $TF_STUDIO_TEST_CACHE (default ~/.cache/terrafit-studio-test), never into
+# the source tree. Skips (77) when node or chromium is missing, unless
+# TF_REQUIRE_BROWSER_TEST is set (scripts/test-all.sh sets it, so CI cannot
+# skip it). TF_STUDIO_SCREENSHOTS=DIR saves the views' screenshots there.
+set -u
+tap_name=studio_browser
+TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$TF_SRCDIR/tests/tap.sh"
+
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
+    if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+        echo "$tap_name: node, npm or $chromium is missing and TF_REQUIRE_BROWSER_TEST is set" >&2
+        exit 99
+    fi
+    echo "1..0 # SKIP node, npm or chromium missing (Debian: apt-get install nodejs npm chromium)"
+    exit 77
+fi
+cache=${TF_STUDIO_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-studio-test}
+mkdir -p "$cache"
+if [ ! -d "$cache/node_modules/playwright-core" ] ||
+    ! cmp -s "$TF_SRCDIR/tests/studio/package.json" "$cache/package.json"; then
+    cp "$TF_SRCDIR/tests/studio/package.json" "$cache/package.json"
+    if ! (cd "$cache" && npm install --no-audit --no-fund --silent) >"$scratch/npm.log" 2>&1; then
+        sed 's/^/# /' "$scratch/npm.log"
+        if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+            echo "$tap_name: npm install of playwright-core failed" >&2
+            exit 99
+        fi
+        echo "1..0 # SKIP npm could not install playwright-core (offline?)"
+        exit 77
+    fi
+fi
+
+# What the CLI writes for the same references: the page's fit must equal it.
+"$TERRAFIT" fit "$TF_SRCDIR/samples/layered/layer0.png" "$TF_SRCDIR/samples/layered/layer1.png" \
+    -o "$scratch/cli.json" -q
+
+mkdir "$scratch/project"
+"$TERRAFIT" studio "$scratch/project" >"$scratch/url" 2>"$scratch/server.err" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$scratch"' EXIT
+tries=0
+while [ ! -s "$scratch/url" ] && [ $tries -lt 100 ] && kill -0 $server 2>/dev/null; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
+url=$(head -n 1 "$scratch/url")
+
+TF_STUDIO_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
+    node "$TF_SRCDIR/tests/studio/browser.mjs" "$url" "$scratch/project" "$scratch/cli.json" \
+    "$TF_SRCDIR/samples" ${TF_STUDIO_SCREENSHOTS:+"$TF_STUDIO_SCREENSHOTS"} \
+    >"$scratch/browser.tap" 2>"$scratch/stderr"
+browser_status=$?
+while IFS= read -r line; do
+    case $line in
+    "ok "*) pass "${line#ok * - }" ;;
+    "not ok "*) fail "${line#not ok * - }" ;;
+    "#"*) echo "$line" ;;
+    esac
+done <"$scratch/browser.tap"
+[ -s "$scratch/stderr" ] && sed -n "1,20s/^/#   /p" "$scratch/stderr"
+check "the browser test ran (status $browser_status)" test $browser_status -le 1
+check "the server is still running" kill -0 $server
+kill -TERM $server
+wait $server
+check "the server stops on SIGTERM" test $? -eq 0
+
+echo "1..$number"
+[ $failed -eq 0 ]
