@@ -56,5 +56,4 @@ expect "--port beyond 65535 is a usage error" 2 "$TERRAFIT" studio --port 70000
 run "$TERRAFIT" studio --help
 check "--help describes the command" grep -q "PROJECT_DIR" "$scratch/stdout"
 
-echo "1..$number"
-[ $failed -eq 0 ]
+tap_finish
