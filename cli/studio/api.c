@@ -339,7 +339,7 @@ static void put_spec(studio *s, const studio_request *req, studio_response *resp
 /* A PNG's size from its IHDR, checked before it is decoded: a few hundred
  * compressed bytes can claim 2^28 pixels. The other formats the library
  * reads store every cell (text or raw), so the upload limit bounds them. */
-static bool png_too_large(const unsigned char *d, size_t n)
+static bool png_too_large(const unsigned char *d, size_t n, unsigned side)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (n < 8 || memcmp(d, sig, 8) != 0)
@@ -350,7 +350,7 @@ static bool png_too_large(const unsigned char *d, size_t n)
                       (unsigned long)d[18] << 8 | d[19];
     unsigned long h = (unsigned long)d[20] << 24 | (unsigned long)d[21] << 16 |
                       (unsigned long)d[22] << 8 | d[23];
-    return w > STUDIO_MAX_REFERENCE_SIDE || h > STUDIO_MAX_REFERENCE_SIDE;
+    return w > side || h > side;
 }
 
 static void add_reference(studio *s, const studio_request *req, studio_response *resp)
@@ -376,9 +376,9 @@ static void add_reference(studio *s, const studio_request *req, studio_response 
         studio_error(resp, 400, "empty upload");
         return;
     }
-    if (png_too_large(req->body, req->body_len)) {
-        studio_error(resp, 413, "a studio reference is at most %ux%u", STUDIO_MAX_REFERENCE_SIDE,
-                     STUDIO_MAX_REFERENCE_SIDE);
+    if (png_too_large(req->body, req->body_len, s->max_reference_side)) {
+        studio_error(resp, 413, "a studio reference is at most %ux%u", s->max_reference_side,
+                     s->max_reference_side);
         return;
     }
     char rel[STUDIO_MAX_NAME + 16];
@@ -575,8 +575,8 @@ static void get_state(studio *s, studio_response *resp)
     cJSON *limits = cJSON_AddObjectToObject(body, "limits");
     cJSON_AddNumberToObject(limits, "references", STUDIO_MAX_REFERENCES);
     cJSON_AddNumberToObject(limits, "uploadBytes", STUDIO_MAX_UPLOAD_BYTES);
-    cJSON_AddNumberToObject(limits, "referenceSide", STUDIO_MAX_REFERENCE_SIDE);
-    cJSON_AddNumberToObject(limits, "imageSide", STUDIO_MAX_IMAGE_SIDE);
+    cJSON_AddNumberToObject(limits, "referenceSide", s->max_reference_side);
+    cJSON_AddNumberToObject(limits, "imageSide", s->max_image_side);
     cJSON_AddNumberToObject(limits, "meshSide", STUDIO_MAX_MESH_SIDE);
     studio_json(resp, 200, body);
 }
@@ -761,6 +761,13 @@ studio *studio_new(const studio_config *config, tf_error *err)
     pthread_mutex_init(&s->lock, NULL);
     atomic_init(&s->in_flight, 0);
     snprintf(s->token, sizeof s->token, "%s", config->token);
+    s->max_reference_side = config->max_reference_side && config->max_reference_side <
+                                    STUDIO_MAX_REFERENCE_SIDE
+                                ? config->max_reference_side
+                                : STUDIO_MAX_REFERENCE_SIDE;
+    s->max_image_side = config->max_image_side && config->max_image_side < STUDIO_MAX_IMAGE_SIDE
+                            ? config->max_image_side
+                            : STUDIO_MAX_IMAGE_SIDE;
     s->dir = realpath(config->project_dir, NULL);
     if (!s->dir) {
         err->code = TF_ERR_IO;

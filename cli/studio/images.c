@@ -26,14 +26,17 @@ typedef struct {
 } window;
 
 /* ?x=&y=&step=&w=&h=: bounded so that every lattice index stays far below
- * 2^53 and every image below STUDIO_MAX_IMAGE_SIDE. */
-static bool parse_window(const studio_request *req, studio_response *resp, size_t side, window *win)
+ * 2^53 and every image within the image limit. */
+static bool parse_window(const studio *s, const studio_request *req, studio_response *resp,
+                         size_t side, window *win)
 {
+    if (side > s->max_image_side)
+        side = s->max_image_side;
     return studio_arg_double(req, resp, "x", 0.0, -1e12, 1e12, &win->x) &&
            studio_arg_double(req, resp, "y", 0.0, -1e12, 1e12, &win->y) &&
            studio_arg_double(req, resp, "step", 1.0, 1e-4, 1e4, &win->step) &&
-           studio_arg_size(req, resp, "w", side, 1, STUDIO_MAX_IMAGE_SIDE, &win->w) &&
-           studio_arg_size(req, resp, "h", side, 1, STUDIO_MAX_IMAGE_SIDE, &win->h);
+           studio_arg_size(req, resp, "w", side, 1, s->max_image_side, &win->w) &&
+           studio_arg_size(req, resp, "h", side, 1, s->max_image_side, &win->h);
 }
 
 static void no_memory(studio_response *resp)
@@ -248,7 +251,7 @@ void studio_get_image(studio *s, const studio_request *req, studio_response *res
         studio_error(resp, 400, "missing argument kind (reference, layer, combined, synthesis)");
         return;
     }
-    if (!parse_window(req, resp, 256, &win) ||
+    if (!parse_window(s, req, resp, 256, &win) ||
         !studio_arg_size(req, resp, "layer", 0, 0, TF_MAX_LAYERS - 1, &layer) ||
         !studio_arg_double(req, resp, "relief", 200.0, 0.0, 1e6, &relief))
         return;
@@ -445,7 +448,7 @@ void studio_get_mesh(studio *s, const studio_request *req, studio_response *resp
         studio_error(resp, 404, "no spec yet");
         return;
     }
-    if (!parse_window(req, resp, 1, &win) ||
+    if (!parse_window(s, req, resp, 1, &win) ||
         !studio_arg_size(req, resp, "n", 129, 2, STUDIO_MAX_MESH_SIDE, &n) ||
         !studio_arg_double(req, resp, "vscale", 64.0, 1e-3, 1e5, &vscale))
         return;

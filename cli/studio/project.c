@@ -144,11 +144,11 @@ tf_layer_map *studio_load_reference(studio *s, const char *name, tf_error *err)
         return NULL;
     }
     tf_layer_map *map = tf_layer_map_load(path, err);
-    if (map && (map->width > STUDIO_MAX_REFERENCE_SIDE || map->height > STUDIO_MAX_REFERENCE_SIDE)) {
+    if (map && (map->width > s->max_reference_side || map->height > s->max_reference_side)) {
         tf_layer_map_free(map);
         err->code = TF_ERR_LIMIT;
         snprintf(err->message, sizeof err->message, "%s: a studio reference is at most %ux%u",
-                 rel, STUDIO_MAX_REFERENCE_SIDE, STUDIO_MAX_REFERENCE_SIDE);
+                 rel, s->max_reference_side, s->max_reference_side);
         return NULL;
     }
     return map;

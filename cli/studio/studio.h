@@ -36,6 +36,9 @@ typedef struct {
     unsigned port;
     const char *token;      /* hex, 2 * STUDIO_TOKEN_BYTES characters */
     const char *three_path; /* three.min.js to serve, or NULL: no 3D view */
+    /* Lower limits than the defaults (0: STUDIO_MAX_REFERENCE_SIDE and
+     * STUDIO_MAX_IMAGE_SIDE), for the fuzz target: inputs stay fast. */
+    unsigned max_reference_side, max_image_side;
 } studio_config;
 
 /* A request: the method and path as received (no query), what the server

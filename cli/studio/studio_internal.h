@@ -28,6 +28,7 @@ struct studio {
     char **hosts; /* "host:port" the Host header may be */
     size_t host_count;
     char *three_path;
+    unsigned max_reference_side, max_image_side;
 
     studio_reference refs[STUDIO_MAX_REFERENCES];
     size_t ref_count;
