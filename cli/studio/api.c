@@ -488,6 +488,7 @@ static void fit(studio *s, const studio_request *req, studio_response *resp)
         !studio_arg_size(req, resp, "layer", SIZE_MAX, 0, TF_MAX_LAYERS - 1, &layer))
         return;
     opt.points = points;
+    opt.max_pixels = STUDIO_MAX_FIT_PIXELS;
     const char *noise = arg(req, "noise");
     if (noise && !noise_from_name(noise, &opt.noise)) {
         studio_error(resp, 400, "argument noise: unknown noise");

@@ -253,7 +253,7 @@ void studio_get_image(studio *s, const studio_request *req, studio_response *res
     }
     if (!parse_window(s, req, resp, 256, &win) ||
         !studio_arg_size(req, resp, "layer", 0, 0, TF_MAX_LAYERS - 1, &layer) ||
-        !studio_arg_double(req, resp, "relief", 200.0, 0.0, 1e6, &relief))
+        !studio_arg_double(req, resp, "relief", 40.0, 0.0, 1e6, &relief))
         return;
     if (!style)
         style = "height";
@@ -381,7 +381,7 @@ void studio_get_stats(studio *s, const studio_request *req, studio_response *res
 {
     tf_error err;
     size_t layer;
-    if (!s->spec) {
+    if (!s->spec || s->spec->layer_count == 0) {
         studio_error(resp, 404, "no spec yet");
         return;
     }

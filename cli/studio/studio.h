@@ -23,6 +23,9 @@
 #define STUDIO_MAX_NAME 100u                 /* a reference's file name */
 #define STUDIO_MAX_HISTORY 100u              /* undo steps kept */
 #define STUDIO_MAX_REQUESTS 8u               /* API calls in progress at once */
+/* Reference pixels a fit takes on (tf_fit_options.max_pixels): a fit's
+ * peak memory is up to TF_FIT_BYTES_PER_PIXEL a pixel, so about 1.2 GB. */
+#define STUDIO_MAX_FIT_PIXELS ((size_t)1 << 22)
 #define STUDIO_TOKEN_BYTES 32u               /* random bytes of the session token */
 #define STUDIO_TOKEN_HEADER "X-Studio-Token"
 

@@ -38,9 +38,9 @@ const page = context.pages()[0] || (await context.newPage());
 const pageErrors = [];
 page.on("pageerror", e => pageErrors.push(e.message));
 page.on("console", m => { if (m.type() === "error") pageErrors.push(m.text()); });
-const shot = async (name, locator) => {
+const shot = async (name, clip) => {
   if (!shots) return;
-  await (locator || page).screenshot({ path: join(shots, name) });
+  await page.screenshot({ path: join(shots, name), clip });
 };
 const statusText = () => page.locator("#status").textContent();
 // A digest of an <img>'s or <canvas>'s pixels, to tell whether it changed.
@@ -81,7 +81,7 @@ try {
   ok("each layer shows its figures (chi2, frequency)", figures.includes("χ²") && figures.includes("f "), figures);
   ok("layer 1 shows its mask range", (await page.locator(".layer .figures").nth(1).textContent()).includes("mask ["));
   await page.waitForTimeout(300);
-  await shot("studio-layers.png");
+  await shot("studio-layers.png", { x: 0, y: 0, width: 1400, height: 770 });
 
   // The saved spec right after the fit is the CLI's, byte for byte.
   const fitted = await page.evaluate(() => window.studio.api("GET", "/api/spec").then(s => JSON.stringify(s)));
@@ -148,9 +148,15 @@ try {
   const endlessAfter = await digest("#endless");
   const view = await page.evaluate(() => window.studio.endless.view);
   ok("the endless view pans and zooms", endlessAfter.hash !== endlessBefore.hash && view.step > 1 && endlessAfter.sd > 5, view);
+  await shot("studio-result.png", { x: 0, y: 0, width: 1400, height: 660 });
+  const hillshade = await digest("#result-synthesis");
   await page.selectOption("#result-style", "color");
+  await page.waitForFunction(h => {
+    const el = document.querySelector("#result-synthesis");
+    return el.complete && el.dataset.url;
+  }, null);
   await page.waitForTimeout(1200);
-  await shot("studio-result.png");
+  ok("the result's style can be switched", (await digest("#result-synthesis")).hash !== hillshade.hash);
 
   // 3D.
   const has3d = await page.evaluate(() => window.studio.state.server.three);
@@ -165,7 +171,7 @@ try {
     await page.locator("#render-settings input[type=range]").nth(2).dispatchEvent("change");
     await page.waitForTimeout(1500);
     ok("the 3D view follows its settings", (await digest("#canvas3d")).hash !== before3d);
-    await shot("studio-3d.png");
+    await shot("studio-3d.png", { x: 0, y: 0, width: 1400, height: 800 });
   } else {
     ok("the 3D view rendered # SKIP three.js not installed", true);
     ok("the 3D view follows its settings # SKIP three.js not installed", true);

@@ -485,7 +485,7 @@ const studio = (() => {
   // screen, moved and scaled, until the new one arrives.
   const endless = (() => {
     const canvas = $("#endless");
-    const view = { x: -128, y: -64, step: 1 };
+    const view = { x: -256, y: -64, step: 1 };
     let image = null, drawn = null, want = 0, drag = null;
     async function draw() {
       if (!state.spec) return;
