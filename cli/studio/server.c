@@ -133,7 +133,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             .token = MHD_lookup_connection_value(c, MHD_HEADER_KIND, STUDIO_TOKEN_HEADER),
             .arg = lookup_arg,
             .arg_user = c,
-            .body = u->data,
+            .body = u->data ? u->data : (const unsigned char *)"", /* never NULL */
             .body_len = u->len,
         };
         studio_handle(s, &req, &answer);

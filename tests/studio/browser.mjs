@@ -191,6 +191,31 @@ try {
   await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("Reload: done"), null, { timeout: 30000 });
   const reloaded = await page.evaluate(() => fetch("/api/spec", { headers: { "X-Studio-Token": sessionStorage.getItem("terrafit-studio-token") } }).then(r => r.text()));
   ok("Reload reads the saved project back, byte for byte", reloaded === savedText);
+
+  // Layers: add one, move it, refuse a move that would put a mask above
+  // its layer, remove it.
+  const idle = () => page.waitForFunction(() => !document.body.classList.contains("busy") &&
+    !document.querySelector("#status").textContent.endsWith("…"), null, { timeout: 30000 });
+  await page.click("#add-layer");
+  await page.waitForFunction(() => document.querySelectorAll(".layer").length === 3, null, { timeout: 30000 });
+  await idle();
+  ok("Add layer adds a noise layer", (await page.evaluate(() => window.studio.state.spec.noiseLayers.length)) === 3);
+  await page.locator(".layer .down").nth(1).click(); // layer 1 <-> layer 2
+  await idle();
+  const masks = await page.evaluate(() => window.studio.state.spec.noiseLayers.map(l => l.maskLayerIndex ?? -1));
+  ok("a layer moves, and masks follow it", JSON.stringify(masks) === "[-1,-1,0]", masks);
+  await page.locator(".layer .up").nth(2).click(); // back again
+  await idle();
+  await page.locator(".layer .down").first().click(); // layer 0 above the layer it masks
+  await idle();
+  ok("a move that would put a mask above its layer is refused with a message",
+    (await statusText()).includes("must stay above") && (await page.evaluate(() => window.studio.state.spec.noiseLayers[1].maskLayerIndex)) === 0,
+    await statusText());
+  await page.locator(".layer .remove").nth(2).click();
+  await page.waitForFunction(() => document.querySelectorAll(".layer").length === 2, null, { timeout: 30000 });
+  await idle();
+  const back = await page.evaluate(() => fetch("/api/spec", { headers: { "X-Studio-Token": sessionStorage.getItem("terrafit-studio-token") } }).then(r => r.text()));
+  ok("Remove takes the added layer away again", back === savedText);
   ok("no error on the page", pageErrors.length === 0, pageErrors.join("\n"));
 } catch (e) {
   ok("the browser session ran to the end", false, e.stack || e);
