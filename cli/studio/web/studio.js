@@ -85,8 +85,10 @@ const studio = (() => {
     if (window.studio3d) window.studio3d.specChanged();
   }
 
+  // The spec's layers, and after them references not fitted yet.
   function layerCount() {
-    return state.spec ? state.spec.noiseLayers.length : state.server.references.length;
+    const refs = state.server.references.length;
+    return state.spec ? Math.max(state.spec.noiseLayers.length, state.server.autoLayered ? 0 : refs) : refs;
   }
 
   // ---------------------------------------------------------------- layers
@@ -112,7 +114,7 @@ const studio = (() => {
 
   function setupCard(card, i) {
     const refs = state.server.references;
-    const layer = state.spec ? state.spec.noiseLayers[i] : null;
+    const layer = state.spec && i < state.spec.noiseLayers.length ? state.spec.noiseLayers[i] : null;
     const title = hasReference(i) ? refs[i].name
       : state.server.autoLayered ? "band of " + refs[0].name : "no reference";
     $(".layer-title", card).textContent = "Layer " + i + " · " + title;
@@ -124,7 +126,8 @@ const studio = (() => {
     $(".up", card).disabled = i === 0;
     $(".down", card).disabled = i === layerCount() - 1;
     $(".fit-one", card).disabled = refs.length === 0;
-    $(".fit-one", card).onclick = () => fit(i);
+    // Before the spec has this layer, only a fit of all can make it.
+    $(".fit-one", card).onclick = () => fit(layer && (state.server.autoLayered || refs.length === state.spec.noiseLayers.length) ? i : undefined);
     $(".remove", card).onclick = () => removeLayer(i);
     $(".up", card).onclick = () => moveLayer(i, i - 1);
     $(".down", card).onclick = () => moveLayer(i, i + 1);
@@ -317,7 +320,7 @@ const studio = (() => {
         : { kind: "reference", layer: i, style: "height", ...win };
       jobs.push(loadImage($(".ref-img", card), q));
     }
-    if (state.spec) {
+    if (state.spec && i < state.spec.noiseLayers.length) {
       jobs.push(loadImage($(".syn-img", card), { kind: "layer", layer: i, mask: 1, style: "height", ...win }));
       jobs.push(api("GET", "/api/stats?layer=" + i).then(st => {
         state.stats[i] = st;
@@ -407,8 +410,8 @@ const studio = (() => {
   async function removeLayer(i) {
     await withStatus("Remove layer " + i, async () => {
       if (i < state.server.references.length) await api("DELETE", "/api/references?index=" + i);
-      if (state.spec) {
-        const spec = state.spec;
+      if (state.spec && i < state.spec.noiseLayers.length) {
+        const spec = structuredClone(state.spec);
         spec.noiseLayers.splice(i, 1);
         for (const l of spec.noiseLayers) {
           if (l.maskLayerIndex === undefined || l.maskLayerIndex < 0) continue;
@@ -425,16 +428,20 @@ const studio = (() => {
   // Swap layers i and j (adjacent); a mask must stay on a lower layer.
   async function moveLayer(i, j) {
     await withStatus("Move layer " + i, async () => {
-      if (state.spec) {
-        const layers = state.spec.noiseLayers;
-        const [a, b] = i < j ? [i, j] : [j, i];
+      const [a, b] = i < j ? [i, j] : [j, i];
+      if (state.spec && a < state.spec.noiseLayers.length && b >= state.spec.noiseLayers.length)
+        throw new Error("reference " + b + " has no layer yet: Find noise first");
+      if (state.spec && b < state.spec.noiseLayers.length) {
+        // Edited on a copy: a refused spec leaves the page's as it was.
+        const spec = structuredClone(state.spec);
+        const layers = spec.noiseLayers;
         if (layers[b].maskLayerIndex === a) throw new Error("layer " + b + " is masked by layer " + a + ": it must stay above it");
         [layers[a], layers[b]] = [layers[b], layers[a]];
         for (const l of layers) {
           if (l.maskLayerIndex === a) l.maskLayerIndex = b;
           else if (l.maskLayerIndex === b) l.maskLayerIndex = a;
         }
-        await api("PUT", "/api/spec", JSON.stringify(state.spec), "application/json");
+        await api("PUT", "/api/spec", JSON.stringify(spec), "application/json");
       }
       if (i < state.server.references.length && j < state.server.references.length)
         await api("POST", "/api/references/move?from=" + i + "&to=" + j);
@@ -444,7 +451,7 @@ const studio = (() => {
 
   async function addLayer() {
     await withStatus("Add layer", async () => {
-      const spec = state.spec;
+      const spec = structuredClone(state.spec);
       const top = spec.noiseLayers[spec.noiseLayers.length - 1];
       spec.noiseLayers.push({
         baseNoise: { type: "simplex", frequency: top.baseNoise.frequency * 2, seed: (Math.random() * 2 ** 32) >>> 0, offset: [Math.random() * 1000, Math.random() * 1000, Math.random() * 1000] },
