@@ -67,9 +67,19 @@ try {
   ok("the page opens and reads the token from its URL", !page.url().includes("token="), page.url());
   ok("an empty project invites to add references", await page.locator("#empty").isVisible());
 
-  await page.setInputFiles("#file-input", [join(samples, "layered", "layer0.png"), join(samples, "layered", "layer1.png")]);
-  await page.waitForFunction(() => window.studio.state.server && window.studio.state.server.references.length === 2, null, { timeout: 30000 });
-  ok("two references loaded through the file picker", (await page.locator(".layer").count()) === 2);
+  await page.setInputFiles("#file-input", [join(samples, "layered", "layer0.png")]);
+  await page.waitForFunction(() => window.studio.state.server && window.studio.state.server.references.length === 1, null, { timeout: 30000 });
+  ok("a reference loaded through the file picker", (await page.locator(".layer").count()) === 1);
+  // The second one dropped on the page, as a file dragged from a file manager.
+  const bytes = readFileSync(join(samples, "layered", "layer1.png")).toString("base64");
+  await page.evaluate(b64 => {
+    const data = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([data], "layer1.png", { type: "image/png" }));
+    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, bytes);
+  await page.waitForFunction(() => window.studio.state.server.references.length === 2, null, { timeout: 30000 });
+  ok("a reference dropped on the page", (await page.locator(".layer").count()) === 2);
 
   await page.click("#fit-all");
   await page.waitForFunction(() => window.studio.state.spec && document.querySelectorAll(".layer .hist").length === 2 &&
