@@ -82,6 +82,14 @@ void studio_response_free(studio_response *resp)
     resp->body = NULL;
 }
 
+/* {"ok": true}: done, nothing more to say. */
+static void answer_ok(studio_response *resp)
+{
+    cJSON *body = cJSON_CreateObject();
+    cJSON_AddBoolToObject(body, "ok", 1);
+    studio_json(resp, 200, body);
+}
+
 /* A library error as an answer: limits and bad input are the client's
  * fault (4xx), running out of memory or disk is ours (5xx). */
 static void answer_tf_error(studio_response *resp, const tf_error *err)
@@ -299,9 +307,7 @@ static void step_history(studio *s, studio_response *resp, char **from, size_t *
     (*from_count)--;
     free(target);
     push(to, to_count, now);
-    cJSON *body = cJSON_CreateObject();
-    cJSON_AddBoolToObject(body, "ok", 1);
-    studio_json(resp, 200, body);
+    answer_ok(resp);
 }
 
 static void get_spec(studio *s, studio_response *resp)
@@ -427,9 +433,7 @@ static void remove_reference(studio *s, const studio_request *req, studio_respon
     memmove(&s->refs[index], &s->refs[index + 1],
             (s->ref_count - index - 1) * sizeof s->refs[0]);
     s->ref_count--;
-    cJSON *body = cJSON_CreateObject();
-    cJSON_AddBoolToObject(body, "ok", 1);
-    studio_json(resp, 200, body);
+    answer_ok(resp);
 }
 
 static void move_reference(studio *s, const studio_request *req, studio_response *resp)
@@ -452,9 +456,7 @@ static void move_reference(studio *s, const studio_request *req, studio_response
     else
         memmove(&s->refs[to + 1], &s->refs[to], (from - to) * sizeof moved);
     s->refs[to] = moved;
-    cJSON *body = cJSON_CreateObject();
-    cJSON_AddBoolToObject(body, "ok", 1);
-    studio_json(resp, 200, body);
+    answer_ok(resp);
 }
 
 /* =================================================================== fit */
@@ -608,9 +610,7 @@ static void put_settings(studio *s, const studio_request *req, studio_response *
     }
     free(s->settings);
     s->settings = text;
-    cJSON *body = cJSON_CreateObject();
-    cJSON_AddBoolToObject(body, "ok", 1);
-    studio_json(resp, 200, body);
+    answer_ok(resp);
 }
 
 /* ============================================================== dispatch */

@@ -121,23 +121,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         u->len += n;
         return MHD_YES;
     }
-    studio_response answer;
-    if (u->too_big) {
+    if (u->too_big)
         return send_too_big(c);
-    } else {
-        studio_request req = {
-            .method = method,
-            .path = url,
-            .host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
-            .origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
-            .token = MHD_lookup_connection_value(c, MHD_HEADER_KIND, STUDIO_TOKEN_HEADER),
-            .arg = lookup_arg,
-            .arg_user = c,
-            .body = u->data ? u->data : (const unsigned char *)"", /* never NULL */
-            .body_len = u->len,
-        };
-        studio_handle(s, &req, &answer);
-    }
+    studio_request req = {
+        .method = method,
+        .path = url,
+        .host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+        .origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+        .token = MHD_lookup_connection_value(c, MHD_HEADER_KIND, STUDIO_TOKEN_HEADER),
+        .arg = lookup_arg,
+        .arg_user = c,
+        .body = u->data ? u->data : (const unsigned char *)"", /* never NULL */
+        .body_len = u->len,
+    };
+    studio_response answer;
+    studio_handle(s, &req, &answer);
     return send_answer(c, &answer);
 }
 
