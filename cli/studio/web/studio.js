@@ -186,7 +186,7 @@ const studio = (() => {
   // layer's value; each control point's y can be dragged.
   function setupCurve(card, i) {
     const canvas = $(".curve", card);
-    let dragging = -1;
+    let dragging = -1, moved = false;
     const pts = () => state.spec.noiseLayers[i].rd.points;
     const range = () => {
       let lo = Infinity, hi = -Infinity;
@@ -220,6 +220,7 @@ const studio = (() => {
       });
       if (best < 0) return;
       dragging = best;
+      moved = false;
       frozen = r;
       canvas.setPointerCapture(ev.pointerId);
     };
@@ -228,6 +229,7 @@ const studio = (() => {
       const [, my] = pos(ev);
       const r = frozen;
       const y = r[0] + (canvas.height - 8 - my) / (canvas.height - 16) * (r[1] - r[0]);
+      moved = true;
       edit(i, l => { l.rd.points[dragging].y = y; }, true);
       canvas.draw();
     };
@@ -236,7 +238,7 @@ const studio = (() => {
       dragging = -1;
       frozen = null;
       canvas.draw();
-      commit();
+      if (moved) commit(); // a click without a move is no edit
     };
     canvas.onpointerup = end;
     canvas.onpointercancel = end;
