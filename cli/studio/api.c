@@ -342,23 +342,6 @@ static void put_spec(studio *s, const studio_request *req, studio_response *resp
 
 /* ============================================================ references */
 
-/* A PNG's size from its IHDR, checked before it is decoded: a few hundred
- * compressed bytes can claim 2^28 pixels. The other formats the library
- * reads store every cell (text or raw), so the upload limit bounds them. */
-static bool png_too_large(const unsigned char *d, size_t n, unsigned side)
-{
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (n < 8 || memcmp(d, sig, 8) != 0)
-        return false;
-    if (n < 24 || memcmp(d + 12, "IHDR", 4) != 0)
-        return false; /* not a PNG the reader accepts: it says why */
-    unsigned long w = (unsigned long)d[16] << 24 | (unsigned long)d[17] << 16 |
-                      (unsigned long)d[18] << 8 | d[19];
-    unsigned long h = (unsigned long)d[20] << 24 | (unsigned long)d[21] << 16 |
-                      (unsigned long)d[22] << 8 | d[23];
-    return w > side || h > side;
-}
-
 static void add_reference(studio *s, const studio_request *req, studio_response *resp)
 {
     tf_error err;
@@ -382,7 +365,7 @@ static void add_reference(studio *s, const studio_request *req, studio_response 
         studio_error(resp, 400, "empty upload");
         return;
     }
-    if (png_too_large(req->body, req->body_len, s->max_reference_side)) {
+    if (studio_png_too_large(req->body, req->body_len, s->max_reference_side)) {
         studio_error(resp, 413, "a studio reference is at most %ux%u", s->max_reference_side,
                      s->max_reference_side);
         return;

@@ -38,6 +38,23 @@ bool studio_name_ok(const char *name)
     return true;
 }
 
+/* A PNG's size from its IHDR, checked before it is decoded: a few hundred
+ * compressed bytes can claim 2^28 pixels. The other formats the library
+ * reads store every cell (text or raw), so the upload limit bounds them. */
+bool studio_png_too_large(const unsigned char *d, size_t n, unsigned side)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n < 8 || memcmp(d, sig, 8) != 0)
+        return false;
+    if (n < 24 || memcmp(d + 12, "IHDR", 4) != 0)
+        return false; /* not a PNG the reader accepts: it says why */
+    unsigned long w = (unsigned long)d[16] << 24 | (unsigned long)d[17] << 16 |
+                      (unsigned long)d[18] << 8 | d[19];
+    unsigned long h = (unsigned long)d[20] << 24 | (unsigned long)d[21] << 16 |
+                      (unsigned long)d[22] << 8 | d[23];
+    return w > side || h > side;
+}
+
 static void fail(tf_error *err, int code, const char *what, const char *why)
 {
     err->code = code;
@@ -141,6 +158,16 @@ tf_layer_map *studio_load_reference(studio *s, const char *name, tf_error *err)
     }
     if ((unsigned long long)st.st_size > STUDIO_MAX_UPLOAD_BYTES) {
         fail(err, TF_ERR_LIMIT, rel, "larger than a studio reference may be");
+        return NULL;
+    }
+    /* A file put into the folder by hand gets the upload's header check. */
+    unsigned char head[24];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    if (studio_png_too_large(head, got, s->max_reference_side)) {
+        fail(err, TF_ERR_LIMIT, rel, "a PNG larger than a studio reference may be");
         return NULL;
     }
     tf_layer_map *map = tf_layer_map_load(path, err);

@@ -75,6 +75,10 @@ int studio_write(studio *s, const char *rel, const void *data, size_t size, tf_e
  * set when it does not exist. */
 char *studio_read(studio *s, const char *rel, size_t max, size_t *len, bool *missing,
                   tf_error *err);
+/* Whether `d` (n bytes) starts a PNG whose header claims more than side x
+ * side pixels (checked before decoding: a few hundred bytes can claim
+ * 2^28). Not a PNG, or a short one: false (the reader says what is wrong). */
+bool studio_png_too_large(const unsigned char *d, size_t n, unsigned side);
 /* Load references/<name> as a layer map, a regular file only. */
 tf_layer_map *studio_load_reference(studio *s, const char *name, tf_error *err);
 /* POST /api/save and /api/load. */

@@ -363,6 +363,13 @@ with open(os.path.join(project, "project.json"), "w") as f:
 status, _, _ = request("POST", "/api/load")
 ok("a project naming a file outside references/ does not load", 400 <= status < 600, status)
 os.unlink(link)
+with open(os.path.join(project, "references", "bomb.png"), "wb") as f:
+    f.write(bomb)
+with open(os.path.join(project, "project.json"), "w") as f:
+    json.dump({**project_json, "references": ["bomb.png"]}, f)
+status, _, _ = request("POST", "/api/load")
+ok("a decompression bomb put into references/ by hand does not load", status == 413, status)
+os.unlink(os.path.join(project, "references", "bomb.png"))
 os.symlink("/etc/passwd", os.path.join(project, "render.json.lnk"))
 os.replace(os.path.join(project, "render.json.lnk"), os.path.join(project, "render.json"))
 with open(os.path.join(project, "project.json"), "w") as f:
