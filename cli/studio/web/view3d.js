@@ -68,6 +68,9 @@ window.studio3d = (() => {
       float slope = degrees(acos(clamp(nrm.y, -1.0, 1.0)));
       float c = smoothstep(cliffSlope - cliffBlend, cliffSlope + cliffBlend, slope + 4.0 * (n - 0.5));
       colour = mix(colour, cliffColor, c);
+      // A grain at two scales stands in for each band's texture.
+      vec2 q = vWorld.xz * 0.9;
+      colour *= 0.88 + 0.16 * valueNoise(q) + 0.08 * valueNoise(q * 3.1);
       float light = 0.45 + 0.65 * max(dot(nrm, normalize(sun)), 0.0);
       gl_FragColor = vec4(colour * light, 1.0);
     }`;
