@@ -7,23 +7,15 @@ set -u
 tap_name=studio_api
 TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$TF_SRCDIR/tests/tap.sh"
+. "$TF_SRCDIR/tests/studio/server.sh"
 
 mkdir "$scratch/project"
-"$TERRAFIT" studio "$scratch/project" >"$scratch/url" 2>"$scratch/server.err" &
-server=$!
-# The URL is the first line the server prints once it listens.
-tries=0
-while [ ! -s "$scratch/url" ] && [ $tries -lt 100 ] && kill -0 $server 2>/dev/null; do
-    sleep 0.1
-    tries=$((tries + 1))
-done
-url=$(head -n 1 "$scratch/url")
+studio_start "$scratch/project"
 case $url in
 http://127.0.0.1:*/?token=*) pass "terrafit studio prints its URL on 127.0.0.1 with a token" ;;
 *)
     fail "terrafit studio prints its URL (got '$url')"
-    kill $server 2>/dev/null
-    echo "1..$number"
+    tap_finish
     exit 1
     ;;
 esac
@@ -34,19 +26,9 @@ check "the token is 64 hex digits" sh -c "echo '$token' | grep -Eq '^[0-9a-f]{64
 python3 "$TF_SRCDIR/tests/studio/api.py" "$url" "$scratch/project" "$TERRAFIT" \
     "$TF_SRCDIR/samples" "$scratch" >"$scratch/api.tap" 2>"$scratch/stderr"
 api_status=$?
-while IFS= read -r line; do
-    case $line in
-    "ok "*) pass "${line#ok * - }" ;;
-    "not ok "*) fail "${line#not ok * - }" ;;
-    "#"*) echo "$line" ;;
-    esac
-done <"$scratch/api.tap"
-[ -s "$scratch/stderr" ] && sed -n "1,20s/^/#   /p" "$scratch/stderr"
+relay_tap "$scratch/api.tap"
 check "the API client finished" test $api_status -eq 0 -o $api_status -eq 1
-check "the server is still running" kill -0 $server
-kill -TERM $server
-wait $server
-check "SIGTERM stops it cleanly (status 0)" test $? -eq 0
+studio_stop
 
 # Usage errors and a second token differ.
 expect "a missing PROJECT_DIR fails" 1 "$TERRAFIT" studio "$scratch/none"

@@ -14,6 +14,7 @@ set -u
 tap_name=studio_browser
 TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$TF_SRCDIR/tests/tap.sh"
+. "$TF_SRCDIR/tests/studio/server.sh"
 
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
@@ -45,15 +46,7 @@ fi
     -o "$scratch/cli.json" -q
 
 mkdir "$scratch/project"
-"$TERRAFIT" studio "$scratch/project" >"$scratch/url" 2>"$scratch/server.err" &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$scratch"' EXIT
-tries=0
-while [ ! -s "$scratch/url" ] && [ $tries -lt 100 ] && kill -0 $server 2>/dev/null; do
-    sleep 0.1
-    tries=$((tries + 1))
-done
-url=$(head -n 1 "$scratch/url")
+studio_start "$scratch/project"
 
 if [ -z "${TF_STUDIO_MAX_LATENCY_MS:-}" ]; then
     TF_STUDIO_MAX_LATENCY_MS=100
@@ -65,18 +58,8 @@ TF_STUDIO_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
     "$TF_SRCDIR/samples" ${TF_STUDIO_SCREENSHOTS:+"$TF_STUDIO_SCREENSHOTS"} \
     >"$scratch/browser.tap" 2>"$scratch/stderr"
 browser_status=$?
-while IFS= read -r line; do
-    case $line in
-    "ok "*) pass "${line#ok * - }" ;;
-    "not ok "*) fail "${line#not ok * - }" ;;
-    "#"*) echo "$line" ;;
-    esac
-done <"$scratch/browser.tap"
-[ -s "$scratch/stderr" ] && sed -n "1,20s/^/#   /p" "$scratch/stderr"
+relay_tap "$scratch/browser.tap"
 check "the browser test ran (status $browser_status)" test $browser_status -le 1
-check "the server is still running" kill -0 $server
-kill -TERM $server
-wait $server
-check "the server stops on SIGTERM" test $? -eq 0
+studio_stop
 
 tap_finish
