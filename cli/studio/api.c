@@ -598,11 +598,6 @@ static void put_settings(studio *s, const studio_request *req, studio_response *
 
 /* ============================================================== dispatch */
 
-static bool is(const studio_request *req, const char *method, const char *path)
-{
-    return strcmp(req->method, method) == 0 && strcmp(req->path, path) == 0;
-}
-
 static void serve_asset(const studio *s, const studio_request *req, studio_response *resp)
 {
     const char *path = strcmp(req->path, "/") == 0 ? "/index.html" : req->path;
@@ -642,47 +637,82 @@ static void serve_asset(const studio *s, const studio_request *req, studio_respo
     studio_error(resp, 404, "no such page");
 }
 
+/* Adapters to the one signature of the endpoint table. */
+static void get_state_call(studio *s, const studio_request *req, studio_response *resp)
+{
+    get_state(s, resp);
+}
+
+static void get_spec_call(studio *s, const studio_request *req, studio_response *resp)
+{
+    get_spec(s, resp);
+}
+
+static void get_settings_call(studio *s, const studio_request *req, studio_response *resp)
+{
+    get_settings(s, resp);
+}
+
+static void undo(studio *s, const studio_request *req, studio_response *resp)
+{
+    step_history(s, resp, s->undo, &s->undo_count, s->redo, &s->redo_count);
+}
+
+static void redo(studio *s, const studio_request *req, studio_response *resp)
+{
+    step_history(s, resp, s->redo, &s->redo_count, s->undo, &s->undo_count);
+}
+
+static void save(studio *s, const studio_request *req, studio_response *resp)
+{
+    studio_save(s, resp);
+}
+
+static void load(studio *s, const studio_request *req, studio_response *resp)
+{
+    tf_error err;
+    if (studio_load_project(s, &err) != 0)
+        answer_tf_error(resp, &err);
+    else
+        get_state(s, resp);
+}
+
+/* The API, one row an endpoint (docs/studio.md, "The API"). */
+typedef struct {
+    const char *method, *path;
+    void (*handle)(studio *s, const studio_request *req, studio_response *resp);
+} endpoint;
+
+static const endpoint ENDPOINTS[] = {
+    {"GET", "/api/state", get_state_call},
+    {"GET", "/api/spec", get_spec_call},
+    {"PUT", "/api/spec", put_spec},
+    {"POST", "/api/references", add_reference},
+    {"DELETE", "/api/references", remove_reference},
+    {"POST", "/api/references/move", move_reference},
+    {"POST", "/api/fit", fit},
+    {"GET", "/api/image", studio_get_image},
+    {"GET", "/api/stats", studio_get_stats},
+    {"GET", "/api/mesh", studio_get_mesh},
+    {"GET", "/api/settings", get_settings_call},
+    {"PUT", "/api/settings", put_settings},
+    {"POST", "/api/undo", undo},
+    {"POST", "/api/redo", redo},
+    {"POST", "/api/save", save},
+    {"POST", "/api/load", load},
+};
+
 /* The API proper, with the state locked. */
 static void dispatch(studio *s, const studio_request *req, studio_response *resp)
 {
-    tf_error err;
-    if (is(req, "GET", "/api/state"))
-        get_state(s, resp);
-    else if (is(req, "GET", "/api/spec"))
-        get_spec(s, resp);
-    else if (is(req, "PUT", "/api/spec"))
-        put_spec(s, req, resp);
-    else if (is(req, "POST", "/api/references"))
-        add_reference(s, req, resp);
-    else if (is(req, "DELETE", "/api/references"))
-        remove_reference(s, req, resp);
-    else if (is(req, "POST", "/api/references/move"))
-        move_reference(s, req, resp);
-    else if (is(req, "POST", "/api/fit"))
-        fit(s, req, resp);
-    else if (is(req, "GET", "/api/image"))
-        studio_get_image(s, req, resp);
-    else if (is(req, "GET", "/api/stats"))
-        studio_get_stats(s, req, resp);
-    else if (is(req, "GET", "/api/mesh"))
-        studio_get_mesh(s, req, resp);
-    else if (is(req, "GET", "/api/settings"))
-        get_settings(s, resp);
-    else if (is(req, "PUT", "/api/settings"))
-        put_settings(s, req, resp);
-    else if (is(req, "POST", "/api/undo"))
-        step_history(s, resp, s->undo, &s->undo_count, s->redo, &s->redo_count);
-    else if (is(req, "POST", "/api/redo"))
-        step_history(s, resp, s->redo, &s->redo_count, s->undo, &s->undo_count);
-    else if (is(req, "POST", "/api/save"))
-        studio_save(s, resp);
-    else if (is(req, "POST", "/api/load")) {
-        if (studio_load_project(s, &err) != 0)
-            answer_tf_error(resp, &err);
-        else
-            get_state(s, resp);
-    } else
-        studio_error(resp, 404, "no such endpoint (docs/studio.md lists them)");
+    for (size_t k = 0; k < sizeof ENDPOINTS / sizeof ENDPOINTS[0]; k++) {
+        const endpoint *e = &ENDPOINTS[k];
+        if (strcmp(req->method, e->method) == 0 && strcmp(req->path, e->path) == 0) {
+            e->handle(s, req, resp);
+            return;
+        }
+    }
+    studio_error(resp, 404, "no such endpoint (docs/studio.md lists them)");
 }
 
 void studio_handle(studio *s, const studio_request *req, studio_response *resp)
