@@ -42,6 +42,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_studio(int argc, char **argv);
 
 /* ---- messages: every line a command prints on stderr starts with
  * "terrafit COMMAND: " (COMMAND NULL: "terrafit: ", for the tool itself). */

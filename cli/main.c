@@ -26,6 +26,7 @@ static const command COMMANDS[] = {
     {"sample", cmd_sample, "print the height at each \"x y\" point read from stdin"},
     {"validate", cmd_validate, "check specs against every rule of the format"},
     {"info", cmd_info, "summarize a spec: range, layers, curves, masks"},
+    {"studio", cmd_studio, "design a spec in the browser: fit, edit curves, preview, 3D (local web page)"},
     {NULL, NULL, NULL},
 };
 

@@ -6,9 +6,16 @@
 set -eu
 # clang and libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh);
 # valgrind: the memcheck run of the end-to-end tests (scripts/valgrind-e2e.sh).
+# terrafit studio: libmicrohttpd-dev (its HTTP server), libjs-three (its 3D
+# view, served from disk so it works offline), and for its browser test
+# chromium, nodejs and npm (npm installs playwright-core into a cache folder
+# outside the tree, tests/studio_browser.sh).
 packages="build-essential autoconf automake libtool autoconf-archive pkg-config
 libcjson-dev libstb-dev libfftw3-dev libpng-dev zlib1g-dev check python3 python3-jsonschema groff-base
-man-db clang libclang-rt-14-dev valgrind"
+man-db clang libclang-rt-14-dev valgrind libmicrohttpd-dev libjs-three chromium nodejs"
+# An npm already on PATH (from node's own installer, say) is kept: Debian's
+# would replace it.
+command -v npm >/dev/null 2>&1 || packages="$packages npm"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

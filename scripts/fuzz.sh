@@ -18,7 +18,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/_build-fuzz
-targets="spec image heightmap fit points"
+targets="spec image heightmap fit points studio"
 work=""
 seed=0
 keep_going=0
@@ -158,6 +158,7 @@ fuzz() { # TARGET
     spec) dict=-dict=$fuzz_dir/spec.dict ;;
     image | heightmap) dict=-dict=$fuzz_dir/image.dict ;;
     points) dict=-dict=$fuzz_dir/points.dict ;;
+    studio) dict=-dict=$fuzz_dir/studio.dict ;;
     *) dict="" ;;
     esac
     log=$scratch/$t.log

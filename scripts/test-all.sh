@@ -12,6 +12,9 @@ sh "$top/scripts/deps.sh"
 # The schema test must not skip here: its validator is installed above.
 TF_REQUIRE_SCHEMA_TEST=1
 export TF_REQUIRE_SCHEMA_TEST
+# Nor the studio's browser test: node, npm and chromium are installed above.
+TF_REQUIRE_BROWSER_TEST=1
+export TF_REQUIRE_BROWSER_TEST
 
 summary=""
 started=$(date +%s)

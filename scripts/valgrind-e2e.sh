@@ -11,11 +11,12 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${VALGRIND_BUILD_DIR:-$top/_build-valgrind}
 # The representative set, longest first (docs/fuzzing.md has each test's
-# time): every command but tiles, every reader and writer; about ten
-# minutes on two cores. Left out: cli_outputs.sh (the render formats again
-# at larger sizes, which cli.sh decodes already, and tiles).
+# time): every command but tiles, every reader and writer, and the
+# studio's server through its API test; about ten minutes on two cores.
+# Left out: cli_outputs.sh (the render formats again at larger sizes,
+# which cli.sh decodes already, and tiles).
 default_tests="cli_fit.sh cli.sh cli_preview.sh reference.sh cli_limits.sh cli_compare.sh
-cli_erode.sh cli_bench.sh cli_curves.sh"
+cli_erode.sh studio_api.sh cli_bench.sh cli_curves.sh"
 [ $# -gt 0 ] && tests=$* || tests=$default_tests
 
 command -v valgrind >/dev/null 2>&1 || {

@@ -1,0 +1,65 @@
+#!/bin/sh
+# terrafit studio in a real browser: Debian's Chromium driven by
+# playwright-core (tests/studio/browser.mjs) through fitting, dragging a
+# curve point (the live-update latency is printed), the result and 3D
+# views, saving and reloading. Run by `make check`.
+# Needs node and chromium; playwright-core is installed by npm into
+# $TF_STUDIO_TEST_CACHE (default ~/.cache/terrafit-studio-test), never into
+# the source tree. Skips (77) when node or chromium is missing, unless
+# TF_REQUIRE_BROWSER_TEST is set (scripts/test-all.sh sets it, so CI cannot
+# skip it). TF_STUDIO_SCREENSHOTS=DIR saves the views' screenshots there.
+# The median live-update latency must stay within TF_STUDIO_MAX_LATENCY_MS
+# (default 100; 1000 for a sanitizer build, which is several times slower).
+set -u
+tap_name=studio_browser
+TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$TF_SRCDIR/tests/tap.sh"
+. "$TF_SRCDIR/tests/studio/server.sh"
+
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
+    if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+        echo "$tap_name: node, npm or $chromium is missing and TF_REQUIRE_BROWSER_TEST is set" >&2
+        exit 99
+    fi
+    echo "1..0 # SKIP node, npm or chromium missing (Debian: apt-get install nodejs npm chromium)"
+    exit 77
+fi
+cache=${TF_STUDIO_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-studio-test}
+mkdir -p "$cache"
+if [ ! -d "$cache/node_modules/playwright-core" ] ||
+    ! cmp -s "$TF_SRCDIR/tests/studio/package.json" "$cache/package.json"; then
+    cp "$TF_SRCDIR/tests/studio/package.json" "$cache/package.json"
+    if ! (cd "$cache" && npm install --no-audit --no-fund --silent) >"$scratch/npm.log" 2>&1; then
+        sed 's/^/# /' "$scratch/npm.log"
+        if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+            echo "$tap_name: npm install of playwright-core failed" >&2
+            exit 99
+        fi
+        echo "1..0 # SKIP npm could not install playwright-core (offline?)"
+        exit 77
+    fi
+fi
+
+# What the CLI writes for the same references: the page's fit must equal it.
+"$TERRAFIT" fit "$TF_SRCDIR/samples/layered/layer0.png" "$TF_SRCDIR/samples/layered/layer1.png" \
+    -o "$scratch/cli.json" -q
+
+mkdir "$scratch/project"
+studio_start "$scratch/project"
+
+if [ -z "${TF_STUDIO_MAX_LATENCY_MS:-}" ]; then
+    TF_STUDIO_MAX_LATENCY_MS=100
+    grep -q __asan_init "$TERRAFIT" && TF_STUDIO_MAX_LATENCY_MS=1000
+fi
+export TF_STUDIO_MAX_LATENCY_MS
+TF_STUDIO_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
+    node "$TF_SRCDIR/tests/studio/browser.mjs" "$url" "$scratch/project" "$scratch/cli.json" \
+    "$TF_SRCDIR/samples" ${TF_STUDIO_SCREENSHOTS:+"$TF_STUDIO_SCREENSHOTS"} \
+    >"$scratch/browser.tap" 2>"$scratch/stderr"
+browser_status=$?
+relay_tap "$scratch/browser.tap"
+check "the browser test ran (status $browser_status)" test $browser_status -le 1
+studio_stop
+
+tap_finish
