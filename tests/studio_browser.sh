@@ -8,8 +8,9 @@
 # the source tree. Skips (77) when node or chromium is missing, unless
 # TF_REQUIRE_BROWSER_TEST is set (scripts/test-all.sh sets it, so CI cannot
 # skip it). TF_STUDIO_SCREENSHOTS=DIR saves the views' screenshots there.
-# The median live-update latency must stay within TF_STUDIO_MAX_LATENCY_MS
-# (default 100; 1000 for a sanitizer build, which is several times slower).
+# The live-update latency is printed; TF_STUDIO_MAX_LATENCY_MS=N also makes
+# a median above N ms fail (not by default: the test machines are shared,
+# and a timing is a measurement, not a check).
 set -u
 tap_name=studio_browser
 TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -48,11 +49,6 @@ fi
 mkdir "$scratch/project"
 studio_start "$scratch/project"
 
-if [ -z "${TF_STUDIO_MAX_LATENCY_MS:-}" ]; then
-    TF_STUDIO_MAX_LATENCY_MS=100
-    grep -q __asan_init "$TERRAFIT" && TF_STUDIO_MAX_LATENCY_MS=1000
-fi
-export TF_STUDIO_MAX_LATENCY_MS
 TF_STUDIO_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
     node "$TF_SRCDIR/tests/studio/browser.mjs" "$url" "$scratch/project" "$scratch/cli.json" \
     "$TF_SRCDIR/samples" ${TF_STUDIO_SCREENSHOTS:+"$TF_STUDIO_SCREENSHOTS"} \
