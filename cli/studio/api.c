@@ -520,7 +520,12 @@ static void fit(studio *s, const studio_request *req, studio_response *resp)
     cJSON *layers = cJSON_AddArrayToObject(body, "layers");
     for (size_t k = 0; k < report.layer_count; k++) {
         cJSON *l = cJSON_CreateObject();
-        cJSON_AddNumberToObject(l, "frequency", report.layers[k].frequency.chosen);
+        const tf_frequency_estimate *fe = &report.layers[k].frequency;
+        cJSON_AddNumberToObject(l, "frequency", fe->chosen);
+        /* both estimators (docs/frequency.md); null where one found none */
+        cJSON_AddNumberToObject(l, "peaks", fe->peaks);
+        cJSON_AddNumberToObject(l, "spectrum", fe->spectrum);
+        cJSON_AddStringToObject(l, "method", tf_frequency_method_name(fe->chosen_method));
         cJSON_AddNumberToObject(l, "chi2", report.layers[k].chi2);
         cJSON_AddStringToObject(l, "mask", report.layers[k].mask_reason);
         cJSON_AddItemToArray(layers, l);

@@ -228,6 +228,10 @@ ok("DELETE out of range: 400", status == 400, status)
 status, _, data = request("POST", "/api/fit")
 report = json.loads(data)
 ok("POST /api/fit", status == 200 and len(report["layers"]) == 2, data[:200])
+ok("the fit's answer has both frequency estimates and the one used",
+   all(isinstance(l.get("peaks"), (int, float)) and isinstance(l.get("spectrum"), (int, float))
+       and l.get("method") in ("peaks", "spectrum") and l["frequency"] in (l["peaks"], l["spectrum"])
+       for l in report["layers"]), data[:400])
 status, _, spec_text = request("GET", "/api/spec")
 cli_spec = os.path.join(scratch, "cli.json")
 subprocess.run([terrafit, "fit", os.path.join(samples, "layered", "layer0.png"),

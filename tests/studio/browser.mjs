@@ -88,7 +88,9 @@ try {
   const stats = await page.evaluate(() => window.studio.state.stats.map(s => s.chi2));
   ok("each layer shows its chi-square", stats.every(c => typeof c === "number" && c < 0.05), stats);
   const figures = await page.locator(".layer .figures").first().textContent();
-  ok("each layer shows its figures (chi2, frequency)", figures.includes("χ²") && figures.includes("f "), figures);
+  ok("each layer shows its figures (chi2, frequency, both estimates)",
+     figures.includes("χ²") && figures.includes("f ") && figures.includes("estimates: peaks ") &&
+     figures.includes("spectrum "), figures);
   ok("layer 1 shows its mask range", (await page.locator(".layer .figures").nth(1).textContent()).includes("mask ["));
   await page.waitForTimeout(300);
   await shot("studio-layers.png", { x: 0, y: 0, width: 1400, height: 770 });

@@ -19,7 +19,9 @@ const studio = (() => {
   const IMAGE = 512; // side of a layer preview, pixels (drawn at 256 CSS px)
   const $ = (sel, root = document) => root.querySelector(sel);
 
-  const state = { server: null, spec: null, stats: [], cards: [], busy: 0 };
+  // estimates: per layer, the fit's two frequency estimates (peaks and
+  // spectrum) and the one it used, until the layers are rearranged.
+  const state = { server: null, spec: null, stats: [], cards: [], busy: 0, estimates: [] };
   // Input-to-image latencies of live edits, milliseconds (read by the tests).
   const latencies = [];
 
@@ -307,6 +309,12 @@ const studio = (() => {
     const parts = [];
     if (st && st.chi2 !== undefined) parts.push("χ² " + st.chi2.toFixed(5));
     parts.push("f " + l.baseNoise.frequency.toPrecision(4));
+    const e = state.estimates[i];
+    if (e) {
+      const show = v => (typeof v === "number" ? v.toPrecision(4) : "none");
+      parts.push("estimates: peaks " + show(e.peaks) + ", spectrum " + show(e.spectrum) +
+                 " (fit used " + e.method + ")");
+    }
     if (l.maskLayerIndex !== undefined && l.maskLayerIndex >= 0 && !l.maskCurve)
       parts.push("mask [" + (+l.maskMinValue).toFixed(3) + ", " + (+l.maskMaxValue).toFixed(3) + "] of layer " + l.maskLayerIndex);
     return parts.join(" · ");
@@ -402,6 +410,11 @@ const studio = (() => {
     const q = layer === undefined ? "" : "?layer=" + layer;
     await withStatus(layer === undefined ? "Find noise" : "Find noise for layer " + layer, async () => {
       const report = await api("POST", "/api/fit" + q);
+      if (layer === undefined) state.estimates = [];
+      report.layers.forEach((l, k) => {
+        if (layer === undefined || k === layer)
+          state.estimates[k] = { peaks: l.peaks, spectrum: l.spectrum, method: l.method };
+      });
       await refresh();
       return report;
     });
@@ -410,6 +423,7 @@ const studio = (() => {
   // Remove spec layer i (and reference i): masks by it go, masks by a
   // higher layer follow its new index.
   async function removeLayer(i) {
+    state.estimates = []; /* they were the fitted layers' */
     await withStatus("Remove layer " + i, async () => {
       if (i < state.server.references.length) await api("DELETE", "/api/references?index=" + i);
       if (state.spec && i < state.spec.noiseLayers.length) {
@@ -429,6 +443,7 @@ const studio = (() => {
 
   // Swap layers i and j (adjacent); a mask must stay on a lower layer.
   async function moveLayer(i, j) {
+    state.estimates = []; /* they were the fitted layers' */
     await withStatus("Move layer " + i, async () => {
       const [a, b] = i < j ? [i, j] : [j, i];
       if (state.spec && a < state.spec.noiseLayers.length && b >= state.spec.noiseLayers.length)
@@ -452,6 +467,7 @@ const studio = (() => {
   }
 
   async function addLayer() {
+    state.estimates = []; /* they were the fitted layers' */
     await withStatus("Add layer", async () => {
       const spec = structuredClone(state.spec);
       const top = spec.noiseLayers[spec.noiseLayers.length - 1];
