@@ -344,8 +344,9 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
 {
     double wx[ROW_CHUNK], wy[ROW_CHUNK], mx[ROW_CHUNK], my[ROW_CHUNK], damped[ROW_CHUNK];
     double px[ROW_CHUNK], py[ROW_CHUNK], v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
-    /* the first octave at the point itself */
-    for (size_t k = 0; k < n; k++)
+    /* the first octave at the point itself (the whole array set: GCC cannot
+     * see that only n values are read) */
+    for (size_t k = 0; k < ROW_CHUNK; k++)
         py[k] = ny;
     noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
     double amp = P->gain1;
