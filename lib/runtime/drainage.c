@@ -82,6 +82,16 @@ static double unit_of(uint32_t h)
     return (double)h * 0x1p-32;
 }
 
+/* Node (k, i, j)'s jittered position (docs/spec.md, "Drainage", Nodes). */
+static void node_position(const tf_drainage *dr, int k, int64_t i, int64_t j, double *x,
+                          double *y)
+{
+    uint32_t h = node_hash(dr->seed, k, i, j);
+    double u = unit_of(h), v = unit_of(tf_mix32(h + 1u)), J = dr->jitter, L = dr->L[k];
+    *x = ((double)i + (0.5 + J * (u - 0.5))) * L;
+    *y = ((double)j + (0.5 + J * (v - 0.5))) * L;
+}
+
 
 /* ---- the workspace: each level's nodes over a box */
 
@@ -336,10 +346,8 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
             size_t slot = (size_t)(j - lv->vj0) * lv->vnx + (size_t)(i - lv->vi0);
             /* a node farther than its links' reach cannot give a cone
              * here: skip it before making its link */
-            uint32_t h = node_hash(dr->seed, k, i, j);
-            double u = unit_of(h), v = unit_of(tf_mix32(h + 1u)), J = dr->jitter;
-            double nx = ((double)i + (0.5 + J * (u - 0.5))) * L;
-            double ny = ((double)j + (0.5 + J * (v - 0.5))) * L;
+            double nx, ny;
+            node_position(dr, k, i, j, &nx, &ny);
             double ex = nx - px, ey = ny - py;
             if (!(ex * ex + ey * ey < m2))
                 continue;
@@ -369,11 +377,8 @@ static void ensure_value(tf_drainage_work *w, int k, size_t slot)
         return;
     const tf_drainage *dr = w->dr;
     int64_t i = lv->vi0 + (int64_t)(slot % lv->vnx), j = lv->vj0 + (int64_t)(slot / lv->vnx);
-    double L = dr->L[k], J = dr->jitter;
-    uint32_t h = node_hash(dr->seed, k, i, j);
-    double u = unit_of(h), v = unit_of(tf_mix32(h + 1u));
-    double x = ((double)i + (0.5 + J * (u - 0.5))) * L;
-    double y = ((double)j + (0.5 + J * (v - 0.5))) * L;
+    double x, y;
+    node_position(dr, k, i, j, &x, &y);
     lv->px[slot] = x;
     lv->py[slot] = y;
     double c = tf_terrain_partial_sum(w->t, dr->control[k], x, y);

@@ -207,15 +207,10 @@ double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *P, double nx, doub
                               (size_t)P->octaves, v);
     double s = 0.0, a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
-        double r = P->kind == TF_FRACTAL_RIDGED   ? 1.0 - fabs(v[i])
-                   : P->kind == TF_FRACTAL_BILLOW ? fabs(v[i])
-                                                  : v[i];
-        s = s + a * r;
+        s = s + a * tf_fractal_octave_term(P->kind, v[i]);
         a = a * P->gain;
     }
-    if (P->kind == TF_FRACTAL_FBM)
-        return s / P->amp_sum;
-    return 2.0 * (s / P->amp_sum) - 1.0;
+    return tf_fractal_normalize(P, s);
 }
 #endif
 

@@ -6,6 +6,8 @@
 #ifndef TF_RUNTIME_FRACTAL_H
 #define TF_RUNTIME_FRACTAL_H
 
+#include <math.h>
+
 #include "terrafit/runtime.h"
 
 typedef struct {
@@ -23,6 +25,21 @@ typedef struct {
     uint32_t lane_seed[TF_MAX_OCTAVES];
     double lane_ox[TF_MAX_OCTAVES], lane_oy[TF_MAX_OCTAVES];
 } tf_fractal_plan;
+
+/* fbm, ridged and billow: octave value v's term r, and the sum s of the
+ * terms a_i r_i normalized (docs/spec.md, "Layer kinds"). The one
+ * definition for the per-point, lane and row evaluations. */
+static inline double tf_fractal_octave_term(tf_fractal_kind kind, double v)
+{
+    return kind == TF_FRACTAL_RIDGED ? 1.0 - fabs(v) : kind == TF_FRACTAL_BILLOW ? fabs(v) : v;
+}
+
+static inline double tf_fractal_normalize(const tf_fractal_plan *plan, double s)
+{
+    if (plan->kind == TF_FRACTAL_FBM)
+        return s / plan->amp_sum;
+    return 2.0 * (s / plan->amp_sum) - 1.0;
+}
 
 /* Fill a plan from a valid layer (never fails; the layer is not kept). */
 void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer);

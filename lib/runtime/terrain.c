@@ -112,12 +112,10 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
 
 /* ---- the drainage stage's inputs and scratch */
 
-/* Steps 1-5 over the layers in `add` (bit i: layer i), added in layer
- * order to 0.0, evaluating each masked layer's mask source too; *part
- * (when part_mask is not 0) gets the same over the layers in part_mask,
- * a subset of add. One layer's value is the bits evaluate_sum computes. */
-/* Steps 3-5 of the layers in `add` from every layer's redistributed value
- * (those of the added layers and of their mask layers must be set). */
+/* Steps 3-5 of the layers in `add` (bit i: layer i), added in layer order
+ * to 0.0, from every layer's redistributed value (those of the added
+ * layers and of their mask layers must be set); *part (when part_mask is
+ * not 0) gets the same over the layers in part_mask, a subset of add. */
 static double sum_from_redistributed(const tf_terrain *t, const double *redistributed,
                                      uint64_t add, uint64_t part_mask, double *part)
 {
@@ -135,6 +133,9 @@ static double sum_from_redistributed(const tf_terrain *t, const double *redistri
     return sum;
 }
 
+/* Steps 1-5 of sum_from_redistributed's layers at (x, y), evaluating each
+ * masked layer's mask source too. One layer's value is the bits
+ * evaluate_sum computes. */
 static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, double x,
                          double y, double *part)
 {

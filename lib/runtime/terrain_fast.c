@@ -261,26 +261,12 @@ static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const doub
         double f = P->freq[i];
         affine_row(simd, nx, f, o[0], n, ox);
         tf_noise_row(simd, P->noise, P->seed, ox, ny * f + o[1], nz + o[2], n, v);
-        if (P->kind == TF_FRACTAL_RIDGED) {
-            for (size_t k = 0; k < n; k++)
-                out[k] = out[k] + a * (1.0 - fabs(v[k]));
-        } else if (P->kind == TF_FRACTAL_BILLOW) {
-            for (size_t k = 0; k < n; k++)
-                out[k] = out[k] + a * fabs(v[k]);
-        } else {
-            for (size_t k = 0; k < n; k++)
-                out[k] = out[k] + a * v[k];
-        }
+        for (size_t k = 0; k < n; k++)
+            out[k] = out[k] + a * tf_fractal_octave_term(P->kind, v[k]);
         a = a * P->gain;
     }
-    const double A = P->amp_sum;
-    if (P->kind == TF_FRACTAL_FBM) {
-        for (size_t k = 0; k < n; k++)
-            out[k] = out[k] / A;
-    } else {
-        for (size_t k = 0; k < n; k++)
-            out[k] = 2.0 * (out[k] / A) - 1.0;
-    }
+    for (size_t k = 0; k < n; k++)
+        out[k] = tf_fractal_normalize(P, out[k]);
 }
 
 /* The base noise and its gradient at n <= ROW_CHUNK points (x[k], y[k]):
