@@ -338,6 +338,78 @@ START_TEST(noise_rows_match_the_scalar_noise)
 }
 END_TEST
 
+/* A coordinate for the noise rows' edge cases: the cell and fraction
+ * splits (exact integers, signed zeros, just below an integer), the ranges
+ * where the vector cell arithmetic holds or hands over to the scalar code
+ * (2^51, 2^52), where Java's int casts saturate (2^31, for
+ * perlin-reference-simplex), large ordinary coordinates and non-finite
+ * ones; otherwise a random coordinate at a random scale. */
+static double rng_edge_coordinate(uint64_t *state)
+{
+    static const double special[] = {
+        0.0, -0.0, 1.0, -1.0, 2.0, -3.0, 255.0, 256.0, -256.0, 0.5, -0.5,
+        0x1.fffffffffffffp-1, -0x1.fffffffffffffp-1, 0x1p-1074, -0x1p-1074, 1e6, -1e6,
+        1e6 + 0.25, -1e6 - 0.75, 1e9, -1e9, 1e9 + 0.5, -1e9 + 0.125, 2147483647.0,
+        -2147483648.0, 2147483647.5, -2147483648.5, 2147483648.0, 3e9, -3e9, 4294967296.0,
+        4294967295.75, 0x1p51 - 0.5, -0x1p51 + 0.5, 0x1p51, -0x1p51, 0x1p52 - 1.0, 0x1p52,
+        -0x1p52, 1e15, 1e300, -1e300, 0x1.fffffffffffffp+1023, INFINITY, -INFINITY, NAN};
+    switch (rng_next(state) % 8) {
+    case 0:
+        return special[rng_next(state) % (sizeof special / sizeof special[0])];
+    case 1: /* an exact integer, up to about 1e9 */
+        return (double)((int64_t)(rng_next(state) % 2000000001u) - 1000000000);
+    case 2: /* just beside an integer */
+        return nextafter((double)((int64_t)(rng_next(state) % 2001u) - 1000),
+                         rng_next(state) % 2 ? INFINITY : -INFINITY);
+    case 3: { /* around +-1e6 and +-1e9 */
+        double big = rng_next(state) % 2 ? 1e6 : 1e9;
+        return (rng_next(state) % 2 ? big : -big) + rng_range(state, -100.0, 100.0);
+    }
+    default:
+        return rng_range(state, -1.0, 1.0) * ldexp(1.0, (int)(rng_next(state) % 40) - 4);
+    }
+}
+
+/* Every base noise's row on every path, against tf_noise_eval at each
+ * point: rows (and the row's y and z) of edge coordinates, ordinary
+ * groups of four with single odd points among them, all lengths. */
+START_TEST(noise_rows_match_the_scalar_noise_at_edges)
+{
+    uint64_t state = 0x5EED0u + (uint64_t)_i;
+    enum { N = 41 };
+    for (int round = 0; round < 60; round++) {
+        size_t len = 1 + (size_t)(round * 7 + _i) % N;
+        double *x = malloc(len * sizeof *x), *out = malloc(len * sizeof *out);
+        ck_assert(x && out);
+        double y = rng_next(&state) % 3 == 0 ? rng_edge_coordinate(&state)
+                                              : rng_range(&state, -300.0, 300.0);
+        double z = rng_next(&state) % 3 == 0 ? rng_edge_coordinate(&state)
+                                              : rng_range(&state, -300.0, 300.0);
+        uint32_t seed = rng_next(&state) % 4 == 0 ? 0u : (uint32_t)rng_next(&state);
+        int ordinary = rng_next(&state) % 2; /* mostly ordinary points, a few odd ones */
+        double base = rng_edge_coordinate(&state);
+        for (size_t k = 0; k < len; k++)
+            x[k] = ordinary && rng_next(&state) % 16 != 0
+                       ? (isfinite(base) && fabs(base) < 1e12 ? base : 0.0) +
+                             rng_range(&state, -40.0, 40.0)
+                       : rng_edge_coordinate(&state);
+        for (int p = 0; p < path_count(); p++)
+            for (int kind = 0; kind < TF_NOISE_TYPE_COUNT; kind++) {
+                tf_noise_row(path_level(p), (tf_noise_type)kind, seed, x, y, z, len, out);
+                for (size_t k = 0; k < len; k++) {
+                    double want = tf_noise_eval((tf_noise_type)kind, seed, x[k], y, z);
+                    ck_assert_msg(double_bits(out[k]) == double_bits(want),
+                                  "path %d kind %d seed %u, row of %zu, at (%a, %a, %a): row %a, "
+                                  "scalar %a",
+                                  p, kind, seed, len, x[k], y, z, out[k], want);
+                }
+            }
+        free(x);
+        free(out);
+    }
+}
+END_TEST
+
 /* The segment a binary search finds: the largest k <= count - 2 with
  * x_k <= u (0 below x_1, count - 2 for NaN), the reference for the
  * bucketed search. */
@@ -618,6 +690,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
+    tcase_add_loop_test(c, noise_rows_match_the_scalar_noise_at_edges, 0, 40);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);

@@ -48,6 +48,13 @@ void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x, const double 
  * four points a vector, the bits of tf_value2 and tf_polynomial2. */
 void tf_value2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_polynomial2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* Rows of perlin and exponential-perlin (docs/noise.md) at (x[k], y, z),
+ * four points a vector: the bits of tf_perlin_improved3 and
+ * tf_exp_perlin3. */
+void tf_perlin_improved3_row_avx2(uint32_t seed, const double *x, double y, double z, size_t n,
+                                  double *out);
+void tf_exp_perlin3_row_avx2(uint32_t seed, const double *x, double y, double z, size_t n,
+                             double *out);
 #endif
 
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "noise.h"
 #include "noise_kinds.h"
 
 /* Parberry's magnitude table m[i] = mu^i with 0 < mu <= 1, here mu = 1/1.02:
@@ -139,3 +140,55 @@ double tf_exp_perlin3_deriv(uint32_t seed, double x, double y, double z, double 
 {
     return exp_perlin_eval(seed, x, y, z, dx, dy);
 }
+
+#if TF_HAVE_AVX2_PATH
+/* exp_perlin_eval (no derivatives) for four points of a row, |x| < 2^51:
+ * the scalar hashes and operations lane by lane; the row's y and z cells,
+ * fractions and fades are shared. */
+NK_AVX2_INLINE __m256d exp_perlin4_avx2(uint32_t hs, __m256d x, uint32_t Y, uint32_t Z,
+                                        double fy, double fz, double v, double w)
+{
+    __m256d fx;
+    __m128i X = nk_split_avx2(x, &fx);
+    const __m128i vhs = _mm_set1_epi32((int)hs);
+    const __m128i hx[2] = {nk_hash_avx2(vhs, X),
+                           nk_hash_avx2(vhs, _mm_add_epi32(X, _mm_set1_epi32(1)))};
+    const __m128i vY[2] = {_mm_set1_epi32((int)Y), _mm_set1_epi32((int)(Y + 1u))};
+    const __m128i vZ[2] = {_mm_set1_epi32((int)Z), _mm_set1_epi32((int)(Z + 1u))};
+    const __m256d cx[2] = {fx, _mm256_sub_pd(fx, _mm256_set1_pd(1.0))};
+    const __m256d cy[2] = {_mm256_set1_pd(fy), _mm256_set1_pd(fy - 1)};
+    const __m256d cz[2] = {_mm256_set1_pd(fz), _mm256_set1_pd(fz - 1)};
+    __m256d c[8];
+    for (int k = 0; k < 8; k++) {
+        int i = k & 1, j = (k >> 1) & 1, l = (k >> 2) & 1;
+        __m128i h = nk_hash_avx2(nk_hash_avx2(hx[i], vY[j]), vZ[l]);
+        __m256d m = _mm256_i32gather_pd(tf_exp_perlin_magnitude, _mm_srli_epi32(h, 24), 8);
+        c[k] = _mm256_mul_pd(m, nk_grad3_avx2(h, cx[i], cy[j], cz[l]));
+    }
+    return nk_blend3_avx2(c, nk_fade5_avx2(fx), _mm256_set1_pd(v), _mm256_set1_pd(w));
+}
+
+__attribute__((target("avx2"))) void tf_exp_perlin3_row_avx2(uint32_t seed, const double *x,
+                                                             double y, double z, size_t n,
+                                                             double *out)
+{
+    size_t m = 0;
+    if (nk_coord_ok(y) && nk_coord_ok(z)) {
+        double fy, fz;
+        uint32_t Y = nk_split(y, &fy), Z = nk_split(z, &fz);
+        double v = nk_fade5(fy), w = nk_fade5(fz);
+        uint32_t hs = nk_hash(0, seed);
+        for (; m + 4 <= n; m += 4) {
+            __m256d px = _mm256_loadu_pd(x + m);
+            if (nk_in_row_range_avx2(px) != 0xF) {
+                for (size_t k = m; k < m + 4; k++)
+                    out[k] = tf_exp_perlin3(seed, x[k], y, z);
+                continue;
+            }
+            _mm256_storeu_pd(out + m, exp_perlin4_avx2(hs, px, Y, Z, fy, fz, v, w));
+        }
+    }
+    for (; m < n; m++) /* the last 1-3 points, or a row out of range */
+        out[m] = tf_exp_perlin3(seed, x[m], y, z);
+}
+#endif

@@ -146,19 +146,27 @@ NK_AVX2_INLINE __m256d nk_corner_value_avx2(__m128i h)
     return _mm256_sub_pd(_mm256_mul_pd(v, _mm256_set1_pd(0x1p-23)), _mm256_set1_pd(1.0));
 }
 
-/* nk_split and nk_corners2 for four points (x[k], y) of a row, |x| < 2^51
- * (then floor(x) + 1.5 * 2^52 holds the cell's low 32 bits, two's
- * complement, in its low mantissa bits): the fractions and the corner
- * values v[0..3] as nk_corners2 orders them; Y is y's cell. */
+/* nk_split of four lanes, |x| < 2^51 (then floor(x) + 1.5 * 2^52 holds
+ * the cell's low 32 bits, two's complement, in its low mantissa bits): the
+ * exact fractions into *frac, the cells as four 32-bit lanes in lane
+ * order. */
+NK_AVX2_INLINE __m128i nk_split_avx2(__m256d x, __m256d *frac)
+{
+    __m256d f = _mm256_floor_pd(x);
+    *frac = _mm256_sub_pd(x, f);
+    __m256i bits = _mm256_castpd_si256(_mm256_add_pd(f, _mm256_set1_pd(6755399441055744.0)));
+    /* the low 32 bits of each 64-bit lane, in lane order */
+    return _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+
+/* nk_split and nk_corners2 for four points (x[k], y) of a row, |x| < 2^51:
+ * the fractions and the corner values v[0..3] as nk_corners2 orders them;
+ * Y is y's cell. */
 NK_AVX2_INLINE void nk_corners2_avx2(uint32_t seed, __m256d x, uint32_t Y, __m256d *fx,
                                      __m256d v[4])
 {
-    __m256d f = _mm256_floor_pd(x);
-    *fx = _mm256_sub_pd(x, f);
-    __m256i bits = _mm256_castpd_si256(_mm256_add_pd(f, _mm256_set1_pd(6755399441055744.0)));
-    /* the low 32 bits of each 64-bit lane, in lane order */
-    __m128i X = _mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    __m128i X = nk_split_avx2(x, fx);
     __m128i hs = _mm_set1_epi32((int)nk_hash(0, seed));
     __m128i h0 = nk_hash_avx2(hs, X);
     __m128i h1 = nk_hash_avx2(hs, _mm_add_epi32(X, _mm_set1_epi32(1)));
@@ -175,6 +183,48 @@ NK_AVX2_INLINE int nk_in_row_range_avx2(__m256d v)
     __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
     return _mm256_movemask_pd(
         _mm256_cmp_pd(magnitude, _mm256_set1_pd(2251799813685248.0), _CMP_LT_OQ));
+}
+
+/* nk_fade5 of four lanes, in its order: t * t * t * (t * (t * 6 - 15) + 10). */
+NK_AVX2_INLINE __m256d nk_fade5_avx2(__m256d t)
+{
+    __m256d inner = _mm256_sub_pd(_mm256_mul_pd(t, _mm256_set1_pd(6.0)), _mm256_set1_pd(15.0));
+    inner = _mm256_add_pd(_mm256_mul_pd(t, inner), _mm256_set1_pd(10.0));
+    return _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(t, t), t), inner);
+}
+
+/* The value of nk_grad3 of four lanes (the low four bits of each 32-bit
+ * hash lane pick the direction): Perlin's u is x for h < 8, else y; his v
+ * is y for h < 4, x for 12 and 14, else z (the NK_GRAD3 table); su is -1
+ * for odd h and sv for bit 1 set. +-1 * c is c with its sign bit kept or
+ * flipped, exactly, so a sign flip stands for the table's multiply. */
+NK_AVX2_INLINE __m256d nk_grad3_avx2(__m128i hash, __m256d x, __m256d y, __m256d z)
+{
+    __m256i h = _mm256_cvtepu32_epi64(_mm_and_si128(hash, _mm_set1_epi32(15)));
+    __m256d u = _mm256_blendv_pd(x, y, _mm256_castsi256_pd(_mm256_slli_epi64(h, 60)));
+    __m256i v_is_y = _mm256_cmpeq_epi64(_mm256_and_si256(h, _mm256_set1_epi64x(12)),
+                                        _mm256_setzero_si256());
+    __m256i v_is_x = _mm256_cmpeq_epi64(_mm256_and_si256(h, _mm256_set1_epi64x(13)),
+                                        _mm256_set1_epi64x(12));
+    __m256d v = _mm256_blendv_pd(_mm256_blendv_pd(z, x, _mm256_castsi256_pd(v_is_x)), y,
+                                 _mm256_castsi256_pd(v_is_y));
+    __m256d su = _mm256_castsi256_pd(_mm256_slli_epi64(h, 63));
+    __m256d sv = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_srli_epi64(h, 1), 63));
+    return _mm256_add_pd(_mm256_xor_pd(u, su), _mm256_xor_pd(v, sv));
+}
+
+/* Perlin's lerp a + t * (b - a) of four lanes. */
+NK_AVX2_INLINE __m256d nk_lerp_avx2(__m256d t, __m256d a, __m256d b)
+{
+    return _mm256_add_pd(a, _mm256_mul_pd(t, _mm256_sub_pd(b, a)));
+}
+
+/* nk_blend3's value of four lanes, in its nesting. */
+NK_AVX2_INLINE __m256d nk_blend3_avx2(const __m256d c[8], __m256d u, __m256d v, __m256d w)
+{
+    return nk_lerp_avx2(
+        w, nk_lerp_avx2(v, nk_lerp_avx2(u, c[0], c[1]), nk_lerp_avx2(u, c[2], c[3])),
+        nk_lerp_avx2(v, nk_lerp_avx2(u, c[4], c[5]), nk_lerp_avx2(u, c[6], c[7])));
 }
 #endif
 

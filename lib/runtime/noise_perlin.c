@@ -7,11 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "noise.h"
 #include "noise_kinds.h"
 
 /* Perlin's reference permutation (ImprovedNoise.permutation), doubled so
- * that p[i + 1] and p[A + Z] never need a mask, exactly as in the Java. */
-static const uint8_t perm[512] = {
+ * that p[i + 1] and p[A + Z] never need a mask, exactly as in the Java;
+ * three zero bytes after it let the AVX2 row read p[i] and p[i + 1] as one
+ * 32-bit gather at any index below 512 (the scalar code never reads
+ * them). */
+static const uint8_t perm[512 + 3] = {
 #define PERLIN_PERMUTATION                                                                        \
     151, 160, 137, 91, 90, 15, 131, 13, 201, 95, 96, 53, 194, 233, 7, 225, 140, 36, 103, 30, 69,  \
         142, 8, 99, 37, 240, 21, 10, 23, 190, 6, 148, 247, 120, 234, 75, 0, 26, 197, 62, 94, 252, \
@@ -87,3 +91,72 @@ double tf_perlin_improved3_deriv(uint32_t seed, double x, double y, double z, do
 {
     return perlin_eval(seed, x, y, z, dx, dy);
 }
+
+#if TF_HAVE_AVX2_PATH
+/* perm[i] and perm[i + 1] of four lanes: one 32-bit load at perm + i
+ * (i < 512, within the padded table) holds them in its low two bytes. */
+NK_AVX2_INLINE __m128i perlin_perm_pair_avx2(__m128i i)
+{
+    return _mm_i32gather_epi32((const int *)(const void *)perm, i, 1);
+}
+
+/* perlin_eval (no derivatives) for four points of a row, |x| < 2^51: the
+ * scalar lookups and operations lane by lane; the row's y and z cells
+ * (Y, Z, with the seed offsets), fractions and fades are shared. */
+NK_AVX2_INLINE __m256d perlin4_avx2(__m256d x, uint32_t ox, uint32_t Y, uint32_t Z, double fy,
+                                    double fz, double v, double w)
+{
+    const __m128i byte = _mm_set1_epi32(255);
+    __m256d fx;
+    __m128i X = _mm_and_si128(_mm_add_epi32(nk_split_avx2(x, &fx), _mm_set1_epi32((int)ox)), byte);
+    __m128i pX = perlin_perm_pair_avx2(X); /* perm[X], perm[X + 1] */
+    __m128i A = _mm_add_epi32(_mm_and_si128(pX, byte), _mm_set1_epi32((int)Y));
+    __m128i B = _mm_add_epi32(_mm_and_si128(_mm_srli_epi32(pX, 8), byte), _mm_set1_epi32((int)Y));
+    __m128i pA = perlin_perm_pair_avx2(A), pB = perlin_perm_pair_avx2(B);
+    const __m128i vZ = _mm_set1_epi32((int)Z);
+    __m128i AA = _mm_add_epi32(_mm_and_si128(pA, byte), vZ);
+    __m128i AB = _mm_add_epi32(_mm_and_si128(_mm_srli_epi32(pA, 8), byte), vZ);
+    __m128i BA = _mm_add_epi32(_mm_and_si128(pB, byte), vZ);
+    __m128i BB = _mm_add_epi32(_mm_and_si128(_mm_srli_epi32(pB, 8), byte), vZ);
+    /* corner k's hash in the low byte (grad reads its low four bits):
+     * perm[AA], perm[BA], perm[AB], perm[BB], then the same at + 1 */
+    __m128i pAA = perlin_perm_pair_avx2(AA), pBA = perlin_perm_pair_avx2(BA);
+    __m128i pAB = perlin_perm_pair_avx2(AB), pBB = perlin_perm_pair_avx2(BB);
+    const __m128i h[8] = {pAA, pBA, pAB, pBB, _mm_srli_epi32(pAA, 8), _mm_srli_epi32(pBA, 8),
+                          _mm_srli_epi32(pAB, 8), _mm_srli_epi32(pBB, 8)};
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d cx[2] = {fx, _mm256_sub_pd(fx, one)};
+    const __m256d cy[2] = {_mm256_set1_pd(fy), _mm256_set1_pd(fy - 1)};
+    const __m256d cz[2] = {_mm256_set1_pd(fz), _mm256_set1_pd(fz - 1)};
+    __m256d c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = nk_grad3_avx2(h[k], cx[k & 1], cy[(k >> 1) & 1], cz[(k >> 2) & 1]);
+    return nk_blend3_avx2(c, nk_fade5_avx2(fx), _mm256_set1_pd(v), _mm256_set1_pd(w));
+}
+
+__attribute__((target("avx2"))) void tf_perlin_improved3_row_avx2(uint32_t seed, const double *x,
+                                                                 double y, double z, size_t n,
+                                                                 double *out)
+{
+    size_t m = 0;
+    if (nk_coord_ok(y) && nk_coord_ok(z)) {
+        uint32_t o[3];
+        seed_offsets(seed, o);
+        double fy, fz;
+        uint32_t Y = (nk_split(y, &fy) + o[1]) & 255;
+        uint32_t Z = (nk_split(z, &fz) + o[2]) & 255;
+        double v = nk_fade5(fy), w = nk_fade5(fz);
+        for (; m + 4 <= n; m += 4) {
+            __m256d px = _mm256_loadu_pd(x + m);
+            if (nk_in_row_range_avx2(px) != 0xF) {
+                for (size_t k = m; k < m + 4; k++)
+                    out[k] = tf_perlin_improved3(seed, x[k], y, z);
+                continue;
+            }
+            _mm256_storeu_pd(out + m, perlin4_avx2(px, o[0], Y, Z, fy, fz, v, w));
+        }
+    }
+    for (; m < n; m++) /* the last 1-3 points, or a row out of range */
+        out[m] = tf_perlin_improved3(seed, x[m], y, z);
+}
+#endif

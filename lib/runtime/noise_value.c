@@ -45,12 +45,7 @@ NK_AVX2_INLINE __m256d value4_avx2(uint32_t seed, __m256d x, uint32_t Y, double 
 {
     __m256d fx, c[4];
     nk_corners2_avx2(seed, x, Y, &fx, c);
-    /* nk_fade5(fx): t * t * t * (t * (t * 6 - 15) + 10) */
-    __m256d u = _mm256_mul_pd(
-        _mm256_mul_pd(_mm256_mul_pd(fx, fx), fx),
-        _mm256_add_pd(_mm256_mul_pd(fx, _mm256_sub_pd(_mm256_mul_pd(fx, _mm256_set1_pd(6.0)),
-                                                      _mm256_set1_pd(15.0))),
-                      _mm256_set1_pd(10.0)));
+    __m256d u = nk_fade5_avx2(fx);
     __m256d e0 = _mm256_sub_pd(c[1], c[0]), e1 = _mm256_sub_pd(c[3], c[2]);
     __m256d a = _mm256_add_pd(c[0], _mm256_mul_pd(u, e0));
     __m256d b = _mm256_add_pd(c[2], _mm256_mul_pd(u, e1));

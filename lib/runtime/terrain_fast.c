@@ -65,13 +65,23 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         return;
     }
 #if TF_HAVE_AVX2_PATH
-    if (type == TF_NOISE_VALUE && simd >= TF_SIMD_AVX2) {
-        tf_value2_row_avx2(seed, x, y, n, out);
-        return;
-    }
-    if (type == TF_NOISE_POLYNOMIAL && simd >= TF_SIMD_AVX2) {
-        tf_polynomial2_row_avx2(seed, x, y, n, out);
-        return;
+    if (simd >= TF_SIMD_AVX2) {
+        switch (type) {
+        case TF_NOISE_VALUE:
+            tf_value2_row_avx2(seed, x, y, n, out);
+            return;
+        case TF_NOISE_POLYNOMIAL:
+            tf_polynomial2_row_avx2(seed, x, y, n, out);
+            return;
+        case TF_NOISE_PERLIN:
+            tf_perlin_improved3_row_avx2(seed, x, y, z, n, out);
+            return;
+        case TF_NOISE_EXPONENTIAL_PERLIN:
+            tf_exp_perlin3_row_avx2(seed, x, y, z, n, out);
+            return;
+        default:
+            break;
+        }
     }
 #endif
     for (size_t k = 0; k < n; k++) /* kinds without a row version */
