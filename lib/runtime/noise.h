@@ -55,6 +55,11 @@ void tf_perlin_improved3_row_avx2(uint32_t seed, const double *x, double y, doub
                                   double *out);
 void tf_exp_perlin3_row_avx2(uint32_t seed, const double *x, double y, double z, size_t n,
                              double *out);
+/* Rows of the cellular noises at (x[k], y), four points a vector: the bits
+ * of tf_cellular_f1, tf_cellular_f2 and tf_cellular_f2_f1. */
+void tf_cellular_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+void tf_cellular_f2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+void tf_cellular_f2_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 #endif
 
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "noise.h"
 #include "noise_kinds.h"
 
 typedef struct {
@@ -133,3 +134,105 @@ double tf_cellular_f2_f1_deriv(uint32_t seed, double x, double y, double *dx, do
 {
     return cellular(CELL_F2_F1, seed, x, y, dx, dy);
 }
+
+#if TF_HAVE_AVX2_PATH
+/* search() of four points of a row, |x| < 2^51, rings 0 and 1: the nine
+ * cells in visit()'s order with its comparisons, so ties resolve as in
+ * the scalar code. Each cell is visited whole: where visit() skips one,
+ * its point is no nearer than the bound (rounding is monotonic, and the
+ * feature point lies beyond the gap in each coordinate), so d < d2 fails
+ * and the visit changes nothing. Into d1, d2 the squared distances;
+ * returns the lanes for which the scalar search also stops after ring 1
+ * (a 4-bit mask; the others need ring 2 and more). */
+NK_AVX2_INLINE int cellular_search4_avx2(uint32_t hs, __m256d x, uint32_t Y, double fy,
+                                         __m256d *d1, __m256d *d2)
+{
+    static const int order[9][2] = {{0, 0},  {-1, -1}, {-1, 1}, {0, -1}, {0, 1},
+                                    {1, -1}, {1, 1},   {-1, 0}, {1, 0}};
+    __m256d fx;
+    __m128i X = nk_split_avx2(x, &fx);
+    const __m128i vhs = _mm_set1_epi32((int)hs);
+    const __m128i hx[3] = {nk_hash_avx2(vhs, _mm_sub_epi32(X, _mm_set1_epi32(1))),
+                           nk_hash_avx2(vhs, X),
+                           nk_hash_avx2(vhs, _mm_add_epi32(X, _mm_set1_epi32(1)))};
+    const __m256d half = _mm256_set1_pd(0.5), unit = _mm256_set1_pd(0x1p-16);
+    const __m256d vfy = _mm256_set1_pd(fy);
+    __m256d near = _mm256_set1_pd(INFINITY), second = near;
+    for (int c = 0; c < 9; c++) {
+        int di = order[c][0], dj = order[c][1];
+        __m128i h = nk_hash_avx2(hx[di + 1], _mm_set1_epi32((int)(Y + (uint32_t)dj)));
+        __m256d jx = _mm256_cvtepi32_pd(_mm_and_si128(h, _mm_set1_epi32(0xffff)));
+        __m256d jy = _mm256_cvtepi32_pd(_mm_srli_epi32(h, 16));
+        __m256d rx = _mm256_sub_pd(
+            _mm256_add_pd(_mm256_set1_pd((double)di), _mm256_mul_pd(_mm256_add_pd(jx, half), unit)),
+            fx);
+        __m256d ry = _mm256_sub_pd(
+            _mm256_add_pd(_mm256_set1_pd((double)dj), _mm256_mul_pd(_mm256_add_pd(jy, half), unit)),
+            vfy);
+        __m256d d = _mm256_add_pd(_mm256_mul_pd(rx, rx), _mm256_mul_pd(ry, ry));
+        /* d < d1: d2 = d1, d1 = d; else d < d2: d2 = d */
+        __m256d nearer = _mm256_cmp_pd(d, near, _CMP_LT_OQ);
+        __m256d second_nearer = _mm256_cmp_pd(d, second, _CMP_LT_OQ);
+        second = _mm256_blendv_pd(_mm256_blendv_pd(second, d, second_nearer), near, nearer);
+        near = _mm256_blendv_pd(near, d, nearer);
+    }
+    /* the scalar stop after ring 1: lb * lb >= d2, lb the nearest any cell
+     * of ring 2 can be */
+    const __m256d two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0);
+    __m256d lb = _mm256_min_pd(_mm256_min_pd(_mm256_sub_pd(two, fx), _mm256_add_pd(fx, one)),
+                               _mm256_set1_pd(fmin(2 - fy, fy + 1)));
+    *d1 = near;
+    *d2 = second;
+    return _mm256_movemask_pd(_mm256_cmp_pd(_mm256_mul_pd(lb, lb), second, _CMP_GE_OQ));
+}
+
+/* The row of one cellular kind: search() of four points at a time, then
+ * cellular()'s value; lanes whose search goes past ring 1, points out of
+ * the vector range and the last 1-3 points take the scalar function. */
+NK_AVX2_INLINE void cellular_row_avx2(int which, uint32_t seed, const double *x, double y,
+                                      size_t n, double *out,
+                                      double (*scalar)(uint32_t, double, double))
+{
+    size_t m = 0;
+    if (nk_coord_ok(y)) {
+        double fy;
+        uint32_t Y = nk_split(y, &fy);
+        uint32_t hs = nk_hash(0, seed);
+        for (; m + 4 <= n; m += 4) {
+            __m256d px = _mm256_loadu_pd(x + m);
+            int done = 0;
+            if (nk_in_row_range_avx2(px) == 0xF) {
+                __m256d d1, d2;
+                done = cellular_search4_avx2(hs, px, Y, fy, &d1, &d2);
+                __m256d f1 = _mm256_sqrt_pd(d1), f2 = _mm256_sqrt_pd(d2);
+                _mm256_storeu_pd(out + m, which == CELL_F1   ? f1
+                                          : which == CELL_F2 ? f2
+                                                             : _mm256_sub_pd(f2, f1));
+            }
+            for (int k = 0; k < 4; k++)
+                if (!(done >> k & 1))
+                    out[m + (size_t)k] = scalar(seed, x[m + (size_t)k], y);
+        }
+    }
+    for (; m < n; m++)
+        out[m] = scalar(seed, x[m], y);
+}
+
+__attribute__((target("avx2"))) void tf_cellular_f1_row_avx2(uint32_t seed, const double *x,
+                                                             double y, size_t n, double *out)
+{
+    cellular_row_avx2(CELL_F1, seed, x, y, n, out, tf_cellular_f1);
+}
+
+__attribute__((target("avx2"))) void tf_cellular_f2_row_avx2(uint32_t seed, const double *x,
+                                                             double y, size_t n, double *out)
+{
+    cellular_row_avx2(CELL_F2, seed, x, y, n, out, tf_cellular_f2);
+}
+
+__attribute__((target("avx2"))) void tf_cellular_f2_f1_row_avx2(uint32_t seed, const double *x,
+                                                                double y, size_t n, double *out)
+{
+    cellular_row_avx2(CELL_F2_F1, seed, x, y, n, out, tf_cellular_f2_f1);
+}
+#endif
