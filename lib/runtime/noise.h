@@ -60,6 +60,10 @@ void tf_exp_perlin3_row_avx2(uint32_t seed, const double *x, double y, double z,
 void tf_cellular_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_cellular_f2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_cellular_f2_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_perlin_reference_simplex3 at (x[k], y, z), k < n, four points a
+ * vector, the same bits. */
+void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, size_t n,
+                                           double *out);
 #endif
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "noise.h"
+#include "noise_kinds.h" /* the AVX2 helpers */
 
 typedef struct {
     int32_t i, j, k; /* skewed cell */
@@ -168,3 +169,155 @@ double tf_perlin_reference_simplex3_deriv(double x, double y, double z, double *
         *dndy = gy;
     return n;
 }
+
+#if TF_HAVE_AVX2_PATH
+/* shuffle() of four lanes: bit B of the rotated (i, j, k) as an index into
+ * T, the eight terms summed (int addition, so the order is free). */
+NK_AVX2_INLINE __m128i refsimplex_shuffle_avx2(__m128i i, __m128i j, __m128i k)
+{
+    const __m256i table = _mm256_setr_epi32(T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7]);
+    const __m128i one = _mm_set1_epi32(1);
+    __m128i sum = _mm_setzero_si128();
+    for (int b = 0; b < 8; b++) {
+        /* b4(i, j, k, b), b4(j, k, i, b), b4(k, i, j, b) by b % 3 */
+        __m128i p = b % 3 == 0 ? i : b % 3 == 1 ? j : k;
+        __m128i q = b % 3 == 0 ? j : b % 3 == 1 ? k : i;
+        __m128i r = b % 3 == 0 ? k : b % 3 == 1 ? i : j;
+        __m128i index = _mm_or_si128(
+            _mm_or_si128(_mm_slli_epi32(_mm_and_si128(p, one), 2),
+                         _mm_slli_epi32(_mm_and_si128(q, one), 1)),
+            _mm_and_si128(r, one));
+        sum = _mm_add_epi32(sum, _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                                     table, _mm256_castsi128_si256(index))));
+        i = _mm_srli_epi32(i, 1); /* bit b + 1 next */
+        j = _mm_srli_epi32(j, 1);
+        k = _mm_srli_epi32(k, 1);
+    }
+    return sum;
+}
+
+/* K() of four lanes at the corner walk's offset (a0, a1, a2) (each 0.0 or
+ * 1.0 by lane) with s = (a0 + a1 + a2) / 6, without the walk: the value
+ * 8 t^4 L, or 0 where t < 0. The hash's bit tests become lane masks, the
+ * negations sign flips (exact). */
+NK_AVX2_INLINE __m256d refsimplex_corner_avx2(__m256d u, __m256d v, __m256d w, __m128i i,
+                                              __m128i j, __m128i k, __m256d a0, __m256d a1,
+                                              __m256d a2, double s)
+{
+    const __m256d vs = _mm256_set1_pd(s);
+    __m256d x = _mm256_add_pd(_mm256_sub_pd(u, a0), vs);
+    __m256d y = _mm256_add_pd(_mm256_sub_pd(v, a1), vs);
+    __m256d z = _mm256_add_pd(_mm256_sub_pd(w, a2), vs);
+    __m256d t = _mm256_sub_pd(
+        _mm256_sub_pd(_mm256_sub_pd(_mm256_set1_pd(.6), _mm256_mul_pd(x, x)), _mm256_mul_pd(y, y)),
+        _mm256_mul_pd(z, z));
+    __m128i h32 = refsimplex_shuffle_avx2(_mm_add_epi32(i, _mm256_cvttpd_epi32(a0)),
+                                          _mm_add_epi32(j, _mm256_cvttpd_epi32(a1)),
+                                          _mm_add_epi32(k, _mm256_cvttpd_epi32(a2)));
+    __m256i h = _mm256_cvtepu32_epi64(h32); /* a sum of T's entries: small, positive */
+    const __m256i one = _mm256_set1_epi64x(1), three = _mm256_set1_epi64x(3);
+    __m256i b = _mm256_and_si256(h, three);
+    __m256d b_is_1 = _mm256_castsi256_pd(_mm256_cmpeq_epi64(b, one));
+    __m256d b_is_2 = _mm256_castsi256_pd(_mm256_cmpeq_epi64(b, _mm256_set1_epi64x(2)));
+    __m256d b_is_0 = _mm256_castsi256_pd(_mm256_cmpeq_epi64(b, _mm256_setzero_si256()));
+    __m256d b2_is_0 = _mm256_castsi256_pd(
+        _mm256_cmpeq_epi64(_mm256_and_si256(h, _mm256_set1_epi64x(4)), _mm256_setzero_si256()));
+    __m256d p = _mm256_blendv_pd(_mm256_blendv_pd(z, y, b_is_2), x, b_is_1);
+    __m256d q = _mm256_blendv_pd(_mm256_blendv_pd(x, z, b_is_2), y, b_is_1);
+    __m256d r = _mm256_blendv_pd(_mm256_blendv_pd(y, x, b_is_2), z, b_is_1);
+    /* -p where b5 == b3, -q where b5 == b4, -r where b5 != (b4 ^ b3):
+     * the sign bit is bit 0 of b5 ^ b3 ^ 1, b5 ^ b4 ^ 1, b5 ^ b4 ^ b3 */
+    __m256i b5 = _mm256_srli_epi64(h, 5), b4 = _mm256_srli_epi64(h, 4);
+    __m256i b3 = _mm256_srli_epi64(h, 3);
+    __m256i flip_p = _mm256_xor_si256(_mm256_xor_si256(b5, b3), one);
+    __m256i flip_q = _mm256_xor_si256(_mm256_xor_si256(b5, b4), one);
+    __m256i flip_r = _mm256_xor_si256(_mm256_xor_si256(b5, b4), b3);
+    p = _mm256_xor_pd(p, _mm256_castsi256_pd(_mm256_slli_epi64(flip_p, 63)));
+    q = _mm256_xor_pd(q, _mm256_castsi256_pd(_mm256_slli_epi64(flip_q, 63)));
+    r = _mm256_xor_pd(r, _mm256_castsi256_pd(_mm256_slli_epi64(flip_r, 63)));
+    /* L = p + (b == 0 ? q + r : b2 == 0 ? q : r) */
+    __m256d L = _mm256_add_pd(
+        p, _mm256_blendv_pd(_mm256_blendv_pd(r, q, b2_is_0), _mm256_add_pd(q, r), b_is_0));
+    __m256d t2 = _mm256_mul_pd(t, t);
+    __m256d value = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(8.0), t2), t2), L);
+    /* t < 0: 0 (the int 0 as a double: +0.0) */
+    return _mm256_andnot_pd(_mm256_cmp_pd(t, _mm256_setzero_pd(), _CMP_LT_OQ), value);
+}
+
+/* noise3_eval (no gradient) for four points (x[k], y, z) of a row with
+ * y and z finite; 0 (and nothing in *out) when a lane's floor(x + s),
+ * floor(y + s) or floor(z + s) is not within the int range (where Java's
+ * cast saturates, or x is not finite), for the scalar code to do. Within
+ * it the cast is exact and Java's wrapping int additions are the lanes'
+ * own. The corner walk: K(hi) at (0, 0, 0), K(mid) at e_hi, K(lo) at
+ * e_hi + e_mid = (1, 1, 1) - e_lo (hi, mid and lo differ unless u, v or w
+ * is NaN, which finite input rules out), K(0) at (1, 1, 1). */
+NK_AVX2_INLINE int refsimplex4_avx2(__m256d x, double y, double z, __m256d *out)
+{
+    const __m256d vy = _mm256_set1_pd(y), vz = _mm256_set1_pd(z);
+    __m256d s = _mm256_div_pd(_mm256_add_pd(_mm256_add_pd(x, vy), vz), _mm256_set1_pd(3.0));
+    __m256d fi = _mm256_floor_pd(_mm256_add_pd(x, s));
+    __m256d fj = _mm256_floor_pd(_mm256_add_pd(vy, s));
+    __m256d fk = _mm256_floor_pd(_mm256_add_pd(vz, s));
+    const __m256d lowest = _mm256_set1_pd(-2147483648.0), highest = _mm256_set1_pd(2147483647.0);
+    __m256d ok = _mm256_set1_pd(-0.0); /* sign bits set */
+    const __m256d f[3] = {fi, fj, fk};
+    for (int a = 0; a < 3; a++)
+        ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(f[a], lowest, _CMP_GE_OQ),
+                                             _mm256_cmp_pd(f[a], highest, _CMP_LE_OQ)));
+    if (_mm256_movemask_pd(ok) != 0xF)
+        return 0;
+    __m128i i = _mm256_cvtpd_epi32(fi), j = _mm256_cvtpd_epi32(fj), k = _mm256_cvtpd_epi32(fk);
+    __m256d s6 = _mm256_div_pd(_mm256_cvtepi32_pd(_mm_add_epi32(_mm_add_epi32(i, j), k)),
+                               _mm256_set1_pd(6.));
+    /* x - i + s: i as the int's double (+0.0 where floor gave -0.0) */
+    __m256d u = _mm256_add_pd(_mm256_sub_pd(x, _mm256_cvtepi32_pd(i)), s6);
+    __m256d v = _mm256_add_pd(_mm256_sub_pd(vy, _mm256_cvtepi32_pd(j)), s6);
+    __m256d w = _mm256_add_pd(_mm256_sub_pd(vz, _mm256_cvtepi32_pd(k)), s6);
+    __m256d ge_uw = _mm256_cmp_pd(u, w, _CMP_GE_OQ), ge_uv = _mm256_cmp_pd(u, v, _CMP_GE_OQ);
+    __m256d ge_vw = _mm256_cmp_pd(v, w, _CMP_GE_OQ);
+    __m256d lt_uw = _mm256_cmp_pd(u, w, _CMP_LT_OQ), lt_uv = _mm256_cmp_pd(u, v, _CMP_LT_OQ);
+    __m256d lt_vw = _mm256_cmp_pd(v, w, _CMP_LT_OQ);
+    const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    /* hi = u >= w ? (u >= v ? 0 : 1) : (v >= w ? 1 : 2), as e_hi */
+    __m256d hi0 = _mm256_and_pd(ge_uw, ge_uv);
+    __m256d hi1 = _mm256_blendv_pd(ge_vw, _mm256_andnot_pd(ge_uv, ge_uw), ge_uw);
+    __m256d hi2 = _mm256_andnot_pd(ge_uw, _mm256_andnot_pd(ge_vw, all));
+    /* lo = u < w ? (u < v ? 0 : 1) : (v < w ? 1 : 2), as (1, 1, 1) - e_lo */
+    __m256d lo0 = _mm256_and_pd(lt_uw, lt_uv);
+    __m256d lo1 = _mm256_blendv_pd(lt_vw, _mm256_andnot_pd(lt_uv, lt_uw), lt_uw);
+    __m256d lo2 = _mm256_andnot_pd(lt_uw, _mm256_andnot_pd(lt_vw, all));
+    __m256d sum = refsimplex_corner_avx2(u, v, w, i, j, k, zero, zero, zero, (double)0 / 6.);
+    sum = _mm256_add_pd(sum, refsimplex_corner_avx2(u, v, w, i, j, k, _mm256_and_pd(hi0, one),
+                                                    _mm256_and_pd(hi1, one),
+                                                    _mm256_and_pd(hi2, one), (double)1 / 6.));
+    sum = _mm256_add_pd(sum, refsimplex_corner_avx2(u, v, w, i, j, k, _mm256_andnot_pd(lo0, one),
+                                                    _mm256_andnot_pd(lo1, one),
+                                                    _mm256_andnot_pd(lo2, one), (double)2 / 6.));
+    sum = _mm256_add_pd(sum,
+                        refsimplex_corner_avx2(u, v, w, i, j, k, one, one, one, (double)3 / 6.));
+    *out = sum;
+    return 1;
+}
+
+__attribute__((target("avx2"))) void tf_perlin_reference_simplex3_row_avx2(const double *x,
+                                                                          double y, double z,
+                                                                          size_t n, double *out)
+{
+    size_t m = 0;
+    if (isfinite(y) && isfinite(z)) {
+        for (; m + 4 <= n; m += 4) {
+            __m256d value;
+            if (refsimplex4_avx2(_mm256_loadu_pd(x + m), y, z, &value)) {
+                _mm256_storeu_pd(out + m, value);
+                continue;
+            }
+            for (size_t k = m; k < m + 4; k++)
+                out[k] = tf_perlin_reference_simplex3(x[k], y, z);
+        }
+    }
+    for (; m < n; m++) /* the last 1-3 points, or a row out of range */
+        out[m] = tf_perlin_reference_simplex3(x[m], y, z);
+}
+#endif

@@ -73,6 +73,9 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         case TF_NOISE_POLYNOMIAL:
             tf_polynomial2_row_avx2(seed, x, y, n, out);
             return;
+        case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+            tf_perlin_reference_simplex3_row_avx2(x, y, z, n, out);
+            return;
         case TF_NOISE_PERLIN:
             tf_perlin_improved3_row_avx2(seed, x, y, z, n, out);
             return;
@@ -397,7 +400,8 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     double ny = y * L->frequency + L->offset_y;
     if (tf_layer_is_plain_simplex(L)) {
         fast_simplex_row(simd, L->seed, nx, ny, n, value);
-    } else if (L->plan && L->plan->kind == TF_FRACTAL_NONE) { /* the other base noises */
+    } else if (!L->plan || L->plan->kind == TF_FRACTAL_NONE) {
+        /* the other base noises (perlin-reference-simplex has no plan) */
         tf_noise_row(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value);
     } else if (L->plan && fractal_has_row(L->plan)) {
         fractal_row(simd, L->plan, nx, ny, L->offset_z, n, value);
