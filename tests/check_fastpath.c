@@ -410,6 +410,44 @@ START_TEST(noise_rows_match_the_scalar_noise_at_edges)
 }
 END_TEST
 
+/* perlin-reference-simplex where Java's int cast of floor(c + s) saturates
+ * (c = x, y or z, s = (x + y + z) / 3): rows whose x + s, y + s or z + s
+ * runs across -2^31 or 2^31 - 1, where the vector row must hand over to
+ * the scalar code. On the plane 4c + (the other two) = 3 * edge, c + s is
+ * the edge; with c near the edge itself the others are smaller and the
+ * int sum i + j + k does not wrap, so the saturated cell stays near the
+ * point and the value is not simply 0. */
+START_TEST(perlin_reference_rows_at_the_int_edge)
+{
+    uint64_t state = 0x1D6Eu + (uint64_t)_i;
+    enum { N = 32 };
+    double x[N], out[N];
+    const double edges[] = {2147483647.0, 2147483648.0, -2147483648.0, -2147483649.0};
+    for (int round = 0; round < 200; round++) {
+        double edge = edges[rng_next(&state) % 4] + rng_range(&state, -2.0, 2.0);
+        double c = edge * rng_range(&state, 0.85, 1.15), others = (3.0 * edge - 4.0 * c) / 2.0;
+        double x0 = others, y = others, z = others;
+        if (round % 3 == 0)
+            x0 = c;
+        else if (round % 3 == 1)
+            y = c;
+        else
+            z = c;
+        for (size_t k = 0; k < N; k++)
+            x[k] = x0 + rng_range(&state, -6.0, 6.0);
+        for (int p = 0; p < path_count(); p++) {
+            tf_noise_row(path_level(p), TF_NOISE_PERLIN_REFERENCE_SIMPLEX, 0, x, y, z, N, out);
+            for (size_t k = 0; k < N; k++) {
+                double want = tf_perlin_reference_simplex3(x[k], y, z);
+                ck_assert_msg(double_bits(out[k]) == double_bits(want),
+                              "path %d at (%a, %a, %a): row %a, scalar %a", p, x[k], y, z,
+                              out[k], want);
+            }
+        }
+    }
+}
+END_TEST
+
 /* The segment a binary search finds: the largest k <= count - 2 with
  * x_k <= u (0 below x_1, count - 2 for NaN), the reference for the
  * bucketed search. */
@@ -691,6 +729,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise_at_edges, 0, 40);
+    tcase_add_loop_test(c, perlin_reference_rows_at_the_int_edge, 0, 4);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);
