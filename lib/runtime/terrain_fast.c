@@ -96,7 +96,7 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         }
     }
 #endif
-    for (size_t k = 0; k < n; k++) /* kinds without a row version */
+    for (size_t k = 0; k < n; k++) /* the portable path (and a kind without a row) */
         out[k] = tf_noise_eval(type, seed, x[k], y, z);
 }
 
