@@ -11,6 +11,7 @@
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,107 @@ START_TEST(window_equals_samples)
         }
     free(grid);
     tf_terrain_free(t);
+}
+END_TEST
+
+/* A thread keeps the network it built for one stage's single samples and
+ * reuses it for the next nearby ones: whatever the order of the queries,
+ * and across stages compiled, freed and compiled again (perhaps at the same
+ * address), with windows in between, every sample is the bits of one made
+ * from nothing. A sample right after one far away (a layout of the point's
+ * own box) is the reference. */
+static double cold_sample(const tf_terrain *t, double x, double y)
+{
+    (void)tf_terrain_sample(t, x + 3.0e7, y - 2.0e7);
+    return tf_terrain_sample(t, x, y);
+}
+
+START_TEST(single_samples_reuse_the_network_exactly)
+{
+    static const char *const OTHER =
+        ", \"drainage\": {\"levels\": 2, \"spacing\": 40, \"depth\": 0.2, \"slope\": 0.05,"
+        " \"breach\": 4}";
+    enum { N = 400 };
+    double *px = malloc(N * sizeof *px), *py = malloc(N * sizeof *py);
+    double *ref_a = malloc(N * sizeof *ref_a), *ref_b = malloc(N * sizeof *ref_b);
+    double *ref_c = malloc(N * sizeof *ref_c);
+    char json[2048], json_c[2048];
+    snprintf(json, sizeof json, "%s%s}", LAYERS, OTHER);
+    /* c: a's lattice (levels and spacing), another depth: the same boxes,
+     * other beds */
+    snprintf(json_c, sizeof json_c, "%s%s}", LAYERS,
+             ", \"drainage\": {\"levels\": 3, \"spacing\": 48, \"depth\": 0.2, \"slope\": 0.03}");
+    tf_error err;
+    tf_terrain *a = make_terrain(1, PATHS[_i]);
+    tf_terrain *b = tf_terrain_parse(json, strlen(json), &err);
+    ck_assert_msg(b != NULL, "%s", err.message);
+    tf_spec *spec_c = tf_spec_parse(json_c, strlen(json_c), "c", &err);
+    ck_assert_msg(spec_c != NULL, "%s", err.message);
+    tf_terrain *c = tf_terrain_compile(spec_c, &err);
+    ck_assert_msg(c != NULL, "%s", err.message);
+    /* a row, a walk that wanders off and back, and jumps */
+    uint32_t h = 12345u;
+    double x = -700.0, y = 250.0;
+    for (int k = 0; k < N; k++) {
+        h = h * 1664525u + 1013904223u;
+        if (k < 120) {
+            x += 0.75;
+        } else if (k % 50 == 49) {
+            x += (double)(h >> 20) - 2048.0;
+            y -= (double)(h >> 21);
+        } else {
+            x += (double)(h >> 24) / 16.0 - 8.0;
+            y += (double)((h >> 16) & 255u) / 16.0 - 8.0;
+        }
+        px[k] = x;
+        py[k] = y;
+        ref_a[k] = cold_sample(a, x, y);
+        ref_b[k] = cold_sample(b, x, y);
+        ref_c[k] = cold_sample(c, x, y);
+    }
+    tf_terrain_free(c);
+    float window[9];
+    for (int k = 0; k < N; k++) {
+        ck_assert_msg(same_double(tf_terrain_sample(a, px[k], py[k]), ref_a[k]),
+                      "stage a, query %d at (%.17g, %.17g)", k, px[k], py[k]);
+        if (k % 3 == 0) /* the other stage in between */
+            ck_assert_msg(same_double(tf_terrain_sample(b, px[k], py[k]), ref_b[k]),
+                          "stage b, query %d", k);
+        if (k % 40 == 7) /* a window in between */
+            tf_terrain_sample_window(a, px[k], py[k], 1.0, 0, 0, 3, 3, window);
+    }
+    /* in reverse order, then a stage compiled again in place of the first */
+    for (int k = N - 1; k >= 0; k--)
+        ck_assert_msg(same_double(tf_terrain_sample(b, px[k], py[k]), ref_b[k]),
+                      "stage b, query %d in reverse", k);
+    /* the first stage's network kept, then the stage freed and c
+     * compiled, at the same address when the allocator gives it again
+     * (a few tries keep the misses alive until then) */
+    (void)tf_terrain_sample(a, px[N - 1], py[N - 1]);
+    uintptr_t old = (uintptr_t)a;
+    tf_terrain_free(a);
+    tf_terrain *tries[8] = {NULL};
+    int used = 0;
+    for (; used < 8; used++) {
+        tries[used] = tf_terrain_compile(spec_c, &err);
+        ck_assert_msg(tries[used] != NULL, "%s", err.message);
+        if ((uintptr_t)tries[used] == old)
+            break;
+    }
+    tf_spec_free(spec_c);
+    a = tries[used < 8 ? used : 0];
+    for (int k = N - 1; k >= 0; k--)
+        ck_assert_msg(same_double(tf_terrain_sample(a, px[k], py[k]), ref_c[k]),
+                      "stage c compiled again%s, query %d",
+                      (uintptr_t)a == old ? " at the same address" : "", k);
+    for (int k = 0; k < (used < 8 ? used + 1 : 8); k++)
+        tf_terrain_free(tries[k]);
+    tf_terrain_free(b);
+    free(px);
+    free(py);
+    free(ref_a);
+    free(ref_b);
+    free(ref_c);
 }
 END_TEST
 
@@ -335,6 +437,7 @@ static Suite *drainage_suite(void)
     tcase_add_loop_test(tc, drained_windows_equal_samples_in_doubles, 0,
                         (int)(2 * WINDOW_COUNT *
                               (sizeof DRAINAGE_SPECS / sizeof DRAINAGE_SPECS[0])));
+    tcase_add_loop_test(tc, single_samples_reuse_the_network_exactly, 0, 2);
     tcase_add_test(tc, chunks_join);
     tcase_add_test(tc, threads_agree);
     tcase_add_test(tc, drained_stage);

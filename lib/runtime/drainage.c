@@ -18,6 +18,20 @@
 
 /* ---- compiling */
 
+#if !defined(__STDC_NO_ATOMICS__)
+#include <stdatomic.h>
+static atomic_uint_fast64_t drainage_ids;
+static uint64_t next_drainage_id(void)
+{
+    return (uint64_t)atomic_fetch_add(&drainage_ids, 1) + 1;
+}
+#else
+static uint64_t next_drainage_id(void)
+{
+    return 0;
+}
+#endif
+
 void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
 {
     const tf_drainage_spec *d = &spec->drainage;
@@ -25,6 +39,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->levels = d->levels;
     if (d->levels <= 0)
         return;
+    dr->id = next_drainage_id();
     dr->seed = d->seed;
     dr->slope = d->slope;
     dr->jitter = d->jitter;
@@ -128,12 +143,29 @@ typedef struct {
     int binned;
 } dlevel;
 
-struct tf_drainage_work {
+/* One layout of the levels: their arrays over a box, and the bins. */
+typedef struct {
     size_t capacity; /* bytes in block */
     unsigned char *block;
     uint32_t *items[TF_MAX_DRAINAGE_LEVELS]; /* each level's bin lists */
     size_t items_capacity[TF_MAX_DRAINAGE_LEVELS];
     dlevel level[TF_MAX_DRAINAGE_LEVELS];
+    /* The id of the stage whose single samples the levels were laid out
+     * for (0: none, or laid out for a window): a later single sample of
+     * that stage whose boxes lie inside them reuses every node and link
+     * made so far. */
+    uint64_t kept;
+    unsigned hits; /* single samples that found their nodes here */
+} dlayout;
+
+/* Single samples keep this many layouts besides the current one: queries
+ * that come back to a place (the next row of a scan, a player's
+ * surroundings) find it still built. */
+#define SAMPLE_PARKED 7
+
+struct tf_drainage_work {
+    dlayout cur;
+    dlayout parked[SAMPLE_PARKED]; /* the most recently left first */
     uint32_t *merged; /* two bins' lists in one (carve_four) */
     size_t merged_capacity;
     const tf_terrain *t;
@@ -144,10 +176,13 @@ void tf_drainage_work_free(tf_drainage_work *w)
 {
     if (!w)
         return;
-    free(w->block);
+    for (int m = 0; m <= SAMPLE_PARKED; m++) {
+        dlayout *a = m == 0 ? &w->cur : &w->parked[m - 1];
+        free(a->block);
+        for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++)
+            free(a->items[k]);
+    }
     free(w->merged);
-    for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++)
-        free(w->items[k]);
     free(w);
 }
 
@@ -179,13 +214,14 @@ static void cell_range(double lo, double hi, double margin, double L, int64_t *c
 }
 
 /* Every level's boxes for query box q (finest first: a coarser level must
- * also cover the finer levels' value boxes); returns the bytes needed. */
-static size_t plan_levels(const tf_drainage *dr, dbox q, tf_drainage_work *w)
+ * also cover the finer levels' value boxes) into level[]; returns the
+ * bytes needed. */
+static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
 {
     size_t bytes = 0;
     dbox need = q;
     for (int k = dr->levels - 1; k >= 0; k--) {
-        dlevel *lv = &w->level[k];
+        dlevel *lv = &level[k];
         double L = dr->L[k];
         cell_range(need.x0, need.x1, dr->margin[k], L, &lv->ni0, &lv->nnx);
         cell_range(need.y0, need.y1, dr->margin[k], L, &lv->nj0, &lv->nny);
@@ -219,19 +255,20 @@ static void *carve_bytes(unsigned char **p, size_t bytes)
 /* Lay out every level's arrays for query box q, all nodes unknown. */
 static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_drainage_work *w)
 {
-    size_t bytes = plan_levels(dr, q, w);
-    if (bytes > w->capacity) {
-        unsigned char *grown = realloc(w->block, bytes);
+    w->cur.kept = 0;
+    size_t bytes = plan_levels(dr, q, w->cur.level);
+    if (bytes > w->cur.capacity) {
+        unsigned char *grown = realloc(w->cur.block, bytes);
         if (!grown)
             return -1;
-        w->block = grown;
-        w->capacity = bytes;
+        w->cur.block = grown;
+        w->cur.capacity = bytes;
     }
     w->t = t;
     w->dr = dr;
-    unsigned char *p = w->block;
+    unsigned char *p = w->cur.block;
     for (int k = 0; k < dr->levels; k++) {
-        dlevel *lv = &w->level[k];
+        dlevel *lv = &w->cur.level[k];
         size_t nv = lv->vnx * lv->vny;
         lv->px = carve_bytes(&p, nv * sizeof(double));
         lv->py = carve_bytes(&p, nv * sizeof(double));
@@ -317,7 +354,7 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot);
 static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest *b)
 {
     const tf_drainage *dr = w->dr;
-    dlevel *lv = &w->level[k];
+    dlevel *lv = &w->cur.level[k];
     double L = dr->L[k];
     if (lv->binned) {
         int64_t bi = cell_floor((px - lv->bx0) / L), bj = cell_floor((py - lv->by0) / L);
@@ -372,7 +409,7 @@ static dbest cone_below(tf_drainage_work *w, int k, double px, double py)
 
 static void ensure_value(tf_drainage_work *w, int k, size_t slot)
 {
-    dlevel *lv = &w->level[k];
+    dlevel *lv = &w->cur.level[k];
     if (lv->state[slot] & NODE_VALUE)
         return;
     const tf_drainage *dr = w->dr;
@@ -425,7 +462,7 @@ static void set_link(const tf_drainage *dr, int k, dlevel *lv, size_t slot, uint
 static void consider_target(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb, int di,
                             int dj, double *best, size_t *target)
 {
-    dlevel *lv = &w->level[k];
+    dlevel *lv = &w->cur.level[k];
     size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
     ensure_value(w, k, m);
     if (lv->val[m] < *best) {
@@ -437,7 +474,7 @@ static void consider_target(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t 
 /* docs/spec.md, "Drainage", Links: node `slot` (inside the node box). */
 static void ensure_link(tf_drainage_work *w, int k, size_t slot)
 {
-    dlevel *lv = &w->level[k];
+    dlevel *lv = &w->cur.level[k];
     if (lv->state[slot] & NODE_LINK)
         return;
     const tf_drainage *dr = w->dr;
@@ -479,7 +516,7 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
 static int bin_level(tf_drainage_work *w, int k)
 {
     const tf_drainage *dr = w->dr;
-    dlevel *lv = &w->level[k];
+    dlevel *lv = &w->cur.level[k];
     size_t nb = lv->bnx * lv->bny;
     double L = dr->L[k];
     int64_t ring = lv->ni0 - lv->vi0;
@@ -519,14 +556,14 @@ static int bin_level(tf_drainage_work *w, int k)
                 lv->bin_start[c + 1] += lv->bin_start[c];
             }
             size_t items = lv->bin_start[nb];
-            if (items > w->items_capacity[k]) {
-                uint32_t *grown = realloc(w->items[k], items * sizeof *grown);
+            if (items > w->cur.items_capacity[k]) {
+                uint32_t *grown = realloc(w->cur.items[k], items * sizeof *grown);
                 if (!grown)
                     return -1;
-                w->items[k] = grown;
-                w->items_capacity[k] = items;
+                w->cur.items[k] = grown;
+                w->cur.items_capacity[k] = items;
             }
-            lv->bin_items = w->items[k];
+            lv->bin_items = w->cur.items[k];
         } else {
             /* the fill moved each start to the next bin's: shift back */
             for (size_t c = nb; c > 0; c--)
@@ -605,7 +642,7 @@ __attribute__((target("avx2"))) static void level_cones_four(tf_drainage_work *w
                                                              __m256d *cone, __m256d *bed)
 {
     const tf_drainage *dr = w->dr;
-    const dseg *seg = w->level[k].seg;
+    const dseg *seg = w->cur.level[k].seg;
     const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
     const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
@@ -662,7 +699,7 @@ __attribute__((target("avx2"))) static int carve_four(tf_drainage_work *w, const
     __m256d x = _mm256_loadu_pd(px);
     __m256d cone = _mm256_set1_pd(INFINITY), bed = _mm256_set1_pd(-INFINITY);
     for (int k = 0; k < dr->levels; k++) {
-        const dlevel *lv = &w->level[k];
+        const dlevel *lv = &w->cur.level[k];
         double L = dr->L[k];
         int64_t bj = cell_floor((py - lv->by0) / L);
         if (bj < 0 || (size_t)bj >= lv->bny)
@@ -697,13 +734,70 @@ static int out_of_range(const tf_drainage *dr, double x, double y)
     return !(fabs(x / L) < 0x1p50) || !(fabs(y / L) < 0x1p50);
 }
 
+/* Single samples lay out SAMPLE_PAD finest cells around a point when the
+ * queries move through the terrain: on the fitted Jacksboro spec (4
+ * levels) such a layout costs twice the point's own box to build, and
+ * serves the next few thousand queries of a row (docs/performance.md). */
+#define SAMPLE_PAD 8.0
+
+/* Whether the levels laid out now hold every node a query box q needs:
+ * at each level its node box and value box inside the ones laid out. The
+ * network is a function of the lattice, not of the box it is built for,
+ * so a box that holds them gives the bits of q's own box: nearby single
+ * samples (a game's queries around a player, a row of them) reuse every
+ * node value and link made for the first. */
+static int holds(const dlayout *lay, const tf_drainage *dr, dbox q)
+{
+    dlevel need[TF_MAX_DRAINAGE_LEVELS];
+    plan_levels(dr, q, need);
+    for (int k = 0; k < dr->levels; k++) {
+        const dlevel *a = &lay->level[k], *b = &need[k];
+        if (b->ni0 < a->ni0 || b->nj0 < a->nj0 ||
+            b->ni0 + (int64_t)b->nnx > a->ni0 + (int64_t)a->nnx ||
+            b->nj0 + (int64_t)b->nny > a->nj0 + (int64_t)a->nny || b->vi0 < a->vi0 ||
+            b->vj0 < a->vj0 || b->vi0 + (int64_t)b->vnx > a->vi0 + (int64_t)a->vnx ||
+            b->vj0 + (int64_t)b->vny > a->vj0 + (int64_t)a->vny)
+            return 0;
+    }
+    return 1;
+}
+
 double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
                          double x, double y, double sum, double low)
 {
     if (out_of_range(dr, x, y) || isnan(sum))
         return NAN;
     dbox q = {x, y, x, y};
-    if (prepare(t, dr, q, w) != 0)
+    uint64_t id = dr->id;
+    w->t = t;
+    w->dr = dr;
+    if (id != 0 && w->cur.kept == id && holds(&w->cur, dr, q)) {
+        w->cur.hits++;
+        return carve(w, x, y, sum, low);
+    }
+    for (int m = 0; id != 0 && m < SAMPLE_PARKED; m++) {
+        if (w->parked[m].kept == id && holds(&w->parked[m], dr, q)) {
+            dlayout a = w->cur;
+            w->cur = w->parked[m];
+            w->parked[m] = a;
+            w->cur.hits++;
+            return carve(w, x, y, sum, low);
+        }
+    }
+    /* A new layout, in the storage of the one left longest ago; the
+     * current one is kept. When the current one served later queries,
+     * they move through the terrain (a row, a player's surroundings): lay
+     * out SAMPLE_PAD finest cells around the point, so that the next ones
+     * find their nodes made; else (queries in no order) just the point's
+     * box, as a wider one costs more to build. */
+    double pad = w->cur.kept == id && w->cur.hits > 0 ? SAMPLE_PAD * dr->L[dr->levels - 1] : 0.0;
+    dlayout spare = w->parked[SAMPLE_PARKED - 1];
+    for (int m = SAMPLE_PARKED - 1; m > 0; m--)
+        w->parked[m] = w->parked[m - 1];
+    w->parked[0] = w->cur;
+    w->cur = spare;
+    dbox qp = {x - pad, y - pad, x + pad, y + pad};
+    if (prepare(t, dr, qp, w) != 0)
         return NAN;
     /* One level: only the nodes near the point are made (about a third of
      * its box). More levels query the coarser ones at every finer node,
@@ -712,6 +806,8 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     for (int k = 0; dr->levels > 1 && k < dr->levels; k++)
         if (bin_level(w, k) != 0)
             return NAN;
+    w->cur.kept = id;
+    w->cur.hits = 0;
     return carve(w, x, y, sum, low);
 }
 

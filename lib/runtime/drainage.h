@@ -23,6 +23,10 @@ typedef struct {
     double margin[TF_MAX_DRAINAGE_LEVELS]; /* how far a node's valley reaches */
     uint64_t control[TF_MAX_DRAINAGE_LEVELS]; /* layers of C_k: wavelength >= L_k */
     uint64_t low;                             /* layers carved: wavelength >= detailWavelength */
+    /* Unique among the stages compiled in this process (0 when C11
+     * atomics are missing): a thread's scratch keeps the network it built
+     * for one stage's single samples only while it names that stage. */
+    uint64_t id;
 } tf_drainage;
 
 /* Scratch for rebuilding the network around a point or a tile: grows as
