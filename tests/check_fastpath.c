@@ -614,6 +614,95 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
 }
 END_TEST
 
+/* The single sample's curve lanes (curve_lanes.h): four different curves
+ * a quad, each lane the bits of its own scalar lookup, on curves of every
+ * interpolation (cosine lanes beside cubic ones), with even, random and
+ * crowded gaps (a crowded lane takes the scalar search), in a quad or two
+ * over one table block as a terrain has them; at each lane's knots and the
+ * doubles around them, bucket edges, the ends and beyond, NaN and the
+ * infinities. */
+START_TEST(curve_lanes_match_the_scalar_lookup)
+{
+#if TF_HAVE_AVX2_PATH
+    if (!tf_simd_avx2_available())
+        return;
+    uint64_t state = 0x1a9e0000u + (uint64_t)_i;
+    enum { CURVES = 8 };
+    size_t count[CURVES], bytes = 0;
+    tf_point *pts[CURVES];
+    for (size_t c = 0; c < CURVES; c++) {
+        count[c] = rng_next(&state) % 6 == 0 ? 2 + rng_next(&state) % 2
+                                             : 2 + rng_next(&state) % 120;
+        pts[c] = malloc(count[c] * sizeof *pts[c]);
+        ck_assert_ptr_nonnull(pts[c]);
+        double x = rng_range(&state, -2.0, 1.0), gap = rng_range(&state, 0.01, 0.3);
+        uint64_t shape = rng_next(&state) % 4;
+        for (size_t k = 0; k < count[c]; k++) {
+            if (shape == 0)
+                x = k == 0 ? x : pts[c][0].x + (double)k * gap; /* even: knots on bucket edges */
+            else if (shape == 1)
+                x += rng_next(&state) % 3 ? 1e-9 : 0.5; /* crowded clusters */
+            else
+                x += rng_range(&state, 1e-6, 0.5);
+            pts[c][k].x = x;
+            pts[c][k].y = rng_range(&state, -1.0, 1.5);
+        }
+        bytes += tf_curve_table_bytes(pts[c], count[c]);
+    }
+    char *block = malloc(bytes);
+    double *scratch = malloc(2 * 200 * sizeof *scratch);
+    ck_assert(block && scratch);
+    tf_curve_table table[CURVES];
+    tf_curve_quad quad[CURVES / 4];
+    memset(quad, 0, sizeof quad);
+    char *at = block;
+    for (size_t c = 0; c < CURVES; c++) {
+        tf_curve_table_build(&table[c], at, pts[c], count[c],
+                             (tf_interp)(rng_next(&state) % TF_INTERP_KIND_COUNT), scratch);
+        at += tf_curve_table_bytes(pts[c], count[c]);
+        tf_curve_quad_set(&quad[c / 4], c % 4, &table[c], block);
+    }
+    for (int round = 0; round < 400; round++) {
+        double u[CURVES], out[CURVES];
+        for (size_t c = 0; c < CURVES; c++) {
+            const tf_point *p = pts[c];
+            size_t n = count[c];
+            switch (rng_next(&state) % 7) {
+            case 0: u[c] = p[rng_next(&state) % n].x; break; /* a knot, the ends too */
+            case 1:
+                u[c] = nextafter(p[rng_next(&state) % n].x, rng_next(&state) % 2 ? 10 : -10);
+                break;
+            case 2: {
+                double special[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0, 1e300, -1e300};
+                u[c] = special[rng_next(&state) % 7];
+                break;
+            }
+            case 3: { /* a bucket's edge */
+                double edge = p[0].x + (double)(rng_next(&state) % table[c].bucket_count) /
+                                           table[c].bucket_scale;
+                u[c] = rng_next(&state) % 2 ? edge : nextafter(edge, rng_next(&state) % 2 ? 10 : -10);
+                break;
+            }
+            default: u[c] = rng_range(&state, p[0].x - 0.5, p[n - 1].x + 0.5);
+            }
+        }
+        tf_curve_quads_eval_avx2(quad, CURVES / 4, block, u, out);
+        for (size_t c = 0; c < CURVES; c++) {
+            double want = tf_curve_table_eval(&table[c], u[c]);
+            ck_assert_msg(double_bits(out[c]) == double_bits(want) ||
+                              (isnan(out[c]) && isnan(want)),
+                          "lane %zu (%zu points, %d), u = %a: lanes %a, scalar %a", c, count[c],
+                          (int)table[c].interp, u[c], out[c], want);
+        }
+    }
+    for (size_t c = 0; c < CURVES; c++)
+        free(pts[c]);
+    free(block);
+    free(scratch);
+#endif
+}
+END_TEST
+
 /* The bucket table's size: up to 16 buckets a segment for small curves,
  * at most 4096 in all (or two a segment) for large ones, whatever the
  * gaps; and lookups on such a curve, with a tight cluster, still find the
@@ -733,6 +822,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);
+    tcase_add_loop_test(c, curve_lanes_match_the_scalar_lookup, 0, 100);
     tcase_add_test(c, environment_selects_the_path);
     tcase_add_test(c, golden_specs_are_present);
     tcase_add_loop_test(c, golden_vectors_on_every_path, 0, (int)golden_count);

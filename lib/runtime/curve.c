@@ -9,18 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve_lanes.h"
 #include "internal.h"
-
-/* Taylor coefficients of sin(pi*s), (-1)^k pi^(2k+1) / (2k+1)!, k = 0..10,
- * rounded to double. For |s| <= 0.5 the truncation error is below 2e-18,
- * so the result is sin to within rounding, with no libm call: the same
- * bits on every IEEE-754 platform. */
-static const double SINPI_COEFFS[11] = {
-    3.141592653589793,       -5.16771278004997,       2.5501640398773455,
-    -0.5992645293207921,     0.08214588661112823,     -0.0073704309457143504,
-    0.00046630280576761255,  -2.1915353447830217e-05, 7.952054001475513e-07,
-    -2.2948428997269873e-08, 5.392664662608129e-10,
-};
 
 /* (1 - cos(pi*t)) / 2 = sin(pi*t/2)^2, with sin(pi*s) for s = t/2 in
  * [0, 0.5] by Horner in s^2. Exactly 0 at t = 0, so a segment starts at
@@ -29,9 +19,9 @@ double tf_cosine_blend(double t)
 {
     double s = t * 0.5;
     double s2 = s * s;
-    double p = SINPI_COEFFS[10];
+    double p = TF_SINPI_COEFFS[10];
     for (int k = 9; k >= 0; k--)
-        p = p * s2 + SINPI_COEFFS[k];
+        p = p * s2 + TF_SINPI_COEFFS[k];
     double sine = s * p;
     return sine * sine;
 }
@@ -43,11 +33,11 @@ static double cosine_blend_slope(double t)
 {
     double s = t * 0.5;
     double s2 = s * s;
-    double p = SINPI_COEFFS[10], dp = 10.0 * SINPI_COEFFS[10];
+    double p = TF_SINPI_COEFFS[10], dp = 10.0 * TF_SINPI_COEFFS[10];
     for (int k = 9; k >= 0; k--) {
-        p = p * s2 + SINPI_COEFFS[k];
+        p = p * s2 + TF_SINPI_COEFFS[k];
         if (k >= 1)
-            dp = dp * s2 + (double)k * SINPI_COEFFS[k];
+            dp = dp * s2 + (double)k * TF_SINPI_COEFFS[k];
     }
     /* p = P(s^2), dp = P'(s^2) (Horner on the k a_k) */
     double q = s * p;
@@ -257,6 +247,38 @@ void tf_curve_free(tf_curve *curve)
     free(curve);
 }
 
+/* ---- curves as lanes (curve_lanes.h) */
+
+void tf_curve_quad_set(tf_curve_quad *q, size_t lane, const tf_curve_table *table,
+                       const void *base)
+{
+    const char *b = base;
+    q->x_first[lane] = table->x[0];
+    q->x_last[lane] = table->x[table->count - 1];
+    q->y_first[lane] = table->y_first;
+    q->y_last[lane] = table->y_last;
+    q->scale[lane] = table->bucket_scale;
+    q->top[lane] = table->bucket_top;
+    q->buckets[lane] = (int64_t)((const char *)table->buckets - b);
+    q->segments[lane] = (int64_t)((const char *)table->segments - b);
+    int cosine = table->interp == TF_INTERP_COSINE;
+    uint64_t bits = cosine ? ~(uint64_t)0 : 0;
+    memcpy(&q->cosine[lane], &bits, sizeof bits);
+    q->table[lane] = table;
+    if (cosine)
+        q->any_cosine = 1;
+}
+
+#if TF_HAVE_AVX2_PATH
+__attribute__((target("avx2"))) void tf_curve_quads_eval_avx2(const tf_curve_quad *q,
+                                                              size_t quads, const void *base,
+                                                              const double *in, double *out)
+{
+    for (size_t g = 0; g < quads; g++)
+        _mm256_storeu_pd(out + 4 * g, tf_curve_quad_eval(&q[g], base, _mm256_loadu_pd(in + 4 * g)));
+}
+#endif
+
 /* ---- rows of lookups */
 
 void tf_curve_table_eval_row(const tf_curve_table *table, const double *u, size_t n, double *out)
@@ -391,9 +413,9 @@ curve_row_avx2(const tf_curve_table *table, const double *in, size_t n, double *
             if (cosine) {
                 __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
                 __m256d s2 = _mm256_mul_pd(s, s);
-                __m256d p = _mm256_set1_pd(SINPI_COEFFS[10]);
+                __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
                 for (int i = 9; i >= 0; i--)
-                    p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(SINPI_COEFFS[i]));
+                    p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(TF_SINPI_COEFFS[i]));
                 __m256d sine = _mm256_mul_pd(s, p);
                 y = _mm256_add_pd(c.c0, _mm256_mul_pd(c.c1, _mm256_mul_pd(sine, sine)));
             } else {

@@ -110,6 +110,18 @@ void tf_curve_table_eval_unit_row_avx2(const tf_curve_table *table, const double
  * NaN). */
 size_t tf_curve_table_segment(const tf_curve_table *table, double u);
 
+/* Taylor coefficients of sin(pi*s), (-1)^k pi^(2k+1) / (2k+1)!, k = 0..10,
+ * rounded to double (docs/spec.md, "Redistribution curves": cosine). For
+ * |s| <= 0.5 the truncation error is below 2e-18, so the result is sin to
+ * within rounding, with no libm call: the same bits on every IEEE-754
+ * platform. */
+static const double TF_SINPI_COEFFS[11] = {
+    3.141592653589793,       -5.16771278004997,       2.5501640398773455,
+    -0.5992645293207921,     0.08214588661112823,     -0.0073704309457143504,
+    0.00046630280576761255,  -2.1915353447830217e-05, 7.952054001475513e-07,
+    -2.2948428997269873e-08, 5.392664662608129e-10,
+};
+
 /* 0.5 - 0.5*cos(pi*t), evaluated with the documented polynomial. */
 double tf_cosine_blend(double t);
 
@@ -174,6 +186,30 @@ TF_ALWAYS_INLINE double tf_curve_table_eval_inline(const tf_curve_table *table, 
     return s->c0 + t * (s->c1 + t * (s->c2 + t * s->c3));
 }
 
+/* Four curves of a compiled terrain as the lanes of one lookup
+ * (curve_lanes.h): each lane's table constants side by side, so a member
+ * of all four lanes is one vector load. Lanes beyond the curves in use
+ * repeat lane 0's curve. */
+typedef struct {
+    double x_first[4], x_last[4], y_first[4], y_last[4];
+    double scale[4], top[4]; /* the tables' bucket_scale and bucket_top */
+    /* byte offsets of the buckets and segments in the terrain's table block */
+    int64_t buckets[4], segments[4];
+    double cosine[4]; /* all bits set in the lanes of cosine curves */
+    const tf_curve_table *table[4]; /* for a crowded bucket's search */
+    int any_cosine;
+} tf_curve_quad;
+
+/* Fill lane `lane` of q with `table`, whose storage is in the block at `base`. */
+void tf_curve_quad_set(tf_curve_quad *q, size_t lane, const tf_curve_table *table,
+                       const void *base);
+#if TF_HAVE_AVX2_PATH
+/* out[4 g + l] = tf_curve_table_eval(lane l of q[g], in[4 g + l]) for g <
+ * quads (curve_lanes.h's lookup, not inlined: for tests). */
+void tf_curve_quads_eval_avx2(const tf_curve_quad *q, size_t quads, const void *base,
+                              const double *in, double *out);
+#endif
+
 /* ---- the compiled terrain (terrain.c compiles, terrain.c and
  * terrain_fast.c evaluate) */
 
@@ -218,6 +254,18 @@ struct tf_terrain {
     double simplex_frequency[TF_MAX_LAYERS]; /* and offsets: the lanes' inputs */
     double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
+    /* A single sample on the AVX2 path with three or more layers and no
+     * drainage (sample_lanes set) looks its curves up as lanes
+     * (curve_lanes.h): quads holds every layer's rd, four a quad (rd_quads
+     * of them), then the mask curves' (mask_quads), whose lane j belongs to
+     * layer mask_lane_layer[j] and reads the rd value of layer
+     * mask_lane_source[j]. lane_shift and lane_scale are the layers'
+     * preAmpShift and ampScale side by side, for step 3 in lanes. */
+    int sample_lanes;
+    size_t rd_quads, mask_quads, mask_lane_count;
+    tf_curve_quad *quads;
+    unsigned char mask_lane_layer[TF_MAX_LAYERS], mask_lane_source[TF_MAX_LAYERS];
+    double lane_shift[TF_MAX_LAYERS], lane_scale[TF_MAX_LAYERS];
     void *tables;       /* one block holding every curve table */
     tf_fractal_plan *plans; /* one per layer, used by the layers whose plan is set */
 };

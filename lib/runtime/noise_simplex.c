@@ -465,6 +465,8 @@ SIMPLEX_AVX2_INLINE void simplex_store8(double *out, size_t n, __m256d a, __m256
     if (n == 8) {
         _mm256_storeu_pd(out, a);
         _mm256_storeu_pd(out + 4, b);
+    } else if (n == 4) {
+        _mm256_storeu_pd(out, a);
     } else {
         double lanes[8];
         _mm256_storeu_pd(lanes, a);

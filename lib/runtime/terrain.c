@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve_lanes.h"
 #include "internal.h"
 #include "noise.h"
 
@@ -69,11 +70,84 @@ TF_ALWAYS_INLINE double layer_contribution(const tf_compiled_layer *L, double r,
     return contribution;
 }
 
+#if TF_HAVE_AVX2_PATH
+/* Steps 1-5 with the curves as lanes (tf_terrain.quads, curve_lanes.h):
+ * every layer's rd lookup four at a time, then step 3 in the same lanes,
+ * then the mask curves four at a time, each contribution multiplied by
+ * its weight, and the sum in layer order. The same operations on each
+ * value as evaluate_sum's loop, so its bits. */
+__attribute__((target("avx2"))) static double evaluate_sum_lanes_avx2(const tf_terrain *t,
+                                                                      double x, double y)
+{
+    size_t layers = t->layer_count, lanes = 4 * t->rd_quads;
+    double noise[TF_MAX_LAYERS], r[TF_MAX_LAYERS], c[TF_MAX_LAYERS], w[TF_MAX_LAYERS];
+    /* 1. noises; when every layer is a simplex one, the lanes' call
+     * writes the padded count (lanes past the layers sample frequency 0,
+     * offset 0) in whole vectors, which the lookups load without waiting
+     * on small stores */
+    if (t->simplex_count == layers) {
+        tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
+                                  t->simplex_offset_x, t->simplex_offset_y, lanes, noise);
+    } else {
+        size_t i = 0;
+        if (t->simplex_count >= 3) {
+            double lane_n[TF_MAX_LAYERS];
+            tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
+                                      t->simplex_offset_x, t->simplex_offset_y,
+                                      t->simplex_count, lane_n);
+            for (size_t k = 0; k < t->simplex_count; k++)
+                noise[t->simplex_layer[k]] = lane_n[k];
+            for (; i < layers; i++)
+                if (!tf_layer_is_plain_simplex(&t->layers[i]))
+                    noise[i] = layer_noise(t, &t->layers[i], x, y);
+        }
+        for (; i < layers; i++)
+            noise[i] = layer_noise(t, &t->layers[i], x, y);
+        for (i = layers; i < lanes; i++)
+            noise[i] = 0.0;
+    }
+    /* 2. u = (n + 1) * 0.5 and r = RD(u); 3. (r + preAmpShift) * ampScale */
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    for (size_t g = 0; g < t->rd_quads; g++) {
+        __m256d u = _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(noise + 4 * g), one), half);
+        __m256d rv = tf_curve_quad_eval(&t->quads[g], t->tables, u);
+        _mm256_storeu_pd(r + 4 * g, rv);
+        _mm256_storeu_pd(c + 4 * g,
+                         _mm256_mul_pd(_mm256_add_pd(rv, _mm256_loadu_pd(t->lane_shift + 4 * g)),
+                                       _mm256_loadu_pd(t->lane_scale + 4 * g)));
+    }
+    /* 4. the mask curves at their sources' r (lanes past them: layer 0's
+     * r, discarded), then every mask's weight multiplied in */
+    const tf_curve_quad *mq = t->quads + t->rd_quads;
+    for (size_t g = 0; g < t->mask_quads; g++) {
+        const unsigned char *src = t->mask_lane_source + 4 * g;
+        __m256d in = _mm256_setr_pd(r[src[0]], r[src[1]], r[src[2]], r[src[3]]);
+        _mm256_storeu_pd(w + 4 * g, tf_curve_quad_eval(&mq[g], t->tables, in));
+    }
+    for (size_t j = 0; j < t->mask_lane_count; j++)
+        c[t->mask_lane_layer[j]] *= w[j];
+    for (size_t i = 0; i < layers; i++) {
+        const tf_compiled_layer *L = &t->layers[i];
+        if (L->mask == TF_MASK_RANGE)
+            c[i] *= tf_mask_weight(L, r[L->mask_layer_index]);
+    }
+    /* 5. the sum in layer order from 0.0 */
+    double h = 0.0;
+    for (size_t i = 0; i < layers; i++)
+        h += c[i];
+    return h;
+}
+#endif
+
 /* Steps 1-5: the layers' sum at (x, y). */
 TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
 {
     double redistributed[TF_MAX_LAYERS], noise[TF_MAX_LAYERS];
     double h = 0.0;
+#if TF_HAVE_AVX2_PATH
+    if (t->simd == TF_SIMD_AVX2 && t->sample_lanes)
+        return evaluate_sum_lanes_avx2(t, x, y);
+#endif
     /* 1. base noise in noise space, every layer's before any lookup (the
      * lookups' chains of dependent loads then overlap one another, not a
      * noise call each: a noise per layer just before its lookup was 1.6x
@@ -548,7 +622,42 @@ void tf_terrain_free(tf_terrain *t)
     free(t->layers);
     free(t->tables);
     free(t->plans);
+    free(t->quads);
     free(t);
+}
+
+/* The single sample's curve lanes (see tf_terrain.quads); 0, or -1 when
+ * memory runs out. Fewer than three layers stay scalar: like the noises'
+ * lanes (evaluate_sum), one vector's latency costs more than one or two
+ * scalar lookups. */
+static int sample_lanes_compile(tf_terrain *t)
+{
+    size_t layers = t->layer_count;
+    if (layers < 3 || t->drainage.levels)
+        return 0;
+    for (size_t i = 0; i < layers; i++) {
+        const tf_compiled_layer *L = &t->layers[i];
+        t->lane_shift[i] = L->pre_amp_shift;
+        t->lane_scale[i] = L->amp_scale;
+        if (L->mask == TF_MASK_CURVE) {
+            t->mask_lane_layer[t->mask_lane_count] = (unsigned char)i;
+            t->mask_lane_source[t->mask_lane_count++] = (unsigned char)L->mask_layer_index;
+        }
+    }
+    t->rd_quads = (layers + 3) / 4;
+    t->mask_quads = (t->mask_lane_count + 3) / 4;
+    t->quads = calloc(t->rd_quads + t->mask_quads, sizeof *t->quads);
+    if (!t->quads)
+        return -1;
+    for (size_t l = 0; l < 4 * t->rd_quads; l++)
+        tf_curve_quad_set(&t->quads[l / 4], l % 4, &t->layers[l < layers ? l : 0].rd, t->tables);
+    tf_curve_quad *mq = t->quads + t->rd_quads;
+    for (size_t l = 0; l < 4 * t->mask_quads; l++)
+        tf_curve_quad_set(&mq[l / 4], l % 4,
+                          &t->layers[t->mask_lane_layer[l < t->mask_lane_count ? l : 0]].mask_curve,
+                          t->tables);
+    t->sample_lanes = 1;
+    return 0;
 }
 
 tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
@@ -648,6 +757,11 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
                              scratch);
     }
     free(scratch);
+    if (sample_lanes_compile(t) != 0) {
+        tf_terrain_free(t);
+        tf_error_set(err, TF_ERR_NOMEM, "spec: out of memory while compiling");
+        return NULL;
+    }
     tf_error_clear(err);
     return t;
 }

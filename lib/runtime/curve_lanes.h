@@ -1,0 +1,107 @@
+/*
+ * Four different curves looked up at once, one per AVX2 lane: a single
+ * sample's redistribution curves (one per layer) and mask curves
+ * (docs/performance.md, "How the fast paths work"). Private to
+ * lib/runtime and its tests; included where the lookups are inlined.
+ */
+#ifndef TF_RUNTIME_CURVE_LANES_H
+#define TF_RUNTIME_CURVE_LANES_H
+
+#include "internal.h"
+
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+#define TF_CURVE_LANES_INLINE static inline __attribute__((target("avx2"), always_inline))
+
+/* The four lanes' curves of `q` at v (step 2's clamping, bucket search
+ * and interpolant, docs/spec.md, "Redistribution curves"), the bits of
+ * tf_curve_table_eval_inline in every lane: the bucket is the same IEEE
+ * operations (max with 0 picks 0 for NaN, as the scalar's f > 0 does),
+ * the step the same comparison, so the segment is the scalar's; the
+ * interpolant is the same Horner steps, and the clamped ends are selects
+ * in the scalar's order (below wins). `base` is the terrain's table block,
+ * which the quad's offsets point into. No branch depends on v except the
+ * rare crowded bucket, whose lanes take the scalar search. */
+TF_CURVE_LANES_INLINE __m256d tf_curve_quad_eval(const tf_curve_quad *q, const void *base,
+                                                __m256d v)
+{
+    const char *b = base;
+    const __m256d x_first = _mm256_loadu_pd(q->x_first), x_last = _mm256_loadu_pd(q->x_last);
+    __m256d f = _mm256_mul_pd(_mm256_sub_pd(v, x_first), _mm256_loadu_pd(q->scale));
+    f = _mm256_min_pd(_mm256_max_pd(f, _mm256_setzero_pd()), _mm256_loadu_pd(q->top));
+    /* each lane's bucket record (knot | first) one 16-byte load through
+     * indices stored and reloaded, lanes 0 and 2 in one register, 1 and 3
+     * in the other (gathers took 1.4x the time of the whole sample here) */
+    _Alignas(16) int32_t index[4];
+    _mm_store_si128((__m128i *)(void *)index, _mm256_cvttpd_epi32(f));
+#define TF_CURVE_LANES_BUCKET(l)                                                                   \
+    _mm_loadu_pd((const double *)(const void *)(b + q->buckets[l] +                                \
+                                                 (int64_t)index[l] * (int64_t)sizeof(tf_curve_bucket)))
+    __m256d b02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(TF_CURVE_LANES_BUCKET(0)),
+                                       TF_CURVE_LANES_BUCKET(2), 1);
+    __m256d b13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(TF_CURVE_LANES_BUCKET(1)),
+                                       TF_CURVE_LANES_BUCKET(3), 1);
+#undef TF_CURVE_LANES_BUCKET
+    __m256d next = _mm256_unpacklo_pd(b02, b13);
+    __m256i first = _mm256_castpd_si256(_mm256_unpackhi_pd(b02, b13));
+    /* one step when v >= the bucket's knot and v < x_last (beyond x_last
+     * the value is y_last anyway, and the segment stays in the table):
+     * -1 per stepping lane, subtracted */
+    __m256d step = _mm256_and_pd(_mm256_cmp_pd(v, next, _CMP_GE_OQ),
+                                 _mm256_cmp_pd(v, x_last, _CMP_LT_OQ));
+    __m256i k = _mm256_sub_epi64(first, _mm256_castpd_si256(step));
+    _Alignas(32) int64_t at[4];
+    _mm256_store_si256((__m256i *)(void *)at,
+                       _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(const void *)q->segments),
+                                        _mm256_slli_epi64(k, 6)));
+    int crowded = _mm256_movemask_pd(_mm256_castsi256_pd(first));
+    if (__builtin_expect(crowded != 0, 0)) {
+        _Alignas(32) double u[4];
+        _mm256_store_pd(u, v);
+        for (int l = 0; l < 4; l++)
+            if (crowded >> l & 1)
+                at[l] = q->segments[l] + (int64_t)(tf_curve_table_segment_inline(q->table[l], u[l]) *
+                                                   sizeof(tf_curve_segment));
+    }
+    /* the segments: the first four members a 32-byte load per lane and a
+     * 4x4 transpose, c2 and c3 a 16-byte load per lane and an unpack */
+    const tf_curve_segment *s0 = (const tf_curve_segment *)(const void *)(b + at[0]),
+                           *s1 = (const tf_curve_segment *)(const void *)(b + at[1]),
+                           *s2 = (const tf_curve_segment *)(const void *)(b + at[2]),
+                           *s3 = (const tf_curve_segment *)(const void *)(b + at[3]);
+    __m256d a0 = _mm256_loadu_pd(&s0->x0), a1 = _mm256_loadu_pd(&s1->x0);
+    __m256d a2 = _mm256_loadu_pd(&s2->x0), a3 = _mm256_loadu_pd(&s3->x0);
+    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
+    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
+    __m256d x0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
+    __m256d inv_width = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+    __m256d c0 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+    __m256d c1 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    __m256d e02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s0->c2)),
+                                       _mm_loadu_pd(&s2->c2), 1);
+    __m256d e13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s1->c2)),
+                                       _mm_loadu_pd(&s3->c2), 1);
+    __m256d c2 = _mm256_unpacklo_pd(e02, e13), c3 = _mm256_unpackhi_pd(e02, e13);
+    __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, x0), inv_width);
+    __m256d inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+    inner = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+    __m256d y = _mm256_add_pd(c0, _mm256_mul_pd(t, inner));
+    if (q->any_cosine) {
+        /* tf_cosine_blend's steps, then c0 + c1 * blend, in the lanes
+         * whose curve is cosine */
+        __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
+        __m256d ss = _mm256_mul_pd(s, s);
+        __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
+        for (int j = 9; j >= 0; j--)
+            p = _mm256_add_pd(_mm256_mul_pd(p, ss), _mm256_set1_pd(TF_SINPI_COEFFS[j]));
+        __m256d sine = _mm256_mul_pd(s, p);
+        __m256d yc = _mm256_add_pd(c0, _mm256_mul_pd(c1, _mm256_mul_pd(sine, sine)));
+        y = _mm256_blendv_pd(y, yc, _mm256_loadu_pd(q->cosine));
+    }
+    y = _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_last), _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
+    return _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_first), _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
+}
+#endif
+
+#endif
