@@ -152,9 +152,10 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     size_t n = opts->size;
     int repeat = opts->repeat > 0 ? opts->repeat : 1;
     work w = {.t = t, .size = n, .threads = opts->threads ? opts->threads : tf_cpu_count()};
-    /* A drainage stage rebuilds its network around every single sample
-     * (docs/spec.md, "Drainage"): its single-sample figures time the
-     * first rows only, at least 4096 points. */
+    /* A drainage stage builds its network around a single sample far
+     * from recent ones (docs/spec.md, "Drainage"): milliseconds each, so
+     * its single-sample figures time the first rows only, at least 4096
+     * points. */
     w.single_rows = n;
     if (spec->drainage.levels > 0 && n > 0 && (4096 + n - 1) / n < n)
         w.single_rows = (4096 + n - 1) / n;
