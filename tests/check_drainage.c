@@ -114,7 +114,7 @@ static double cold_sample(const tf_terrain *t, double x, double y)
 START_TEST(single_samples_reuse_the_network_exactly)
 {
     static const char *const OTHER =
-        ", \"drainage\": {\"levels\": 2, \"spacing\": 40, \"depth\": 0.2, \"slope\": 0.05,"
+        ", \"drainage\": {\"levels\": 1, \"spacing\": 40, \"depth\": 0.2, \"slope\": 0.05,"
         " \"breach\": 4}";
     enum { N = 400 };
     double *px = malloc(N * sizeof *px), *py = malloc(N * sizeof *py);

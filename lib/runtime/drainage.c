@@ -799,11 +799,13 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     dbox qp = {x - pad, y - pad, x + pad, y + pad};
     if (prepare(t, dr, qp, w) != 0)
         return NAN;
-    /* One level: only the nodes near the point are made (about a third of
-     * its box). More levels query the coarser ones at every finer node,
-     * where binning each level whole was twice as fast as scanning cells
-     * per query. Both give the same bits. */
-    for (int k = 0; dr->levels > 1 && k < dr->levels; k++)
+    /* One level, the point's own box: only the nodes near the point are
+     * made (about a third of its box). More levels query the coarser ones
+     * at every finer node, where binning each level whole was twice as
+     * fast as scanning cells per query; and a padded layout serves many
+     * queries, which the bins make cheap (one level: 3.6 us a sample in a
+     * row's order without them, 0.3-0.5 us with). All give the same bits. */
+    for (int k = 0; (dr->levels > 1 || pad > 0.0) && k < dr->levels; k++)
         if (bin_level(w, k) != 0)
             return NAN;
     w->cur.kept = id;
