@@ -200,6 +200,47 @@ START_TEST(single_samples_reuse_the_network_exactly)
 }
 END_TEST
 
+/* tf_terrain_window_rows: the window tiles' height (64 finest cells of 12
+ * world units, at most 256 rows) for a drainage spec, 1 otherwise and for
+ * bad steps; and a window cut into bands of it, or of any other height,
+ * gives the bits of the whole window. */
+START_TEST(window_rows)
+{
+    tf_terrain *t = make_terrain(1, "auto"), *plain = make_terrain(0, "auto");
+    ck_assert_uint_eq(tf_terrain_window_rows(t, 1.0), 256);
+    ck_assert_uint_eq(tf_terrain_window_rows(t, 6.0), 128);
+    ck_assert_uint_eq(tf_terrain_window_rows(t, 100.0), 7);
+    ck_assert_uint_eq(tf_terrain_window_rows(t, 1000.0), 1);
+    const double bad[] = {0.0, -1.0, NAN, INFINITY};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        ck_assert_uint_eq(tf_terrain_window_rows(t, bad[k]), 1);
+    ck_assert_uint_eq(tf_terrain_window_rows(plain, 1.0), 1);
+    ck_assert_uint_eq(tf_terrain_window_rows(NULL, 1.0), 1);
+
+    enum { W = 37, H = 61 };
+    const double step = 30.0;
+    size_t rows = tf_terrain_window_rows(t, step);
+    ck_assert_uint_eq(rows, 25);
+    float *whole = malloc(W * H * sizeof *whole), *cut = malloc(W * H * sizeof *cut);
+    tf_terrain_sample_window(t, -1234.5, 567.25, step, 3, -8, W, H, whole);
+    const size_t bands[] = {rows, 7, 1};
+    for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
+        for (size_t j = 0; j < H; j += bands[b]) {
+            size_t n = H - j < bands[b] ? H - j : bands[b];
+            tf_terrain_sample_window(t, -1234.5, 567.25, step, 3, -8 + (int64_t)j, W, n,
+                                     cut + j * W);
+        }
+        for (size_t k = 0; k < W * H; k++)
+            ck_assert_msg(same_float(whole[k], cut[k]), "bands of %zu rows, sample %zu",
+                          bands[b], k);
+    }
+    free(whole);
+    free(cut);
+    tf_terrain_free(t);
+    tf_terrain_free(plain);
+}
+END_TEST
+
 /* The drained stage's window (doubles) equals its single samples at every
  * window above and on every path, for this file's network and the golden
  * specs (one with breaches): the windows carve runs of points together
@@ -438,6 +479,7 @@ static Suite *drainage_suite(void)
                         (int)(2 * WINDOW_COUNT *
                               (sizeof DRAINAGE_SPECS / sizeof DRAINAGE_SPECS[0])));
     tcase_add_loop_test(tc, single_samples_reuse_the_network_exactly, 0, 2);
+    tcase_add_test(tc, window_rows);
     tcase_add_test(tc, chunks_join);
     tcase_add_test(tc, threads_agree);
     tcase_add_test(tc, drained_stage);

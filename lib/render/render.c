@@ -21,8 +21,6 @@
 #define SAMPLES_PER_CLAIM 8192
 /* Claims per thread at the least, so small grids still spread out. */
 #define MIN_CLAIMS_PER_THREAD 4
-/* Rows of one claim of a spec with a drainage stage (its windows' tiles). */
-#define DRAINAGE_CLAIM_ROWS 256
 #define PROGRESS_INTERVAL_SECONDS 0.25
 
 typedef struct {
@@ -142,13 +140,14 @@ int tf_render_window(const tf_terrain *t, double x0, double y0, double step, int
     };
     size_t rows_per_claim = (SAMPLES_PER_CLAIM + nx - 1) / nx;
     size_t rows_for_balance = ny / (thread_count * MIN_CLAIMS_PER_THREAD);
-    if (tf_terrain_spec(t)->drainage.levels > 0) {
-        /* A window builds the valley network once per tile of up to
-         * DRAINAGE_CLAIM_ROWS rows, and each tile's network reaches past
-         * it: claims of a few rows rebuilt it for every few rows (a 512 x
-         * 512 grid of the fitted Jacksboro spec took 2.4x as long with
-         * claims of 16 rows). Two claims per thread still balance. */
-        rows_per_claim = DRAINAGE_CLAIM_ROWS;
+    size_t window_rows = tf_terrain_window_rows(t, step);
+    if (window_rows > 1) {
+        /* A window builds the valley network once per tile of that many
+         * rows, and each tile's network reaches past it: claims of a few
+         * rows rebuilt it for every few rows (a 512 x 512 grid of the
+         * fitted Jacksboro spec took 2.4x as long with claims of 16 rows
+         * of its 256-row tiles). Two claims per thread still balance. */
+        rows_per_claim = window_rows;
         rows_for_balance = ny / (thread_count * 2);
     }
     if (rows_per_claim > rows_for_balance)

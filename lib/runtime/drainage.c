@@ -813,17 +813,24 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     return carve(w, x, y, sum, low);
 }
 
+/* Tiles of about 64 finest cells a side, at most 256 samples, share one
+ * network: a tile builds its nodes over its box plus a margin of a few
+ * cells at every level, so small tiles spent most of their time on the
+ * margins (tiles of at most 64 samples: 1.35x as long for the fitted
+ * Jacksboro spec). */
+size_t tf_drainage_tile(const tf_drainage *dr, double step)
+{
+    double span = 64.0 * dr->L[dr->levels - 1] / step;
+    return span >= 1.0 && span <= (double)TF_DRAINAGE_TILE_MAX ? (size_t)span
+           : span > (double)TF_DRAINAGE_TILE_MAX              ? TF_DRAINAGE_TILE_MAX
+                                                              : 1;
+}
+
 int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
                        double x0, double y0, double step, int64_t i0, int64_t j0, size_t nx,
                        size_t ny, const double *sum, const double *low, double *out)
 {
-    /* Tiles of about 64 finest cells a side, at most 256 samples, share
-     * one network: a tile builds its nodes over its box plus a margin of
-     * a few cells at every level, so small tiles spent most of their time
-     * on the margins (tiles of at most 64 samples: 1.35x as long for the
-     * fitted Jacksboro spec). */
-    double span = 64.0 * dr->L[dr->levels - 1] / step;
-    size_t tile = span < 1.0 ? 1 : span > 256.0 ? 256 : (size_t)span;
+    size_t tile = tf_drainage_tile(dr, step);
     for (size_t tj = 0; tj < ny; tj += tile) {
         size_t th = ny - tj < tile ? ny - tj : tile;
         for (size_t ti = 0; ti < nx; ti += tile) {

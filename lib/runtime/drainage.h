@@ -42,6 +42,11 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec);
 double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
                          double x, double y, double sum, double low);
 
+/* The rows (and columns) of the tiles over which a window at this step
+ * builds the network once: about 64 finest cells, 1 to TF_DRAINAGE_TILE_MAX. */
+#define TF_DRAINAGE_TILE_MAX 256
+size_t tf_drainage_tile(const tf_drainage *dr, double step);
+
 /* Step 5b over a window of the lattice (tf_terrain_sample_window's): sum,
  * low and out are nx * ny row-major; the bits of tf_drainage_apply at
  * every point. -1 when the scratch cannot grow (out then holds NaN where

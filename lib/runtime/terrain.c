@@ -310,7 +310,7 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
 static int drained_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                           int64_t j0, size_t nx, size_t ny, double *out, float *out_f)
 {
-    size_t band = 256, layers = t->layer_count;
+    size_t band = TF_DRAINAGE_TILE_MAX, layers = t->layer_count;
     if (nx == 0 || ny == 0)
         return 0;
     if (nx > SIZE_MAX / (3 * band + layers) / sizeof(double))
@@ -574,6 +574,13 @@ void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, double 
         double y = y0 + (double)(j0 + (int64_t)j) * step;
         tf_terrain_eval_row(t, x0, step, i0, y, nx, out + j * nx);
     }
+}
+
+size_t tf_terrain_window_rows(const tf_terrain *t, double step)
+{
+    if (!t || !t->drainage.levels || !(step > 0.0) || !isfinite(step))
+        return 1;
+    return tf_drainage_tile(&t->drainage, step);
 }
 
 void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx,

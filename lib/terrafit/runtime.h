@@ -101,6 +101,15 @@ TF_API double tf_terrain_sample(const tf_terrain *t, double x, double y);
 TF_API void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step,
                             size_t nx, size_t ny, float *out);
 
+/* How many rows a window of `t` at `step` should hold to be sampled at
+ * full speed: 1 when any window is (no drainage stage), else the height of
+ * the tiles over which a window builds the valley network once (about 64
+ * of its finest cells, 1 to 256 rows). A renderer that cuts a grid into
+ * windows (threads, streamed chunks) should cut it into bands of this many
+ * rows; any cut gives the same bits. 1 for a NULL terrain or a step that
+ * is not positive and finite. */
+TF_API size_t tf_terrain_window_rows(const tf_terrain *t, double step);
+
 /* The window of an endless sample lattice: nx * ny samples, row-major,
  *     out[j*nx + i] == (float)tf_terrain_sample(t, x0 + (double)(i0 + i) * step,
  *                                                   y0 + (double)(j0 + j) * step)
