@@ -734,8 +734,8 @@ static int out_of_range(const tf_drainage *dr, double x, double y)
     return !(fabs(x / L) < 0x1p50) || !(fabs(y / L) < 0x1p50);
 }
 
-/* Single samples lay out SAMPLE_PAD finest cells around a point when the
- * queries move through the terrain: on the fitted Jacksboro spec (4
+/* Single samples lay out a box of 2 SAMPLE_PAD finest cells a side when
+ * the queries move through the terrain: on the fitted Jacksboro spec (4
  * levels) such a layout costs twice the point's own box to build, and
  * serves the next few thousand queries of a row (docs/performance.md). */
 #define SAMPLE_PAD 8.0
@@ -787,16 +787,30 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     /* A new layout, in the storage of the one left longest ago; the
      * current one is kept. When the current one served later queries,
      * they move through the terrain (a row, a player's surroundings): lay
-     * out SAMPLE_PAD finest cells around the point, so that the next ones
-     * find their nodes made; else (queries in no order) just the point's
-     * box, as a wider one costs more to build. */
-    double pad = w->cur.kept == id && w->cur.hits > 0 ? SAMPLE_PAD * dr->L[dr->levels - 1] : 0.0;
+     * out 2 SAMPLE_PAD finest cells a side, so that the next ones find
+     * their nodes made; else (queries in no order) just the point's box,
+     * as a wider one costs more to build. */
+    double Lf = dr->L[dr->levels - 1];
+    double pad = 0.0, sx = 0.0, sy = 0.0;
+    if (w->cur.kept == id && w->cur.hits > 0) {
+        /* ahead of the motion: the box reaches 2 pads on from the point
+         * along the axis it left the last box by, so a row's layouts
+         * follow each other without overlap */
+        const dlevel *f = &w->cur.level[dr->levels - 1];
+        double ox = x - ((double)f->ni0 + 0.5 * (double)f->nnx) * Lf;
+        double oy = y - ((double)f->nj0 + 0.5 * (double)f->nny) * Lf;
+        pad = SAMPLE_PAD * Lf;
+        if (fabs(ox) >= fabs(oy))
+            sx = ox < 0.0 ? -pad : pad;
+        else
+            sy = oy < 0.0 ? -pad : pad;
+    }
     dlayout spare = w->parked[SAMPLE_PARKED - 1];
     for (int m = SAMPLE_PARKED - 1; m > 0; m--)
         w->parked[m] = w->parked[m - 1];
     w->parked[0] = w->cur;
     w->cur = spare;
-    dbox qp = {x - pad, y - pad, x + pad, y + pad};
+    dbox qp = {x - pad + sx, y - pad + sy, x + pad + sx, y + pad + sy};
     if (prepare(t, dr, qp, w) != 0)
         return NAN;
     /* One level, the point's own box: only the nodes near the point are
