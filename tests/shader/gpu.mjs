@@ -1,0 +1,223 @@
+// Runs an emitted `terrafit shader` GLSL file in WebGL2 and an emitted WGSL
+// file in WebGPU (headless Chromium with SwiftShader, through playwright-core)
+// on a list of points, and writes back what the GPU computed:
+//   node tests/shader/gpu.mjs --glsl FILE.glsl --wgsl FILE.wgsl --name NAME \
+//        --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y]
+// POINTS.txt: one point a line, "cx cy fx fy" (integer cell within +-2^24,
+// float32 fraction); '#' lines are comments. DIR/glsl.txt and DIR/wgsl.txt
+// get one line a point, "h dhdx dhdy" (h from NAME_at, the slopes from
+// NAME_gradient_at), each float32 printed so that it reads back exactly;
+// DIR/gpu.json the renderer, the adapter, timings and --bench's figures
+// (median samples a second of an N x N grid of NAME_at; a figure, not a
+// check). Either --glsl or --wgsl may be left out. A shader that does not
+// compile prints its full log and exits 1. The page half is gpu-page.mjs.
+// playwright-core is found under $TF_SHADER_TEST_MODULES (a node_modules
+// folder; selftest.sh installs tests/shader/package.json outside the tree).
+// CHROMIUM overrides /usr/bin/chromium; TF_SHADER_TEST_TIMEOUT (seconds,
+// default 900) bounds the whole page run.
+import { createServer } from 'node:http';
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const usage = 'usage: node gpu.mjs [--glsl FILE.glsl] [--wgsl FILE.wgsl] [--name NAME] --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y]';
+
+function die(message, code = 2) {
+  console.error(`gpu.mjs: ${message}`);
+  process.exit(code);
+}
+
+// ------------------------------------------------------------ arguments
+const opt = { name: 'terrain', bench: 0, benchOrigin: [0, 0] };
+{
+  const argv = process.argv.slice(2);
+  for (let k = 0; k < argv.length; k++) {
+    const a = argv[k], v = () => (k + 1 < argv.length ? argv[++k] : die(`${a} needs a value\n${usage}`));
+    if (a === '--glsl') opt.glsl = v();
+    else if (a === '--wgsl') opt.wgsl = v();
+    else if (a === '--name') opt.name = v();
+    else if (a === '--points') opt.points = v();
+    else if (a === '--out') opt.out = v();
+    else if (a === '--bench') opt.bench = Number(v());
+    else if (a === '--bench-origin') opt.benchOrigin = v().split(',').map(Number);
+    else if (a === '-h' || a === '--help') { console.log(usage); process.exit(0); }
+    else die(`unknown argument ${a}\n${usage}`);
+  }
+  if (!opt.points || !opt.out || (!opt.glsl && !opt.wgsl)) die(usage);
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(opt.name) || opt.name.includes('__')) die(`bad --name ${opt.name}`);
+  if (!Number.isInteger(opt.bench) || opt.bench < 0 || opt.bench > 8192) die('--bench N: N in 0..8192');
+  if (opt.benchOrigin.length !== 2 || !opt.benchOrigin.every((x) => Number.isInteger(x) && Math.abs(x) <= 2 ** 24)) {
+    die('--bench-origin X,Y: integers within +-2^24');
+  }
+}
+
+// ------------------------------------------------------------ points
+// Packed as the shaders read them: 4 x 32 bits a point, cx cy (int32) and
+// the bits of fx fy (float32).
+function readPoints(path) {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  const buf = new ArrayBuffer(lines.length * 16), i32 = new Int32Array(buf), f32 = new Float32Array(buf);
+  let n = 0;
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k].trim();
+    if (line === '' || line[0] === '#') continue;
+    const f = line.split(/\s+/);
+    const bad = (why) => die(`${path}:${k + 1}: ${why}: "${line}"`);
+    if (f.length !== 4) bad('expected "cx cy fx fy"');
+    const cx = Number(f[0]), cy = Number(f[1]), fx = Number(f[2]), fy = Number(f[3]);
+    if (!/^[-+]?\d+$/.test(f[0]) || !/^[-+]?\d+$/.test(f[1]) || Math.abs(cx) > 2 ** 24 || Math.abs(cy) > 2 ** 24) {
+      bad('cx and cy must be integers within +-2^24');
+    }
+    if (!Number.isFinite(fx) || !Number.isFinite(fy)) bad('fx and fy must be finite numbers');
+    if (Math.fround(fx) !== fx || Math.fround(fy) !== fy) bad('fx and fy must be exactly representable in float32');
+    i32[4 * n] = cx; i32[4 * n + 1] = cy; f32[4 * n + 2] = fx; f32[4 * n + 3] = fy;
+    n++;
+  }
+  if (n === 0) die(`${path}: no points`);
+  return { count: n, bytes: Buffer.from(buf, 0, n * 16) };
+}
+
+const points = readPoints(opt.points);
+const glslSource = opt.glsl ? readFileSync(opt.glsl, 'utf8') : null;
+const wgslSource = opt.wgsl ? readFileSync(opt.wgsl, 'utf8') : null;
+mkdirSync(opt.out, { recursive: true });
+
+const config = {
+  name: opt.name, count: points.count, glsl: !!opt.glsl, wgsl: !!opt.wgsl,
+  bench: opt.bench, benchReps: Number(process.env.TF_SHADER_BENCH_REPS || 5), benchOrigin: opt.benchOrigin,
+  // rows of 1024 points a WebGL2 draw, points a WebGPU submit
+  glBandRows: Number(process.env.TF_SHADER_GL_BAND_ROWS || 16),
+  gpuChunk: Number(process.env.TF_SHADER_GPU_CHUNK || 16384),
+};
+
+// ------------------------------------------------------------ server
+// A fixed set of paths on 127.0.0.1 only; nothing else is served or kept.
+const page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
+<title>terrafit shader harness</title></head><body>
+<script type="module" src="/gpu-page.mjs"></script></body></html>`;
+const results = {};
+const fixed = {
+  '/': ['text/html', () => page],
+  '/gpu-page.mjs': ['text/javascript', () => readFileSync(join(here, 'gpu-page.mjs'))],
+  '/config.json': ['application/json', () => JSON.stringify(config)],
+  '/points.bin': ['application/octet-stream', () => points.bytes],
+  '/shader.glsl': ['text/plain', () => glslSource ?? ''],
+  '/shader.wgsl': ['text/plain', () => wgslSource ?? ''],
+};
+const server = createServer((req, res) => {
+  const path = new URL(req.url, 'http://127.0.0.1').pathname;
+  if (req.method === 'POST' && (path === '/result/webgl2' || path === '/result/webgpu')) {
+    const parts = [];
+    req.on('data', (d) => parts.push(d));
+    req.on('end', () => {
+      results[path.slice(8)] = Buffer.concat(parts);
+      res.writeHead(204);
+      res.end();
+    });
+    return;
+  }
+  const f = req.method === 'GET' && Object.hasOwn(fixed, path) ? fixed[path] : null;
+  if (!f) {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': f[0], 'Cache-Control': 'no-store' });
+  res.end(f[1]());
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const port = server.address().port;
+
+// ------------------------------------------------------------ browser
+const modules = process.env.TF_SHADER_TEST_MODULES || join(here, 'node_modules');
+let chromium;
+try {
+  chromium = createRequire(join(modules, 'noop.js'))('playwright-core').chromium;
+} catch (e) {
+  server.close();
+  die(`playwright-core not found under ${modules} (set TF_SHADER_TEST_MODULES): ${e.message}`);
+}
+
+// Formats a float32 so that it reads back to the same float32 (the shortest
+// decimal of the exact value; -0 keeps its sign).
+const fmt = (v) => (Object.is(v, -0) ? '-0' : String(v));
+
+function writeResults(file, buf) {
+  const f = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+  if (f.length !== points.count * 4) throw new Error(`${file}: ${f.length / 4} results for ${points.count} points`);
+  const chunks = [];
+  let differs = 0;
+  for (let i = 0; i < points.count; i++) {
+    chunks.push(`${fmt(f[4 * i])} ${fmt(f[4 * i + 1])} ${fmt(f[4 * i + 2])}\n`);
+    // NAME_gradient_at's own height (in the 4th lane) against NAME_at's
+    if (!Object.is(f[4 * i], f[4 * i + 3])) differs++;
+  }
+  writeFileSync(file, chunks.join(''));
+  return differs;
+}
+
+const profile = mkdtempSync(join(tmpdir(), 'tf-shader-chromium-'));
+const timeout = 1000 * Number(process.env.TF_SHADER_TEST_TIMEOUT || 900);
+let status = 0, context;
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    timeout: 60000,
+    args: ['--no-sandbox', '--no-first-run', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+      '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--enable-features=Vulkan'],
+  });
+  const tab = context.pages()[0] || (await context.newPage());
+  tab.on('console', (m) => console.error(`page: ${m.text()}`));
+  tab.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  await tab.goto(`http://127.0.0.1:${port}/`);
+  await tab.waitForFunction(() => window.harnessDone || window.harnessError, null, { timeout, polling: 250 });
+  const error = await tab.evaluate(() => window.harnessError);
+  if (error) {
+    console.error(`gpu.mjs: ${error.api}: ${error.message}`);
+    if (error.log) {
+      if (error.api === 'webgl2' && error.kind === 'compile') {
+        console.error(`(info log: "1:LINE" is a line of ${opt.glsl}, "0:LINE" a line of the harness's main)`);
+      } else if (error.api === 'webgpu' && error.kind === 'compile') {
+        console.error(`(line numbers up to ${wgslSource.split('\n').length} are lines of ${opt.wgsl}; later ones the harness's entry point)`);
+      }
+      console.error(error.log);
+    }
+    status = 1;
+  } else {
+    const done = await tab.evaluate(() => window.harnessDone);
+    const report = { points: points.count };
+    if (opt.glsl) {
+      if (!results.webgl2) throw new Error('the page sent no WebGL2 results');
+      const d = writeResults(join(opt.out, 'glsl.txt'), results.webgl2);
+      report.webgl2 = { ...done.webgl2, gradient_height_differs: d };
+    }
+    if (opt.wgsl) {
+      if (!results.webgpu) throw new Error('the page sent no WebGPU results');
+      const d = writeResults(join(opt.out, 'wgsl.txt'), results.webgpu);
+      report.webgpu = { ...done.webgpu, gradient_height_differs: d };
+    }
+    if (done.bench) report.bench = done.bench;
+    writeFileSync(join(opt.out, 'gpu.json'), JSON.stringify(report, null, 2) + '\n');
+    if (report.webgl2) console.log(`webgl2: ${report.webgl2.renderer}; ${points.count} points in ${report.webgl2.points_s.toFixed(3)} s`);
+    if (report.webgpu) console.log(`webgpu: ${report.webgpu.adapter}; ${points.count} points in ${report.webgpu.points_s.toFixed(3)} s`);
+    for (const api of ['webgl2', 'webgpu']) {
+      const b = done.bench?.[api];
+      if (b) console.log(`bench ${api}: ${b.n}x${b.n} NAME_at: median ${b.median_s.toFixed(4)} s, ${(b.samples_per_s / 1e6).toFixed(3)} M samples/s`);
+    }
+  }
+} catch (e) {
+  console.error(`gpu.mjs: ${e.message}`);
+  status = 1;
+} finally {
+  if (context) await context.close().catch(() => {});
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(status);
