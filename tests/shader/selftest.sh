@@ -1,0 +1,108 @@
+#!/bin/sh
+# Self-test of the GPU shader harness (tests/shader/gpu.mjs) on the
+# hand-written stub shaders stub.glsl and stub.wgsl: evaluates a set of
+# points (edge cells at 0, +-1e6 and +-2^24, fractions 0 and just under 1,
+# and pseudo-random ones) in WebGL2 and WebGPU, checks both against the
+# stub's formula (stub-check.mjs), and checks that a shader that does not
+# compile makes gpu.mjs exit 1 with the compiler's message. Needs no
+# terrafit binary. TAP lines on stdout; exit 0, 1, 77 (skipped: node, npm or
+# chromium missing, unless TF_REQUIRE_BROWSER_TEST is set) or 99.
+#   tests/shader/selftest.sh
+# Environment: TF_SHADER_TEST_CACHE (where npm installs package.json's
+# playwright-core; default ~/.cache/terrafit-shader-test, never the source
+# tree), TF_SHADER_POINTS (random points, default 100000), TF_SHADER_BENCH
+# (N: also time an N x N grid; a figure, not a check), CHROMIUM.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
+    if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+        echo "shader selftest: node, npm or $chromium is missing and TF_REQUIRE_BROWSER_TEST is set" >&2
+        exit 99
+    fi
+    echo "1..0 # SKIP node, npm or chromium missing (Debian: apt-get install nodejs npm chromium)"
+    exit 77
+fi
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-shader-selftest.XXXXXX") || exit 99
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' HUP INT TERM
+
+cache=${TF_SHADER_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-shader-test}
+mkdir -p "$cache"
+if [ ! -d "$cache/node_modules/playwright-core" ] || ! cmp -s "$here/package.json" "$cache/package.json"; then
+    cp "$here/package.json" "$cache/package.json"
+    if ! (cd "$cache" && npm install --no-audit --no-fund --silent) >"$scratch/npm.log" 2>&1; then
+        sed 's/^/# /' "$scratch/npm.log"
+        if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+            echo "shader selftest: npm install of playwright-core failed" >&2
+            exit 99
+        fi
+        echo "1..0 # SKIP npm could not install playwright-core (offline?)"
+        exit 77
+    fi
+fi
+TF_SHADER_TEST_MODULES=$cache/node_modules
+CHROMIUM=$chromium
+export TF_SHADER_TEST_MODULES CHROMIUM
+
+number=0 failed=0
+ok() { number=$((number + 1)); echo "ok $number - $1"; }
+not_ok() {
+    number=$((number + 1)) failed=$((failed + 1))
+    echo "not ok $number - $1"
+    [ -s "$2" ] && sed -n '1,15s/^/#   /p' "$2"
+}
+
+# The points: edge cases, then a reproducible pseudo-random set.
+node - "$scratch/points.txt" "${TF_SHADER_POINTS:-100000}" <<'JS'
+const [file, count] = process.argv.slice(2);
+const lines = ['# cx cy fx fy'];
+const cells = [0, 1, -1, 255, 256, -256, 383, 384, -385, 1000000, -1000000, 16777215, -16777215, 16777216, -16777216];
+const fracs = [0, 0.5, 0.25, Math.fround(1 - 2 ** -24), 2 ** -24];
+for (const cx of cells) for (const cy of cells) for (const fx of fracs) lines.push(`${cx} ${cy} ${fx} ${fracs[(cx & 3) + 1]}`);
+let s = 0x9e3779b9;
+const next = () => { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; return (s >>> 0) / 2 ** 32; };
+for (let i = 0; i < Number(count); i++) {
+  const span = [100, 1e6, 2 ** 24][i % 3];
+  lines.push(`${Math.round((2 * next() - 1) * span)} ${Math.round((2 * next() - 1) * span)} ` +
+             `${Math.fround(next())} ${Math.fround(next())}`);
+}
+require('node:fs').writeFileSync(file, lines.join('\n') + '\n');
+JS
+
+if node "$here/gpu.mjs" --glsl "$here/stub.glsl" --wgsl "$here/stub.wgsl" --name terrain \
+    --points "$scratch/points.txt" --out "$scratch/out" ${TF_SHADER_BENCH:+--bench "$TF_SHADER_BENCH"} \
+    >"$scratch/stdout" 2>"$scratch/stderr"; then
+    ok "gpu.mjs ran the stubs in WebGL2 and WebGPU"
+    sed 's/^/# /' "$scratch/stdout"
+else
+    not_ok "gpu.mjs ran the stubs in WebGL2 and WebGPU" "$scratch/stderr"
+fi
+for api in glsl wgsl; do
+    if node "$here/stub-check.mjs" "$scratch/points.txt" "$scratch/out" "$api.txt" >"$scratch/check" 2>&1; then
+        ok "$api results equal the stub's formula"
+    else
+        not_ok "$api results equal the stub's formula" "$scratch/check"
+    fi
+    sed 's/^/# /' "$scratch/check"
+done
+
+# A shader that does not compile: exit 1 and the compiler's message on stderr.
+head -3 "$scratch/points.txt" >"$scratch/few.txt"
+sed 's/^    return tf_cubic(a.x).x \* tf_cubic(a.y).x/    return harness_undeclared_name * tf_cubic(a.x).x * tf_cubic(a.y).x/' \
+    "$here/stub.glsl" >"$scratch/bad.glsl"
+sed 's/^    return tf_cubic(a.x).x \* tf_cubic(a.y).x/    return harness_undeclared_name * tf_cubic(a.x).x * tf_cubic(a.y).x/' \
+    "$here/stub.wgsl" >"$scratch/bad.wgsl"
+for api in glsl wgsl; do
+    node "$here/gpu.mjs" --"$api" "$scratch/bad.$api" --points "$scratch/few.txt" --out "$scratch/bad" \
+        >/dev/null 2>"$scratch/stderr"
+    status=$?
+    if [ "$status" -eq 1 ] && grep -q 'harness_undeclared_name' "$scratch/stderr"; then
+        ok "a $api shader that does not compile: exit 1 and the compiler's log"
+    else
+        not_ok "a $api shader that does not compile: exit 1 and the compiler's log (exit $status)" "$scratch/stderr"
+    fi
+done
+
+echo "1..$number"
+[ "$failed" -eq 0 ]
