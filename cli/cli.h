@@ -36,6 +36,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_preview(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
+int cmd_shader(int argc, char **argv);
 int cmd_erode(int argc, char **argv);
 int cmd_tiles(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

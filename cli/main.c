@@ -19,6 +19,7 @@ static const command COMMANDS[] = {
     {"compare", cmd_compare, "measure the fidelity of a heightmap or spec against a reference"},
     {"render", cmd_render, "render a spec, or one tile of it, to a heightmap (PNG, PGM, R16, f32, PFM, ASC)"},
     {"preview", cmd_preview, "draw a spec or heightmap as a picture (hillshade, colour, slope, normals)"},
+    {"shader", cmd_shader, "write a spec as a GLSL, WGSL or HLSL function (heights and gradients on the GPU)"},
     {"mesh", cmd_mesh, "write a tile of a spec as a triangle mesh (OBJ, glTF binary)"},
     {"erode", cmd_erode, "erode a rendered heightmap (thermal, inverse-thermal, hydraulic)"},
     {"tiles", cmd_tiles, "plan a large world as independent tile renders (commands, GDAL VRT)"},

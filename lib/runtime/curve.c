@@ -247,6 +247,24 @@ void tf_curve_free(tf_curve *curve)
     free(curve);
 }
 
+int tf_curve_get_segment(const tf_curve *curve, size_t k, double *x0, double *inv_width, double c[4])
+{
+    if (!curve || k + 1 >= curve->table.count)
+        return -1;
+    const tf_curve_segment *s = &curve->table.segments[k];
+    if (x0)
+        *x0 = s->x0;
+    if (inv_width)
+        *inv_width = s->inv_width;
+    if (c) {
+        c[0] = s->c0;
+        c[1] = s->c1;
+        c[2] = curve->table.interp == TF_INTERP_COSINE ? 0.0 : s->c2;
+        c[3] = curve->table.interp == TF_INTERP_COSINE ? 0.0 : s->c3;
+    }
+    return 0;
+}
+
 /* ---- curves as lanes (curve_lanes.h) */
 
 void tf_curve_quad_set(tf_curve_quad *q, size_t lane, const tf_curve_table *table,

@@ -311,3 +311,22 @@ double tf_fractal_eval(const tf_layer_spec *layer, double nx, double ny, double 
     tf_fractal_plan_init(&plan, layer);
     return tf_fractal_plan_eval(&plan, nx, ny, nz, dx, dy);
 }
+
+int tf_fractal_octave(const tf_layer_spec *layer, int octave, double *frequency, double offset[3])
+{
+    if (!layer || layer->fractal_kind == TF_FRACTAL_NONE || octave < 0 ||
+        octave >= layer->fractal_octaves || octave >= TF_MAX_OCTAVES)
+        return -1;
+    /* the plan's own recurrence, so the frequencies are its bits */
+    double f = 1.0;
+    for (int i = 1; i <= octave; i++)
+        f = f * layer->fractal_lacunarity;
+    double o[3] = {0.0, 0.0, 0.0};
+    if (octave > 0)
+        tf_fractal_octave_offset(layer->seed, octave, o);
+    if (frequency)
+        *frequency = f;
+    if (offset)
+        memcpy(offset, o, sizeof o);
+    return 0;
+}

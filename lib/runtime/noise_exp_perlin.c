@@ -131,6 +131,11 @@ NK_INLINE double exp_perlin_eval(uint32_t seed, double x, double y, double z, do
     return nk_blend3(c, u, du, v, dv, w, dx, dy);
 }
 
+const double *tf_exp_perlin_magnitude_table(void)
+{
+    return tf_exp_perlin_magnitude;
+}
+
 double tf_exp_perlin3(uint32_t seed, double x, double y, double z)
 {
     return exp_perlin_eval(seed, x, y, z, NULL, NULL);

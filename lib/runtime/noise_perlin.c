@@ -81,6 +81,11 @@ NK_INLINE double perlin_eval(uint32_t seed, double x, double y, double z, double
     return nk_blend3(c, u, du, v, dv, w, dx, dy);
 }
 
+const unsigned char *tf_perlin_permutation_table(void)
+{
+    return perm;
+}
+
 double tf_perlin_improved3(uint32_t seed, double x, double y, double z)
 {
     return perlin_eval(seed, x, y, z, NULL, NULL);

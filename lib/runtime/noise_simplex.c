@@ -185,6 +185,11 @@ static inline double simplex_eval(uint32_t seed, double x, double y, double *dnd
     return simplex_eval_floor(seed, x, y, dndx, dndy, 0);
 }
 
+const double *tf_simplex_gradient_table(void)
+{
+    return &GRADIENTS[0][0];
+}
+
 double tf_simplex2(uint32_t seed, double x, double y)
 {
     return simplex_eval(seed, x, y, NULL, NULL);

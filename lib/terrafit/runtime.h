@@ -460,6 +460,33 @@ TF_API double tf_curve_eval(const tf_curve *curve, double u);
 
 TF_API void tf_curve_free(tf_curve *curve);
 
+/* Segment k (0 .. count - 2) of a compiled curve, as the runtime evaluates
+ * it, for ports that bake a curve (terrafit shader): for x_k <= u <
+ * x_(k+1), t = (u - x_k) * inv_width, and y = c[0] + t * (c[1] + t * (c[2]
+ * + t * c[3])) (linear, monotone-cubic) or y = c[0] + c[1] * cosine(t)
+ * (cosine; c[2] = c[3] = 0). Returns 0, or -1 (nothing written) when k is
+ * out of range. */
+TF_API int tf_curve_get_segment(const tf_curve *curve, size_t k, double *x0, double *inv_width,
+                                double c[4]);
+
+/* ------------------------------------------------- tables, for ports */
+
+/* The constant tables of docs/noise.md, for ports that bake them (terrafit
+ * shader): simplex's 32 gradients as (gx, gy) pairs (64 doubles), Perlin's
+ * permutation (256 bytes, not repeated), exponential-perlin's 256
+ * magnitudes. Static storage; never NULL. */
+TF_API const double *tf_simplex_gradient_table(void);
+TF_API const unsigned char *tf_perlin_permutation_table(void);
+TF_API const double *tf_exp_perlin_magnitude_table(void);
+
+/* Octave `octave` (0 .. octaves - 1) of a layer with a fractal, as the
+ * runtime samples it (docs/spec.md, "Layer kinds"): the octave's
+ * frequency f_i (repeated multiplication by the lacunarity) and offset
+ * o_i. Returns 0, or -1 (nothing written) for a layer without a fractal or
+ * an octave out of range. */
+TF_API int tf_fractal_octave(const tf_layer_spec *layer, int octave, double *frequency,
+                             double offset[3]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,757 @@
+/*
+ * terrafit shader: a spec compiled to one GLSL, WGSL or HLSL source.
+ * The emitter writes the spec's evaluation (docs/spec.md, steps 1-6, and
+ * its gradient) in the neutral dialect of dialect.c with every constant
+ * baked in, adds the sections of the shader library (library.sl) its
+ * noises need and the tables they read, and translates the whole to the
+ * asked language. It reads the spec through the runtime's public API only
+ * (compiled curves' segments, fractal octaves, the noises' tables), so the
+ * shader's constants are the runtime's. docs/shader.md is the reference.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shader_internal.h"
+
+/* ---- languages */
+
+static const char *const LANG_NAMES[TF_SHADER_LANG_COUNT] = {"glsl", "wgsl", "hlsl"};
+
+const char *tf_shader_lang_name(tf_shader_lang lang)
+{
+    return (unsigned)lang < TF_SHADER_LANG_COUNT ? LANG_NAMES[lang] : NULL;
+}
+
+int tf_shader_lang_parse(const char *name)
+{
+    for (int k = 0; name && k < TF_SHADER_LANG_COUNT; k++) {
+        if (strcmp(name, LANG_NAMES[k]) == 0)
+            return k;
+    }
+    return -1;
+}
+
+/* ---- split constants (docs/shader.md, "Coordinates") */
+
+/* A constant k >= 0 as the words tf_mul reads: k.x the integer part (below
+ * 2^31, checked by the caller), k.y and k.z the fraction's first 64 bits.
+ * Every step is exact: a double's fraction has at most 52 bits below its
+ * integer part's, and scaling by 2^32 is exact. */
+static void put_k(tf_text *t, double k)
+{
+    double ip = floor(k), fr = k - ip;
+    double h = floor(ldexp(fr, 32));
+    double l = floor(ldexp(ldexp(fr, 32) - h, 32));
+    tf_text_printf(t, "uvec3(%uu, %uu, %uu), ", (unsigned)ip, (unsigned)h, (unsigned)l);
+    tf_text_float(t, k);
+}
+
+/* A constant c as tf_add's (int, float) pair: floor(c) modulo 2^32 (as the
+ * runtime's lattice index is) and the fraction. */
+static void put_c(tf_text *t, double c)
+{
+    double ip = floor(c);
+    double fr = c - ip;
+    uint32_t w = (uint32_t)(int64_t)fmod(ip, 4294967296.0);
+    tf_text_printf(t, "int(%uu), ", (unsigned)w);
+    tf_text_float(t, fr);
+}
+
+/* ---- the library's sections */
+
+typedef struct {
+    const char *name;
+    size_t name_len;
+    const char *text; /* from the marker line */
+    size_t len;
+    const char *deps; /* after "NAME:" on the marker line */
+    size_t deps_len;
+    int wanted;
+} section;
+
+#define MAX_SECTIONS 32
+
+static size_t read_sections(section *sec)
+{
+    const char *s = tf_shader_library_text;
+    size_t n = 0;
+    while ((s = strstr(s, "//@section ")) != NULL && n < MAX_SECTIONS) {
+        section *c = &sec[n++];
+        memset(c, 0, sizeof *c);
+        c->text = s;
+        const char *p = s + strlen("//@section ");
+        c->name = p;
+        while (*p && *p != ':' && *p != '\n')
+            p++;
+        c->name_len = (size_t)(p - c->name);
+        if (*p == ':')
+            p++;
+        c->deps = p;
+        while (*p && *p != '\n')
+            p++;
+        c->deps_len = (size_t)(p - c->deps);
+        const char *next = strstr(p, "//@section ");
+        c->len = next ? (size_t)(next - s) : strlen(s);
+        s = p;
+    }
+    return n;
+}
+
+static void want(section *sec, size_t n, const char *name, size_t len)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (sec[k].name_len == len && memcmp(sec[k].name, name, len) == 0) {
+            if (sec[k].wanted)
+                return;
+            sec[k].wanted = 1;
+            const char *d = sec[k].deps, *e = d + sec[k].deps_len;
+            while (d < e) {
+                while (d < e && *d == ' ')
+                    d++;
+                const char *b = d;
+                while (d < e && *d != ' ')
+                    d++;
+                if (d > b)
+                    want(sec, n, b, (size_t)(d - b));
+            }
+            return;
+        }
+    }
+}
+
+static void want_name(section *sec, size_t n, const char *name)
+{
+    want(sec, n, name, strlen(name));
+}
+
+/* ---- arrays, written in each language's own syntax */
+
+typedef enum { ARR_FLOAT, ARR_UINT, ARR_VEC2, ARR_VEC4 } arr_type;
+
+static void put_array(tf_text *t, tf_shader_lang lang, arr_type type, const char *name,
+                      size_t count, const double *v)
+{
+    static const char *const glsl[] = {"float", "uint", "vec2", "vec4"};
+    static const char *const wgsl[] = {"f32", "u32", "vec2f", "vec4f"};
+    static const char *const hlsl[] = {"float", "uint", "float2", "float4"};
+    const size_t width[] = {1, 1, 2, 4};
+    const char *ty = lang == TF_SHADER_WGSL ? wgsl[type] : lang == TF_SHADER_HLSL ? hlsl[type]
+                                                                               : glsl[type];
+    if (lang == TF_SHADER_GLSL)
+        tf_text_printf(t, "const %s %s[%zu] = %s[%zu](", ty, name, count, ty, count);
+    else if (lang == TF_SHADER_WGSL)
+        tf_text_printf(t, "const %s = array<%s, %zu>(", name, ty, count);
+    else
+        tf_text_printf(t, "static const %s %s[%zu] = {", ty, name, count);
+    for (size_t k = 0; k < count; k++) {
+        tf_text_puts(t, k ? (k % 8 == 0 ? ",\n    " : ", ") : "\n    ");
+        const double *e = v + k * width[type];
+        if (type == ARR_UINT) {
+            tf_text_printf(t, "%uu", (unsigned)e[0]);
+        } else if (type == ARR_FLOAT) {
+            tf_text_float(t, e[0]);
+        } else {
+            tf_text_printf(t, "%s(", ty);
+            for (size_t c = 0; c < width[type]; c++) {
+                if (c)
+                    tf_text_puts(t, ", ");
+                tf_text_float(t, e[c]);
+            }
+            tf_text_puts(t, ")");
+        }
+    }
+    tf_text_puts(t, lang == TF_SHADER_HLSL ? "\n};\n" : "\n);\n");
+}
+
+/* The tables a library section names in its "//@arrays" line. */
+static int put_library_arrays(tf_text *t, tf_shader_lang lang, const section *s)
+{
+    const char *a = strstr(s->text, "//@arrays ");
+    if (!a || a >= s->text + s->len)
+        return 0;
+    a += strlen("//@arrays ");
+    double *v = malloc(sizeof *v * 256);
+    if (!v)
+        return -1;
+    if (strncmp(a, "simplex_gradients", 17) == 0) {
+        memcpy(v, tf_simplex_gradient_table(), sizeof *v * 64);
+        put_array(t, lang, ARR_VEC2, "TF_SIMPLEX_GRAD", 32, v);
+    } else if (strncmp(a, "perlin_permutation", 18) == 0) {
+        const unsigned char *p = tf_perlin_permutation_table();
+        for (int k = 0; k < 256; k++)
+            v[k] = p[k];
+        put_array(t, lang, ARR_UINT, "TF_PERM", 256, v);
+    } else if (strncmp(a, "exp_magnitudes", 14) == 0) {
+        memcpy(v, tf_exp_perlin_magnitude_table(), sizeof *v * 256);
+        put_array(t, lang, ARR_FLOAT, "TF_EXPMAG", 256, v);
+    } else if (strncmp(a, "prsimplex_table", 15) == 0) {
+        /* Noise3's T[] (docs/noise.md, the Java is the definition) */
+        static const double T[8] = {0x15, 0x38, 0x32, 0x2c, 0x0d, 0x13, 0x07, 0x2a};
+        put_array(t, lang, ARR_UINT, "TF_PR_T", 8, T);
+    }
+    free(v);
+    return 0;
+}
+
+/* ---- the spec's code, in the neutral dialect */
+
+typedef struct {
+    tf_text *src;  /* neutral code */
+    tf_text *arr;  /* arrays, already in the target language */
+    tf_shader_lang lang;
+    const char *name;
+    int curves;    /* curves written so far */
+    tf_error *err;
+} emitter;
+
+/* A curve as NAME_cJ(u) -> (value, derivative); returns J, or -1. */
+static int put_curve(emitter *e, const tf_point *pts, size_t count, tf_interp interp)
+{
+    tf_curve *c = tf_curve_new(pts, count, interp, e->err);
+    if (!c)
+        return -1;
+    int id = e->curves++;
+    size_t segs = count - 1;
+    double *x = malloc(sizeof *x * count), *inv = malloc(sizeof *inv * segs),
+           *co = malloc(sizeof *co * 4 * segs);
+    if (!x || !inv || !co) {
+        free(x);
+        free(inv);
+        free(co);
+        tf_curve_free(c);
+        tf_error_set(e->err, TF_ERR_NOMEM, "shader: out of memory");
+        return -1;
+    }
+    for (size_t k = 0; k < count; k++)
+        x[k] = pts[k].x;
+    for (size_t k = 0; k < segs; k++)
+        tf_curve_get_segment(c, k, NULL, &inv[k], &co[4 * k]);
+    tf_curve_free(c);
+    char nm[TF_SHADER_NAME_MAX + 32];
+    snprintf(nm, sizeof nm, "%s_c%d_x", e->name, id);
+    put_array(e->arr, e->lang, ARR_FLOAT, nm, count, x);
+    snprintf(nm, sizeof nm, "%s_c%d_inv", e->name, id);
+    put_array(e->arr, e->lang, ARR_FLOAT, nm, segs, inv);
+    snprintf(nm, sizeof nm, "%s_c%d_c", e->name, id);
+    put_array(e->arr, e->lang, ARR_VEC4, nm, segs, co);
+    free(x);
+    free(inv);
+    free(co);
+
+    int iters = 0;
+    while (((size_t)1 << iters) < segs)
+        iters++;
+    tf_text *s = e->src;
+    const char *n = e->name;
+    tf_text_printf(s, "// curve %d: %zu points, %s (docs/spec.md, \"Redistribution curves\"):\n",
+                   id, count, tf_interp_name(interp));
+    tf_text_puts(s, "// the value at u and its derivative in u\n");
+    tf_text_printf(s, "fn vec2 %s_c%d(float u) {\n    if (u <= ", n, id);
+    tf_text_float(s, pts[0].x);
+    tf_text_puts(s, ") {\n        return vec2(");
+    tf_text_float(s, pts[0].y);
+    tf_text_puts(s, ", 0.0);\n    }\n    if (u >= ");
+    tf_text_float(s, pts[count - 1].x);
+    tf_text_puts(s, ") {\n        return vec2(");
+    tf_text_float(s, pts[count - 1].y);
+    tf_text_puts(s, ", 0.0);\n    }\n");
+    tf_text_printf(s, "    var int lo = 0;\n    var int hi = %zu;\n", segs);
+    tf_text_printf(s,
+                   "    for (var int it = 0; it < %d; it++) {\n"
+                   "        if (hi - lo > 1) {\n"
+                   "            let int mid = lo + (hi - lo) / 2;\n"
+                   "            if (u < %s_c%d_x[mid]) {\n"
+                   "                hi = mid;\n"
+                   "            } else {\n"
+                   "                lo = mid;\n"
+                   "            }\n"
+                   "        }\n"
+                   "    }\n",
+                   iters, n, id);
+    tf_text_printf(s, "    let vec4 c = %s_c%d_c[lo];\n", n, id);
+    tf_text_printf(s, "    let float inv = %s_c%d_inv[lo];\n", n, id);
+    tf_text_printf(s, "    let float t = (u - %s_c%d_x[lo]) * inv;\n", n, id);
+    if (interp == TF_INTERP_COSINE)
+        tf_text_puts(s, "    return vec2(c.x + c.y * tf_cosblend(t), c.y * tf_dcosblend(t) * inv);\n");
+    else
+        tf_text_puts(s, "    return vec2(c.x + t * (c.y + t * (c.z + t * c.w)), "
+                        "(c.y + t * (2.0 * c.z + 3.0 * t * c.w)) * inv);\n");
+    tf_text_puts(s, "}\n\n");
+    return id;
+}
+
+/* The base noise at (X, Y, z): a call returning (n, dn/dx, dn/dy). */
+static void put_base(tf_text *s, const tf_layer_spec *L, const char *xe, const char *ye, double z)
+{
+    const uint32_t seed = L->seed;
+    switch (L->noise_type) {
+    case TF_NOISE_SIMPLEX:
+        tf_text_printf(s, "tf_simplex(%uu, %s, %s)", (unsigned)seed, xe, ye);
+        return;
+    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+        tf_text_printf(s, "tf_prsimplex(%s, %s, tf_s(", xe, ye);
+        break;
+    case TF_NOISE_PERLIN:
+        tf_text_printf(s, "tf_perlin(%uu, %s, %s, tf_s(", (unsigned)seed, xe, ye);
+        break;
+    case TF_NOISE_EXPONENTIAL_PERLIN:
+        tf_text_printf(s, "tf_expperlin(%uu, %s, %s, tf_s(", (unsigned)seed, xe, ye);
+        break;
+    case TF_NOISE_POLYNOMIAL:
+        tf_text_printf(s, "tf_polynomial(%uu, %s, %s)", (unsigned)seed, xe, ye);
+        return;
+    case TF_NOISE_VALUE:
+        tf_text_printf(s, "tf_value(%uu, %s, %s)", (unsigned)seed, xe, ye);
+        return;
+    default: /* the cellular kinds */
+        tf_text_printf(s, "tf_cellular(%uu, %s, %s, %d)", (unsigned)seed, xe, ye,
+                       (int)L->noise_type - (int)TF_NOISE_CELLULAR_F1);
+        return;
+    }
+    put_c(s, z); /* the 3D noises' z, split like x and y */
+    tf_text_puts(s, "))");
+}
+
+/* "tf_add(tf_mul(P, k), o)" into buf: an octave's (or the layer's) point. */
+static void octave_point(tf_text *b, const char *p, double k, double o)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+    if (k == 1.0 && o == 0.0) {
+        tf_text_puts(b, p);
+        return;
+    }
+    tf_text_printf(b, "tf_add(tf_mul(%s, ", p);
+    put_k(b, k);
+    tf_text_puts(b, "), ");
+    put_c(b, o);
+    tf_text_puts(b, ")");
+}
+
+/* Layer i's n and its gradient in noise space: NAME_lI(px, py). */
+static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
+{
+    tf_text *s = e->src;
+    const char *n = e->name;
+    tf_text bx = {0}, by = {0};
+    int O = L->fractal_kind == TF_FRACTAL_NONE ? 1 : L->fractal_octaves;
+    double f[TF_MAX_OCTAVES], o[TF_MAX_OCTAVES][3];
+    f[0] = 1.0;
+    memset(o, 0, sizeof o);
+    for (int k = 0; L->fractal_kind != TF_FRACTAL_NONE && k < O; k++) {
+        if (tf_fractal_octave(L, k, &f[k], o[k]) != 0) {
+            tf_error_set(e->err, TF_ERR_ARGUMENT, "shader: layer %zu: no octave %d", i, k);
+            return -1;
+        }
+        if (!(f[k] < 2147483648.0)) {
+            tf_error_set(e->err, TF_ERR_LIMIT,
+                         "shader: $.noiseLayers[%zu].fractal: octave %d's frequency %g "
+                         "passes 2^31, beyond the shader's split coordinates",
+                         i, k, f[k]);
+            return -1;
+        }
+    }
+    const double pz = L->offset[2];
+    tf_text_printf(s, "// layer %zu: %s%s%s\n", i, tf_noise_type_name(L->noise_type),
+                   L->fractal_kind == TF_FRACTAL_NONE ? "" : ", ",
+                   L->fractal_kind == TF_FRACTAL_NONE ? "" : tf_fractal_kind_name(L->fractal_kind));
+    switch (L->fractal_kind) {
+    case TF_FRACTAL_NONE:
+        tf_text_printf(s, "fn vec3 %s_l%zu(tf_s px, tf_s py) {\n    return ", n, i);
+        put_base(s, L, "px", "py", pz);
+        tf_text_puts(s, ";\n}\n\n");
+        break;
+    case TF_FRACTAL_FBM:
+    case TF_FRACTAL_RIDGED:
+    case TF_FRACTAL_BILLOW: {
+        const char *term = L->fractal_kind == TF_FRACTAL_FBM      ? "tf_fbm_term"
+                           : L->fractal_kind == TF_FRACTAL_RIDGED ? "tf_ridged_term"
+                                                                  : "tf_billow_term";
+        tf_text_printf(s, "fn vec3 %s_l%zu(tf_s px, tf_s py) {\n", n, i);
+        tf_text_puts(s, "    var vec3 s = vec3(0.0, 0.0, 0.0);\n");
+        double a = 1.0, A = 0.0;
+        for (int k = 0; k < O; k++) {
+            octave_point(&bx, "px", f[k], o[k][0]);
+            octave_point(&by, "py", f[k], o[k][1]);
+            tf_text_puts(s, "    s = s + ");
+            tf_text_float(s, a);
+            tf_text_printf(s, " * %s(", term);
+            put_base(s, L, bx.data, by.data, pz + o[k][2]);
+            tf_text_puts(s, ", ");
+            tf_text_float(s, f[k]);
+            tf_text_puts(s, ");\n");
+            A = A + a;
+            a = a * L->fractal_gain;
+        }
+        if (L->fractal_kind == TF_FRACTAL_FBM) {
+            tf_text_puts(s, "    return s / ");
+            tf_text_float(s, A);
+            tf_text_puts(s, ";\n}\n\n");
+        } else {
+            tf_text_puts(s, "    let vec3 k = s / ");
+            tf_text_float(s, A);
+            tf_text_puts(s, ";\n    return vec3(2.0 * k.x - 1.0, 2.0 * k.y, 2.0 * k.z);\n}\n\n");
+        }
+        break;
+    }
+    case TF_FRACTAL_SWISS:
+    case TF_FRACTAL_JORDAN: {
+        /* the value alone; the gradient by the runtime's central
+         * differences (docs/spec.md, "Layer kinds", Gradients) */
+        tf_text_printf(s, "fn float %s_l%zuk(tf_s px, tf_s py) {\n", n, i);
+        double A;
+        if (L->fractal_kind == TF_FRACTAL_SWISS) {
+            tf_text_puts(s, "    var float s = 0.0;\n    var float a = 1.0;\n"
+                            "    var float wx = 0.0;\n    var float wy = 0.0;\n"
+                            "    var vec3 v = vec3(0.0, 0.0, 0.0);\n");
+            double a = 1.0;
+            A = 0.0;
+            for (int k = 0; k < O; k++) {
+                octave_point(&bx, "tf_addf(px, wx * ", f[k], o[k][0]);
+                /* octave_point wants a whole expression: build it by hand */
+                bx.len = 0;
+                bx.data[0] = '\0';
+                by.len = 0;
+                if (by.data)
+                    by.data[0] = '\0';
+                tf_text_puts(&bx, "tf_add(tf_mul(tf_addf(px, ");
+                tf_text_float(&bx, L->fractal_warp);
+                tf_text_puts(&bx, " * wx), ");
+                put_k(&bx, f[k]);
+                tf_text_puts(&bx, "), ");
+                put_c(&bx, o[k][0]);
+                tf_text_puts(&bx, ")");
+                tf_text_puts(&by, "tf_add(tf_mul(tf_addf(py, ");
+                tf_text_float(&by, L->fractal_warp);
+                tf_text_puts(&by, " * wy), ");
+                put_k(&by, f[k]);
+                tf_text_puts(&by, "), ");
+                put_c(&by, o[k][1]);
+                tf_text_puts(&by, ")");
+                tf_text_puts(s, "    v = ");
+                put_base(s, L, bx.data, by.data, pz + o[k][2]);
+                tf_text_puts(s, ";\n"
+                                "    s = s + a * (1.0 - abs(v.x));\n"
+                                "    wx = wx + (a * v.y) * -v.x;\n"
+                                "    wy = wy + (a * v.z) * -v.x;\n"
+                                "    a = a * (");
+                tf_text_float(s, L->fractal_gain);
+                tf_text_puts(s, " * clamp(s, 0.0, 1.0));\n");
+                A = A + a;
+                a = a * L->fractal_gain;
+            }
+        } else {
+            tf_text_puts(s, "    var vec3 v = ");
+            put_base(s, L, "px", "py", pz);
+            tf_text_puts(s, ";\n    var float s = v.x * v.x;\n    var float wx = ");
+            tf_text_float(s, L->fractal_warp0);
+            tf_text_puts(s, " * (v.y * v.x);\n    var float wy = ");
+            tf_text_float(s, L->fractal_warp0);
+            tf_text_puts(s, " * (v.z * v.x);\n    var float mx = ");
+            tf_text_float(s, L->fractal_damp0);
+            tf_text_puts(s, " * (v.y * v.x);\n    var float my = ");
+            tf_text_float(s, L->fractal_damp0);
+            tf_text_puts(s, " * (v.z * v.x);\n    var float amp = ");
+            tf_text_float(s, L->fractal_gain1);
+            tf_text_puts(s, ";\n    var float d = amp * ");
+            tf_text_float(s, L->fractal_gain);
+            tf_text_puts(s, ";\n");
+            double amp = L->fractal_gain1, dd = amp * L->fractal_gain;
+            A = 1.0;
+            for (int k = 1; k < O; k++) {
+                bx.len = 0;
+                bx.data ? (void)(bx.data[0] = '\0') : (void)0;
+                by.len = 0;
+                by.data ? (void)(by.data[0] = '\0') : (void)0;
+                tf_text_puts(&bx, "tf_add(tf_addf(tf_mul(px, ");
+                put_k(&bx, f[k]);
+                tf_text_puts(&bx, "), wx), ");
+                put_c(&bx, o[k][0]);
+                tf_text_puts(&bx, ")");
+                tf_text_puts(&by, "tf_add(tf_addf(tf_mul(py, ");
+                put_k(&by, f[k]);
+                tf_text_puts(&by, "), wy), ");
+                put_c(&by, o[k][1]);
+                tf_text_puts(&by, ")");
+                tf_text_puts(s, "    v = ");
+                put_base(s, L, bx.data, by.data, pz + o[k][2]);
+                tf_text_puts(s, ";\n    s = s + d * (v.x * v.x);\n    wx = wx + ");
+                tf_text_float(s, L->fractal_warp);
+                tf_text_puts(s, " * (v.y * v.x);\n    wy = wy + ");
+                tf_text_float(s, L->fractal_warp);
+                tf_text_puts(s, " * (v.z * v.x);\n    mx = mx + ");
+                tf_text_float(s, L->fractal_damp);
+                tf_text_puts(s, " * (v.y * v.x);\n    my = my + ");
+                tf_text_float(s, L->fractal_damp);
+                tf_text_puts(s, " * (v.z * v.x);\n    amp = amp * ");
+                tf_text_float(s, L->fractal_gain);
+                tf_text_puts(s, ";\n    d = amp * (1.0 - ");
+                tf_text_float(s, L->fractal_damp_scale);
+                tf_text_puts(s, " / (1.0 + (mx * mx + my * my)));\n");
+                A = A + dd;
+                amp = amp * L->fractal_gain;
+                dd = amp;
+            }
+        }
+        tf_text_puts(s, "    return 2.0 * (s / ");
+        tf_text_float(s, A);
+        tf_text_puts(s, ") - 1.0;\n}\n\n");
+        const double h = ldexp(1.0, -10) / f[O - 1];
+        tf_text_printf(s, "fn vec3 %s_l%zu(tf_s px, tf_s py) {\n", n, i);
+        tf_text_printf(s, "    let float k = %s_l%zuk(px, py);\n", n, i);
+        tf_text_printf(s, "    let float gx = %s_l%zuk(tf_addf(px, ", n, i);
+        tf_text_float(s, h);
+        tf_text_printf(s, "), py) - %s_l%zuk(tf_addf(px, ", n, i);
+        tf_text_float(s, -h);
+        tf_text_printf(s, "), py);\n    let float gy = %s_l%zuk(px, tf_addf(py, ", n, i);
+        tf_text_float(s, h);
+        tf_text_printf(s, ")) - %s_l%zuk(px, tf_addf(py, ", n, i);
+        tf_text_float(s, -h);
+        tf_text_puts(s, "));\n    return vec3(k, gx / ");
+        tf_text_float(s, h + h);
+        tf_text_puts(s, ", gy / ");
+        tf_text_float(s, h + h);
+        tf_text_puts(s, ");\n}\n\n");
+        break;
+    }
+    default:
+        break;
+    }
+    tf_text_free(&bx);
+    tf_text_free(&by);
+    return 0;
+}
+
+static int check_name(const char *name, tf_error *err)
+{
+    size_t n = strlen(name);
+    int ok = n >= 1 && n <= TF_SHADER_NAME_MAX &&
+             ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'));
+    for (size_t k = 0; ok && k < n; k++) {
+        char c = name[k];
+        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_';
+    }
+    if (ok && (strncmp(name, "tf_", 3) == 0 || strncmp(name, "gl_", 3) == 0 ||
+               strstr(name, "__") != NULL))
+        ok = 0;
+    if (!ok)
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "shader: bad name \"%.64s\": a letter, then letters, digits or '_' "
+                     "(at most %d, no \"__\"), not starting with \"tf_\" or \"gl_\"",
+                     name, TF_SHADER_NAME_MAX);
+    return ok ? 0 : -1;
+}
+
+static const char *const NOISE_SECTION[TF_NOISE_TYPE_COUNT] = {
+    "simplex", "prsimplex", "perlin", "expperlin", "polynomial",
+    "value",   "cellular",  "cellular", "cellular"};
+
+/* The spec's functions, in the neutral dialect. */
+static int put_spec(emitter *e, const tf_spec *spec, double min_value, double max_value)
+{
+    tf_text *s = e->src;
+    const char *n = e->name;
+    tf_text_printf(s, "const float %s_MIN_VALUE = ", n);
+    tf_text_float(s, min_value);
+    tf_text_printf(s, ";\nconst float %s_MAX_VALUE = ", n);
+    tf_text_float(s, max_value);
+    tf_text_puts(s, ";\n\n");
+
+    int rd[TF_MAX_LAYERS], mc[TF_MAX_LAYERS], oc = -1;
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        const tf_layer_spec *L = &spec->layers[i];
+        if (put_layer_noise(e, i, L) != 0)
+            return -1;
+        rd[i] = put_curve(e, L->rd_points, L->rd_point_count, L->rd_interpolation);
+        if (rd[i] < 0)
+            return -1;
+        mc[i] = -1;
+        if (L->mask_layer_index >= 0 && L->mask_curve_point_count > 0) {
+            mc[i] = put_curve(e, L->mask_curve_points, L->mask_curve_point_count,
+                              L->mask_curve_interpolation);
+            if (mc[i] < 0)
+                return -1;
+        }
+    }
+    if (spec->output_curve_point_count > 0) {
+        oc = put_curve(e, spec->output_curve_points, spec->output_curve_point_count,
+                       spec->output_curve_interpolation);
+        if (oc < 0)
+            return -1;
+    }
+
+    tf_text_puts(s, "// The height at world point cell + frac and its gradient (dh/dx, dh/dy):\n"
+                    "// docs/spec.md \"Evaluation\", steps 1-6, and \"Gradients\".\n");
+    tf_text_printf(s, "fn vec3 %s_gradient_at(ivec2 cell, vec2 frac) {\n", n);
+    tf_text_puts(s, "    let tf_s wx = tf_norm(cell.x, frac.x);\n"
+                    "    let tf_s wy = tf_norm(cell.y, frac.y);\n"
+                    "    var vec3 sum = vec3(0.0, 0.0, 0.0);\n");
+    tf_text bx = {0}, by = {0};
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        const tf_layer_spec *L = &spec->layers[i];
+        if (!(L->frequency < 2147483648.0)) {
+            tf_error_set(e->err, TF_ERR_LIMIT,
+                         "shader: $.noiseLayers[%zu].baseNoise.frequency %g passes 2^31, "
+                         "beyond the shader's split coordinates",
+                         i, L->frequency);
+            tf_text_free(&bx);
+            tf_text_free(&by);
+            return -1;
+        }
+        octave_point(&bx, "wx", L->frequency, L->offset[0]);
+        octave_point(&by, "wy", L->frequency, L->offset[1]);
+        tf_text_printf(s, "    let vec3 n%zu = %s_l%zu(%s, %s);\n", i, n, i, bx.data, by.data);
+        tf_text_printf(s, "    let vec2 c%zu = %s_c%d((n%zu.x + 1.0) * 0.5);\n", i, n, rd[i], i);
+        tf_text_printf(s, "    let vec3 r%zu = vec3(c%zu.x, c%zu.y * (n%zu.y * ", i, i, i, i);
+        tf_text_float(s, L->frequency * 0.5);
+        tf_text_printf(s, "), c%zu.y * (n%zu.z * ", i, i);
+        tf_text_float(s, L->frequency * 0.5);
+        tf_text_puts(s, "));\n");
+        if (L->mask_layer_index < 0) {
+            tf_text_puts(s, "    sum = sum + ");
+            tf_text_float(s, L->amp_scale);
+            tf_text_printf(s, " * vec3(r%zu.x + ", i);
+            tf_text_float(s, L->pre_amp_shift);
+            tf_text_printf(s, ", r%zu.y, r%zu.z);\n", i, i);
+            continue;
+        }
+        int m = L->mask_layer_index;
+        if (mc[i] >= 0) {
+            tf_text_printf(s, "    let vec2 w%zu = %s_c%d(r%d.x);\n", i, n, mc[i], m);
+        } else {
+            double fall = L->mask_falloff;
+            tf_text_printf(s, "    let vec2 w%zu = tf_range_mask(r%d.x, ", i, m);
+            tf_text_float(s, L->mask_min_value);
+            tf_text_puts(s, ", ");
+            tf_text_float(s, L->mask_max_value);
+            tf_text_puts(s, ", ");
+            tf_text_float(s, fall);
+            tf_text_puts(s, ", ");
+            tf_text_float(s, fall > 0.0 ? 1.0 / fall : 0.0);
+            tf_text_puts(s, ");\n");
+        }
+        /* X = ((r + shift) * amp) * w, X' = amp * (r' w + (r + shift) w' r_m') */
+        tf_text_printf(s, "    let float v%zu = r%zu.x + ", i, i);
+        tf_text_float(s, L->pre_amp_shift);
+        tf_text_printf(s, ";\n    sum = sum + vec3((v%zu * ", i);
+        tf_text_float(s, L->amp_scale);
+        tf_text_printf(s, ") * w%zu.x, ", i);
+        tf_text_float(s, L->amp_scale);
+        tf_text_printf(s, " * (r%zu.y * w%zu.x + v%zu * (w%zu.y * r%d.y)), ", i, i, i, i, m);
+        tf_text_float(s, L->amp_scale);
+        tf_text_printf(s, " * (r%zu.z * w%zu.x + v%zu * (w%zu.y * r%d.z)));\n", i, i, i, i, m);
+    }
+    tf_text_free(&bx);
+    tf_text_free(&by);
+    if (oc >= 0) {
+        tf_text_printf(s, "    let vec2 oc = %s_c%d(sum.x);\n", n, oc);
+        tf_text_puts(s, "    return vec3(oc.x, oc.y * sum.y, oc.y * sum.z);\n}\n\n");
+    } else {
+        tf_text_puts(s, "    return sum;\n}\n\n");
+    }
+    tf_text_printf(s,
+                   "// The height at world point cell + frac: precise however far out.\n"
+                   "fn float %s_at(ivec2 cell, vec2 frac) {\n"
+                   "    return %s_gradient_at(cell, frac).x;\n}\n\n"
+                   "// Height and gradient at p, for points within a few thousand units of\n"
+                   "// the origin (a float's fraction shrinks beyond; use the _at forms).\n"
+                   "fn vec3 %s_gradient(vec2 p) {\n"
+                   "    let vec2 fl = floor(p);\n"
+                   "    return %s_gradient_at(ivec2(fl), p - fl);\n}\n\n"
+                   "// The height at p (see %s_gradient).\n"
+                   "fn float %s(vec2 p) {\n"
+                   "    return %s_gradient(p).x;\n}\n",
+                   n, n, n, n, n, n, n);
+    return 0;
+}
+
+static void put_prelude(tf_text *t, tf_shader_lang lang, const char *name)
+{
+    tf_text_printf(t,
+                   "// %s: a terrafit terrain as %s, generated by terrafit %s.\n"
+                   "// Defines %s(p), %s_at(cell, frac), %s_gradient(p), %s_gradient_at(cell, frac),\n"
+                   "// %s_MIN_VALUE and %s_MAX_VALUE; helpers are named tf_*. The\n"
+                   "// functions, their precision and the measured difference from the C\n"
+                   "// runtime are in terrafit's docs/shader.md.\n",
+                   name, lang == TF_SHADER_GLSL ? "GLSL" : lang == TF_SHADER_WGSL ? "WGSL" : "HLSL",
+                   TF_VERSION_STRING, name, name, name, name, name, name);
+    if (lang == TF_SHADER_GLSL)
+        tf_text_puts(t, "#ifdef GL_ES\nprecision highp float;\nprecision highp int;\n#endif\n"
+                        "struct tf_s {\n    int i;\n    float f;\n};\n");
+    else if (lang == TF_SHADER_WGSL)
+        tf_text_puts(t, "struct tf_s {\n    i: i32,\n    f: f32,\n}\n");
+    else
+        tf_text_puts(t, "struct tf_s {\n    int i;\n    float f;\n};\n"
+                        "tf_s tf_s_make(int i, float f) {\n    tf_s r;\n    r.i = i;\n"
+                        "    r.f = f;\n    return r;\n}\n");
+}
+
+char *tf_shader_emit(const tf_spec *spec, tf_shader_lang lang, const char *name, tf_error *err)
+{
+    if (!spec || (unsigned)lang >= TF_SHADER_LANG_COUNT) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "shader: %s", spec ? "unknown language" : "no spec");
+        return NULL;
+    }
+    if (!name)
+        name = "terrain";
+    if (check_name(name, err) != 0 || tf_spec_validate(spec, err) != 0)
+        return NULL;
+    if (spec->drainage.levels > 0) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "shader: $.drainage: shaders do not evaluate the drainage stage "
+                     "(docs/shader.md); remove it to emit the layers alone");
+        return NULL;
+    }
+    tf_terrain *t = tf_terrain_compile(spec, err);
+    if (!t)
+        return NULL;
+    double min_value = tf_terrain_min_value(t), max_value = tf_terrain_max_value(t);
+    tf_terrain_free(t);
+
+    section sec[MAX_SECTIONS];
+    size_t ns = read_sections(sec);
+    want_name(sec, ns, "core");
+    want_name(sec, ns, "curves");
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        want_name(sec, ns, NOISE_SECTION[spec->layers[i].noise_type]);
+        if (spec->layers[i].fractal_kind != TF_FRACTAL_NONE)
+            want_name(sec, ns, "fractal");
+    }
+
+    tf_text out = {0}, neutral = {0}, arrays = {0};
+    emitter e = {&neutral, &arrays, lang, name, 0, err};
+    char *result = NULL;
+    put_prelude(&out, lang, name);
+    for (size_t k = 0; k < ns; k++) {
+        if (sec[k].wanted) {
+            if (put_library_arrays(&out, lang, &sec[k]) != 0)
+                out.failed = 1;
+            tf_text_put(&neutral, sec[k].text, sec[k].len);
+        }
+    }
+    if (put_spec(&e, spec, min_value, max_value) != 0)
+        goto done;
+    if (neutral.failed || arrays.failed || out.failed) {
+        tf_error_set(err, TF_ERR_NOMEM, "shader: out of memory");
+        goto done;
+    }
+    tf_text_put(&out, arrays.data ? arrays.data : "", arrays.len);
+    if (tf_shader_translate(&out, neutral.data, neutral.len, lang, err) != 0)
+        goto done;
+    if (out.failed) {
+        tf_error_set(err, TF_ERR_NOMEM, "shader: out of memory");
+        goto done;
+    }
+    result = out.data;
+    out.data = NULL;
+done:
+    tf_text_free(&out);
+    tf_text_free(&neutral);
+    tf_text_free(&arrays);
+    return result;
+}
