@@ -9,10 +9,14 @@ set -eu
 # terrafit studio: libmicrohttpd-dev (its HTTP server), libjs-three (its 3D
 # view, served from disk so it works offline), and for its browser test
 # chromium, nodejs and npm (npm installs playwright-core into a cache folder
-# outside the tree, tests/studio_browser.sh).
+# outside the tree, tests/studio_browser.sh). terrafit shader: the same
+# browser runs the emitted GLSL (WebGL2) and WGSL (WebGPU), and
+# glslang-tools (Khronos' reference compiler, with an HLSL front end)
+# compiles the GLSL and HLSL (tests/shader_gpu.sh).
 packages="build-essential autoconf automake libtool autoconf-archive pkg-config
 libcjson-dev libstb-dev libfftw3-dev libpng-dev zlib1g-dev check python3 python3-jsonschema groff-base
-man-db clang libclang-rt-14-dev valgrind libmicrohttpd-dev libjs-three chromium nodejs"
+man-db clang libclang-rt-14-dev valgrind libmicrohttpd-dev libjs-three chromium nodejs
+glslang-tools"
 # An npm already on PATH (from node's own installer, say) is kept: Debian's
 # would replace it.
 command -v npm >/dev/null 2>&1 || packages="$packages npm"

@@ -25,6 +25,7 @@
 #include <terrafit/frequency.h>
 #include <terrafit/fit.h>
 #include <terrafit/metrics.h>
+#include <terrafit/shader.h>
 
 #ifdef __cplusplus
 extern "C" {
