@@ -1,0 +1,223 @@
+/*
+ * Shader emission (lib/shader, docs/shader.md) without a GPU: the neutral
+ * dialect's translation of each construct to GLSL, WGSL and HLSL, the
+ * emitted entry points and tables, the same text every run, refusals (bad
+ * names, languages, invalid specs, a drainage stage), and the runtime
+ * accessors the emitter reads (curve segments, fractal octaves). The GPU
+ * runs are tests/shader_gpu.sh.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shader/shader_internal.h"
+#include "terrafit/shader.h"
+#include "testutil.h"
+
+static char *translate(const char *src, tf_shader_lang lang)
+{
+    tf_text out = {0};
+    tf_error err;
+    ck_assert_msg(tf_shader_translate(&out, src, strlen(src), lang, &err) == 0, "%s", err.message);
+    ck_assert(!out.failed);
+    return out.data;
+}
+
+START_TEST(translates_each_construct)
+{
+    const char *src = "//@section x: core\n"
+                      "// a comment\n"
+                      "fn vec3 f(tf_s a, uint s, ivec2 c) {\n"
+                      "    var float t = float(s >> 8u) * 0.5;\n"
+                      "    let uvec2 p = uvec2(1u, 2u);\n"
+                      "    for (var int i = 0; i < 3; i++) {\n"
+                      "        t = mix(t, fract(t), 0.5);\n"
+                      "    }\n"
+                      "    return vec3(t, float(a.i), tf_s(1, 0.5).f);\n"
+                      "}\n"
+                      "const float K = 1.0;\n";
+    char *g = translate(src, TF_SHADER_GLSL);
+    ck_assert_ptr_null(strstr(g, "//@"));
+    ck_assert_ptr_nonnull(strstr(g, "// a comment\n"));
+    ck_assert_ptr_nonnull(strstr(g, "vec3 f(tf_s a, uint s, ivec2 c) {\n"));
+    ck_assert_ptr_nonnull(strstr(g, "    float t = float(s >> 8u) * 0.5;\n"));
+    ck_assert_ptr_nonnull(strstr(g, "    uvec2 p = uvec2(1u, 2u);\n"));
+    ck_assert_ptr_nonnull(strstr(g, "    for (int i = 0; i < 3; i++) {\n"));
+    ck_assert_ptr_nonnull(strstr(g, "t = mix(t, fract(t), 0.5);"));
+    ck_assert_ptr_nonnull(strstr(g, "tf_s(1, 0.5).f"));
+    ck_assert_ptr_nonnull(strstr(g, "const float K = 1.0;"));
+    char *w = translate(src, TF_SHADER_WGSL);
+    ck_assert_ptr_nonnull(strstr(w, "fn f(a: tf_s, s: u32, c: vec2i) -> vec3f {\n"));
+    ck_assert_ptr_nonnull(strstr(w, "    var t: f32 = f32(s >> 8u) * 0.5;\n"));
+    ck_assert_ptr_nonnull(strstr(w, "    let p: vec2u = vec2u(1u, 2u);\n"));
+    ck_assert_ptr_nonnull(strstr(w, "    for (var i: i32 = 0; i < 3; i++) {\n"));
+    ck_assert_ptr_nonnull(strstr(w, "return vec3f(t, f32(a.i), tf_s(1, 0.5).f);"));
+    ck_assert_ptr_nonnull(strstr(w, "const K: f32 = 1.0;"));
+    char *h = translate(src, TF_SHADER_HLSL);
+    ck_assert_ptr_nonnull(strstr(h, "float3 f(tf_s a, uint s, int2 c) {\n"));
+    ck_assert_ptr_nonnull(strstr(h, "    uint2 p = uint2(1u, 2u);\n"));
+    ck_assert_ptr_nonnull(strstr(h, "t = lerp(t, frac(t), 0.5);"));
+    ck_assert_ptr_nonnull(strstr(h, "tf_s_make(1, 0.5).f"));
+    ck_assert_ptr_nonnull(strstr(h, "static const float K = 1.0;"));
+    free(g);
+    free(w);
+    free(h);
+}
+END_TEST
+
+START_TEST(refuses_an_unreadable_line)
+{
+    tf_text out = {0};
+    tf_error err;
+    const char *src = "fn vec3 (float a) {\n";
+    ck_assert_int_eq(tf_shader_translate(&out, src, strlen(src), TF_SHADER_WGSL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "line 1"));
+    tf_text_free(&out);
+}
+END_TEST
+
+START_TEST(floats_are_exact_literals)
+{
+    const double v[] = {0.0, 1.0, -2.5, 0.1, 1e-30, 3.4e38, 123456789.0, 0.36602540378443865};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+        tf_text t = {0};
+        tf_text_float(&t, v[k]);
+        ck_assert_msg(strpbrk(t.data, ".e") != NULL, "%s", t.data);
+        ck_assert_msg(strtof(t.data, NULL) == (float)v[k], "%s for %.17g", t.data, v[k]);
+        tf_text_free(&t);
+    }
+}
+END_TEST
+
+static tf_spec *load_sample(const char *rel)
+{
+    tf_error err;
+    tf_spec *s = tf_spec_load(tu_path("%s", rel), &err);
+    ck_assert_msg(s != NULL, "%s", err.message);
+    return s;
+}
+
+START_TEST(emits_the_entry_points_the_same_every_run)
+{
+    tf_spec *s = load_sample("samples/jacksboro-fault/terrain.json");
+    static const char *const want[TF_SHADER_LANG_COUNT][3] = {
+        {"vec3 hills_gradient_at(ivec2 cell, vec2 frac) {", "float hills(vec2 p) {",
+         "const float hills_MIN_VALUE = "},
+        {"fn hills_gradient_at(cell: vec2i, frac: vec2f) -> vec3f {", "fn hills(p: vec2f) -> f32 {",
+         "const hills_MIN_VALUE: f32 = "},
+        {"float3 hills_gradient_at(int2 cell, float2 frac) {", "float hills(float2 p) {",
+         "static const float hills_MIN_VALUE = "},
+    };
+    for (int lang = 0; lang < TF_SHADER_LANG_COUNT; lang++) {
+        tf_error err;
+        char *a = tf_shader_emit(s, (tf_shader_lang)lang, "hills", &err);
+        ck_assert_msg(a != NULL, "%s", err.message);
+        char *b = tf_shader_emit(s, (tf_shader_lang)lang, "hills", &err);
+        ck_assert_str_eq(a, b);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(strstr(a, want[lang][k]) != NULL, "%s: no \"%s\"",
+                          tf_shader_lang_name((tf_shader_lang)lang), want[lang][k]);
+        /* only the noises the spec uses: simplex, no permutation table */
+        ck_assert_ptr_nonnull(strstr(a, "TF_SIMPLEX_GRAD"));
+        ck_assert_ptr_null(strstr(a, "TF_PERM"));
+        ck_assert_ptr_null(strstr(a, "//@"));
+        ck_assert_int_eq(tf_shader_lang_parse(tf_shader_lang_name((tf_shader_lang)lang)), lang);
+        free(a);
+        free(b);
+    }
+    ck_assert_int_eq(tf_shader_lang_parse("msl"), -1);
+    ck_assert_ptr_null(tf_shader_lang_name(TF_SHADER_LANG_COUNT));
+    tf_spec_free(s);
+}
+END_TEST
+
+START_TEST(refuses_bad_names_specs_and_drainage)
+{
+    tf_spec *s = load_sample("samples/kinds/fbm.json");
+    tf_error err;
+    const char *bad[] = {"", "1a", "tf_x", "gl_x", "a__b", "a-b", "a b",
+                         "a123456789012345678901234567890123456789012345678"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_GLSL, bad[k], &err));
+        ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+        ck_assert_ptr_nonnull(strstr(err.message, "bad name"));
+    }
+    char *ok = tf_shader_emit(s, TF_SHADER_GLSL, NULL, &err);
+    ck_assert_ptr_nonnull(ok);
+    ck_assert_ptr_nonnull(strstr(ok, "float terrain(vec2 p)"));
+    free(ok);
+    ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_LANG_COUNT, "x", &err));
+    ck_assert_ptr_null(tf_shader_emit(NULL, TF_SHADER_GLSL, "x", &err));
+    s->layers[0].frequency = -1.0;
+    ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_WGSL, "x", &err));
+    ck_assert_int_eq(err.code, TF_ERR_INVALID);
+    s->layers[0].frequency = 0.01;
+    tf_drainage_set_defaults(s, 1, 64.0, 0.2, 0.01);
+    ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_HLSL, "x", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "$.drainage"));
+    tf_spec_free(s);
+}
+END_TEST
+
+START_TEST(accessors_give_the_runtimes_values)
+{
+    tf_point p[4] = {{0.0, 0.0}, {0.3, 0.5}, {0.6, 0.4}, {1.0, 1.0}};
+    for (int interp = 0; interp < TF_INTERP_KIND_COUNT; interp++) {
+        tf_error err;
+        tf_curve *c = tf_curve_new(p, 4, (tf_interp)interp, &err);
+        ck_assert_ptr_nonnull(c);
+        for (size_t k = 0; k < 3; k++) {
+            double x0, inv, co[4];
+            ck_assert_int_eq(tf_curve_get_segment(c, k, &x0, &inv, co), 0);
+            ck_assert(x0 == p[k].x);
+            ck_assert(co[0] == p[k].y);
+            /* the segment's formula at its middle is the curve's value */
+            double u = p[k].x + 0.5 * (p[k + 1].x - p[k].x), t = (u - x0) * inv;
+            double y = interp == TF_INTERP_COSINE
+                           ? co[0] + co[1] * (0.5 - 0.5 * cos(3.141592653589793 * t))
+                           : co[0] + t * (co[1] + t * (co[2] + t * co[3]));
+            ck_assert_msg(fabs(y - tf_curve_eval(c, u)) < 1e-12, "interp %d seg %zu", interp, k);
+        }
+        ck_assert_int_eq(tf_curve_get_segment(c, 3, NULL, NULL, NULL), -1);
+        tf_curve_free(c);
+    }
+    tf_spec *s = load_sample("samples/kinds/fbm.json");
+    const tf_layer_spec *L = &s->layers[0];
+    double f, o[3], f_prev = 0.0;
+    ck_assert_int_eq(tf_fractal_octave(L, 0, &f, o), 0);
+    ck_assert(f == 1.0 && o[0] == 0.0 && o[1] == 0.0 && o[2] == 0.0);
+    for (int k = 1; k < L->fractal_octaves; k++) {
+        ck_assert_int_eq(tf_fractal_octave(L, k, &f, o), 0);
+        ck_assert(k == 1 || f == f_prev * L->fractal_lacunarity);
+        ck_assert(fabs(o[0]) <= 1024.0 && o[0] != 0.0);
+        f_prev = f;
+    }
+    ck_assert_int_eq(tf_fractal_octave(L, L->fractal_octaves, &f, o), -1);
+    ck_assert_int_eq(tf_fractal_octave(L, -1, &f, o), -1);
+    tf_spec_free(s);
+    ck_assert(tf_simplex_gradient_table()[0] == 0.9951847266721969);
+    ck_assert_int_eq(tf_perlin_permutation_table()[0], 151);
+    ck_assert(tf_exp_perlin_magnitude_table()[0] == 1.0);
+    ck_assert(tf_exp_perlin_magnitude_table()[1] == 1.0 / 1.02);
+}
+END_TEST
+
+static Suite *shader_suite(void)
+{
+    Suite *s = suite_create("shader");
+    TCase *tc = tcase_create("emit");
+    tcase_add_test(tc, translates_each_construct);
+    tcase_add_test(tc, refuses_an_unreadable_line);
+    tcase_add_test(tc, floats_are_exact_literals);
+    tcase_add_test(tc, emits_the_entry_points_the_same_every_run);
+    tcase_add_test(tc, refuses_bad_names_specs_and_drainage);
+    tcase_add_test(tc, accessors_give_the_runtimes_values);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(shader_suite());
+}
