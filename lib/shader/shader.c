@@ -315,19 +315,35 @@ static void put_base(tf_text *s, const tf_layer_spec *L, const char *xe, const c
     tf_text_puts(s, "))");
 }
 
-/* "tf_add(tf_mul(P, k), o)" into buf: an octave's (or the layer's) point. */
-static void octave_point(tf_text *b, const char *p, double k, double o)
+typedef enum { WARP_NONE, WARP_BEFORE, WARP_AFTER } warp_place;
+
+/* Into b, one axis of an octave's (or the layer's) point: p * k + o, as
+ * "tf_add(tf_mul(p, k), o)" (just "p" for k = 1, o = 0); the swiss warp
+ * "warp * w" is added before the multiply, jordan's "w" after it
+ * (docs/spec.md, "Layer kinds"). */
+static void octave_point(tf_text *b, const char *p, double k, double o, warp_place place,
+                         double warp, const char *w)
 {
     b->len = 0;
     if (b->data)
         b->data[0] = '\0';
-    if (k == 1.0 && o == 0.0) {
+    if (place == WARP_NONE && k == 1.0 && o == 0.0) {
         tf_text_puts(b, p);
         return;
     }
-    tf_text_printf(b, "tf_add(tf_mul(%s, ", p);
+    tf_text_puts(b, place == WARP_AFTER ? "tf_add(tf_addf(tf_mul(" : "tf_add(tf_mul(");
+    if (place == WARP_BEFORE) {
+        tf_text_printf(b, "tf_addf(%s, ", p);
+        tf_text_float(b, warp);
+        tf_text_printf(b, " * %s), ", w);
+    } else {
+        tf_text_printf(b, "%s, ", p);
+    }
     put_k(b, k);
-    tf_text_puts(b, "), ");
+    if (place == WARP_AFTER)
+        tf_text_printf(b, "), %s), ", w);
+    else
+        tf_text_puts(b, "), ");
     put_c(b, o);
     tf_text_puts(b, ")");
 }
@@ -375,8 +391,8 @@ static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
         tf_text_puts(s, "    var vec3 s = vec3(0.0, 0.0, 0.0);\n");
         double a = 1.0, A = 0.0;
         for (int k = 0; k < O; k++) {
-            octave_point(&bx, "px", f[k], o[k][0]);
-            octave_point(&by, "py", f[k], o[k][1]);
+            octave_point(&bx, "px", f[k], o[k][0], WARP_NONE, 0.0, NULL);
+            octave_point(&by, "py", f[k], o[k][1], WARP_NONE, 0.0, NULL);
             tf_text_puts(s, "    s = s + ");
             tf_text_float(s, a);
             tf_text_printf(s, " * %s(", term);
@@ -411,27 +427,8 @@ static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
             double a = 1.0;
             A = 0.0;
             for (int k = 0; k < O; k++) {
-                octave_point(&bx, "tf_addf(px, wx * ", f[k], o[k][0]);
-                /* octave_point wants a whole expression: build it by hand */
-                bx.len = 0;
-                bx.data[0] = '\0';
-                by.len = 0;
-                if (by.data)
-                    by.data[0] = '\0';
-                tf_text_puts(&bx, "tf_add(tf_mul(tf_addf(px, ");
-                tf_text_float(&bx, L->fractal_warp);
-                tf_text_puts(&bx, " * wx), ");
-                put_k(&bx, f[k]);
-                tf_text_puts(&bx, "), ");
-                put_c(&bx, o[k][0]);
-                tf_text_puts(&bx, ")");
-                tf_text_puts(&by, "tf_add(tf_mul(tf_addf(py, ");
-                tf_text_float(&by, L->fractal_warp);
-                tf_text_puts(&by, " * wy), ");
-                put_k(&by, f[k]);
-                tf_text_puts(&by, "), ");
-                put_c(&by, o[k][1]);
-                tf_text_puts(&by, ")");
+                octave_point(&bx, "px", f[k], o[k][0], WARP_BEFORE, L->fractal_warp, "wx");
+                octave_point(&by, "py", f[k], o[k][1], WARP_BEFORE, L->fractal_warp, "wy");
                 tf_text_puts(s, "    v = ");
                 put_base(s, L, bx.data, by.data, pz + o[k][2]);
                 tf_text_puts(s, ";\n"
@@ -463,20 +460,8 @@ static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
             double amp = L->fractal_gain1, dd = amp * L->fractal_gain;
             A = 1.0;
             for (int k = 1; k < O; k++) {
-                bx.len = 0;
-                bx.data ? (void)(bx.data[0] = '\0') : (void)0;
-                by.len = 0;
-                by.data ? (void)(by.data[0] = '\0') : (void)0;
-                tf_text_puts(&bx, "tf_add(tf_addf(tf_mul(px, ");
-                put_k(&bx, f[k]);
-                tf_text_puts(&bx, "), wx), ");
-                put_c(&bx, o[k][0]);
-                tf_text_puts(&bx, ")");
-                tf_text_puts(&by, "tf_add(tf_addf(tf_mul(py, ");
-                put_k(&by, f[k]);
-                tf_text_puts(&by, "), wy), ");
-                put_c(&by, o[k][1]);
-                tf_text_puts(&by, ")");
+                octave_point(&bx, "px", f[k], o[k][0], WARP_AFTER, 0.0, "wx");
+                octave_point(&by, "py", f[k], o[k][1], WARP_AFTER, 0.0, "wy");
                 tf_text_puts(s, "    v = ");
                 put_base(s, L, bx.data, by.data, pz + o[k][2]);
                 tf_text_puts(s, ";\n    s = s + d * (v.x * v.x);\n    wx = wx + ");
@@ -603,8 +588,8 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
             tf_text_free(&by);
             return -1;
         }
-        octave_point(&bx, "wx", L->frequency, L->offset[0]);
-        octave_point(&by, "wy", L->frequency, L->offset[1]);
+        octave_point(&bx, "wx", L->frequency, L->offset[0], WARP_NONE, 0.0, NULL);
+        octave_point(&by, "wy", L->frequency, L->offset[1], WARP_NONE, 0.0, NULL);
         tf_text_printf(s, "    let vec3 n%zu = %s_l%zu(%s, %s);\n", i, n, i, bx.data, by.data);
         tf_text_printf(s, "    let vec2 c%zu = %s_c%d((n%zu.x + 1.0) * 0.5);\n", i, n, rd[i], i);
         tf_text_printf(s, "    let vec3 r%zu = vec3(c%zu.x, c%zu.y * (n%zu.y * ", i, i, i, i);
