@@ -93,7 +93,7 @@ END_TEST
 static tf_spec *load_sample(const char *rel)
 {
     tf_error err;
-    tf_spec *s = tf_spec_load(tu_path("%s", rel), &err);
+    tf_spec *s = tf_spec_load(tu_path("%s/%s", tu_srcdir(), rel), &err);
     ck_assert_msg(s != NULL, "%s", err.message);
     return s;
 }

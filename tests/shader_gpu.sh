@@ -16,30 +16,14 @@ TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$TF_SRCDIR/tests/tap.sh"
 
 compare=${TF_BUILDDIR:-.}/tests/shader_compare
-chromium=${CHROMIUM:-/usr/bin/chromium}
-have_browser=1
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
-    if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
-        echo "$tap_name: node, npm or $chromium is missing and TF_REQUIRE_BROWSER_TEST is set" >&2
-        exit 99
-    fi
-    have_browser=0
-fi
-if [ $have_browser = 1 ]; then
-    cache=${TF_SHADER_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-shader-test}
-    mkdir -p "$cache"
-    if [ ! -d "$cache/node_modules/playwright-core" ] ||
-        ! cmp -s "$TF_SRCDIR/tests/shader/package.json" "$cache/package.json"; then
-        cp "$TF_SRCDIR/tests/shader/package.json" "$cache/package.json"
-        if ! (cd "$cache" && npm install --no-audit --no-fund --silent) >"$scratch/npm.log" 2>&1; then
-            sed 's/^/# /' "$scratch/npm.log"
-            if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
-                echo "$tap_name: npm install of playwright-core failed" >&2
-                exit 99
-            fi
-            have_browser=0
-        fi
-    fi
+. "$TF_SRCDIR/tests/browser.sh"
+cache=${TF_SHADER_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-shader-test}
+have_browser=0
+if browser_present && npm_cache "$cache" "$TF_SRCDIR/tests/shader/package.json"; then
+    have_browser=1
+elif [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
+    echo "$tap_name: no browser (node, npm, $chromium) or playwright-core, and TF_REQUIRE_BROWSER_TEST is set" >&2
+    exit 99
 fi
 if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ] && ! command -v glslangValidator >/dev/null 2>&1; then
     echo "$tap_name: glslangValidator (glslang-tools) is missing and TF_REQUIRE_BROWSER_TEST is set" >&2

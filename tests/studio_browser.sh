@@ -17,30 +17,9 @@ TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$TF_SRCDIR/tests/tap.sh"
 . "$TF_SRCDIR/tests/studio/server.sh"
 
-chromium=${CHROMIUM:-/usr/bin/chromium}
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
-    if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
-        echo "$tap_name: node, npm or $chromium is missing and TF_REQUIRE_BROWSER_TEST is set" >&2
-        exit 99
-    fi
-    echo "1..0 # SKIP node, npm or chromium missing (Debian: apt-get install nodejs npm chromium)"
-    exit 77
-fi
+. "$TF_SRCDIR/tests/browser.sh"
 cache=${TF_STUDIO_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-studio-test}
-mkdir -p "$cache"
-if [ ! -d "$cache/node_modules/playwright-core" ] ||
-    ! cmp -s "$TF_SRCDIR/tests/studio/package.json" "$cache/package.json"; then
-    cp "$TF_SRCDIR/tests/studio/package.json" "$cache/package.json"
-    if ! (cd "$cache" && npm install --no-audit --no-fund --silent) >"$scratch/npm.log" 2>&1; then
-        sed 's/^/# /' "$scratch/npm.log"
-        if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
-            echo "$tap_name: npm install of playwright-core failed" >&2
-            exit 99
-        fi
-        echo "1..0 # SKIP npm could not install playwright-core (offline?)"
-        exit 77
-    fi
-fi
+browser_require "$cache" "$TF_SRCDIR/tests/studio/package.json"
 
 # What the CLI writes for the same references: the page's fit must equal it.
 "$TERRAFIT" fit "$TF_SRCDIR/samples/layered/layer0.png" "$TF_SRCDIR/samples/layered/layer1.png" \

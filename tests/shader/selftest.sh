@@ -14,33 +14,13 @@
 # (N: also time an N x N grid; a figure, not a check), CHROMIUM.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-chromium=${CHROMIUM:-/usr/bin/chromium}
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || [ ! -x "$chromium" ]; then
-    if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
-        echo "shader selftest: node, npm or $chromium is missing and TF_REQUIRE_BROWSER_TEST is set" >&2
-        exit 99
-    fi
-    echo "1..0 # SKIP node, npm or chromium missing (Debian: apt-get install nodejs npm chromium)"
-    exit 77
-fi
+tap_name="shader selftest"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/terrafit-shader-selftest.XXXXXX") || exit 99
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' HUP INT TERM
-
+. "$here/../browser.sh"
 cache=${TF_SHADER_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrafit-shader-test}
-mkdir -p "$cache"
-if [ ! -d "$cache/node_modules/playwright-core" ] || ! cmp -s "$here/package.json" "$cache/package.json"; then
-    cp "$here/package.json" "$cache/package.json"
-    if ! (cd "$cache" && npm install --no-audit --no-fund --silent) >"$scratch/npm.log" 2>&1; then
-        sed 's/^/# /' "$scratch/npm.log"
-        if [ -n "${TF_REQUIRE_BROWSER_TEST:-}" ]; then
-            echo "shader selftest: npm install of playwright-core failed" >&2
-            exit 99
-        fi
-        echo "1..0 # SKIP npm could not install playwright-core (offline?)"
-        exit 77
-    fi
-fi
+browser_require "$cache" "$here/package.json"
 TF_SHADER_TEST_MODULES=$cache/node_modules
 CHROMIUM=$chromium
 export TF_SHADER_TEST_MODULES CHROMIUM
