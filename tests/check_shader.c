@@ -153,6 +153,20 @@ START_TEST(refuses_bad_names_specs_and_drainage)
     ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_WGSL, "x", &err));
     ck_assert_int_eq(err.code, TF_ERR_INVALID);
     s->layers[0].frequency = 0.01;
+    /* a curve past the shader's tables: refused with its path */
+    size_t big = TF_SHADER_MAX_CURVE_POINTS + 1;
+    tf_point *pts = malloc(sizeof *pts * big);
+    for (size_t k = 0; k < big; k++)
+        pts[k] = (tf_point){(double)k / (double)big, (double)(k % 7) / 7.0};
+    ck_assert_int_eq(tf_spec_set_rd_points(s, 0, pts, big, &err), 0);
+    ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_GLSL, "x", &err));
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "$.noiseLayers[0].rd.points"));
+    ck_assert_int_eq(tf_spec_set_rd_points(s, 0, pts, TF_SHADER_MAX_CURVE_POINTS, &err), 0);
+    char *at_limit = tf_shader_emit(s, TF_SHADER_WGSL, "x", &err);
+    ck_assert_msg(at_limit != NULL, "%s", err.message);
+    free(at_limit);
+    free(pts);
     tf_drainage_set_defaults(s, 1, 64.0, 0.2, 0.01);
     ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_HLSL, "x", &err));
     ck_assert_ptr_nonnull(strstr(err.message, "$.drainage"));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "studio_internal.h"
+#include "terrafit/shader.h"
 #include "terrafit/fit.h"
 
 /* ================================================================ answers */
@@ -653,6 +654,59 @@ static void get_spec_call(studio *s, const studio_request *req, studio_response 
     get_spec(s, resp);
 }
 
+/* The spec as shader source in the language of ?lang= (default glsl;
+ * docs/shader.md), or NULL with the answer set. */
+static char *shader_source(studio *s, const studio_request *req, studio_response *resp,
+                           const char **lang_name)
+{
+    const char *lang = arg(req, "lang");
+    int k = tf_shader_lang_parse(lang ? lang : "glsl");
+    if (k < 0) {
+        studio_error(resp, 400, "lang: \"%.16s\" is not glsl, wgsl or hlsl", lang);
+        return NULL;
+    }
+    if (!s->spec) {
+        studio_error(resp, 404, "no spec yet: fit the references or put one");
+        return NULL;
+    }
+    tf_error err;
+    char *src = tf_shader_emit(s->spec, (tf_shader_lang)k, "terrain", &err);
+    if (!src)
+        answer_tf_error(resp, &err);
+    *lang_name = tf_shader_lang_name((tf_shader_lang)k);
+    return src;
+}
+
+/* GET /api/shader: the source itself. */
+static void get_shader(studio *s, const studio_request *req, studio_response *resp)
+{
+    const char *lang;
+    char *src = shader_source(s, req, resp, &lang);
+    if (src)
+        studio_bytes(resp, "text/plain; charset=utf-8", (unsigned char *)src, strlen(src));
+}
+
+/* POST /api/shader: the source written to the project as terrain.LANG. */
+static void post_shader(studio *s, const studio_request *req, studio_response *resp)
+{
+    const char *lang;
+    char *src = shader_source(s, req, resp, &lang);
+    if (!src)
+        return;
+    char name[32];
+    snprintf(name, sizeof name, "terrain.%s", lang);
+    tf_error err;
+    int rc = studio_write(s, name, src, strlen(src), &err);
+    free(src);
+    if (rc != 0) {
+        answer_tf_error(resp, &err);
+        return;
+    }
+    cJSON *body = cJSON_CreateObject();
+    cJSON_AddStringToObject(body, "saved", name);
+    studio_json(resp, 200, body);
+}
+
 static void get_settings_call(studio *s, const studio_request *req, studio_response *resp)
 {
     get_settings(s, resp);
@@ -699,6 +753,8 @@ static const endpoint ENDPOINTS[] = {
     {"GET", "/api/image", studio_get_image},
     {"GET", "/api/stats", studio_get_stats},
     {"GET", "/api/mesh", studio_get_mesh},
+    {"GET", "/api/shader", get_shader},
+    {"POST", "/api/shader", post_shader},
     {"GET", "/api/settings", get_settings_call},
     {"PUT", "/api/settings", put_settings},
     {"POST", "/api/undo", undo},

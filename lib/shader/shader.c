@@ -207,9 +207,17 @@ typedef struct {
     tf_error *err;
 } emitter;
 
-/* A curve as NAME_cJ(u) -> (value, derivative); returns J, or -1. */
-static int put_curve(emitter *e, const tf_point *pts, size_t count, tf_interp interp)
+/* A curve as NAME_cJ(u) -> (value, derivative); returns J, or -1. `path`
+ * names it in messages. */
+static int put_curve(emitter *e, const tf_point *pts, size_t count, tf_interp interp,
+                     const char *path)
 {
+    if (count > TF_SHADER_MAX_CURVE_POINTS) {
+        tf_error_set(e->err, TF_ERR_LIMIT,
+                     "shader: %s: %zu points, more than a shader's tables hold (%d)", path, count,
+                     TF_SHADER_MAX_CURVE_POINTS);
+        return -1;
+    }
     tf_curve *c = tf_curve_new(pts, count, interp, e->err);
     if (!c)
         return -1;
@@ -552,20 +560,23 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
         const tf_layer_spec *L = &spec->layers[i];
         if (put_layer_noise(e, i, L) != 0)
             return -1;
-        rd[i] = put_curve(e, L->rd_points, L->rd_point_count, L->rd_interpolation);
+        char path[64];
+        snprintf(path, sizeof path, "$.noiseLayers[%zu].rd.points", i);
+        rd[i] = put_curve(e, L->rd_points, L->rd_point_count, L->rd_interpolation, path);
         if (rd[i] < 0)
             return -1;
         mc[i] = -1;
         if (L->mask_layer_index >= 0 && L->mask_curve_point_count > 0) {
+            snprintf(path, sizeof path, "$.noiseLayers[%zu].maskCurve.points", i);
             mc[i] = put_curve(e, L->mask_curve_points, L->mask_curve_point_count,
-                              L->mask_curve_interpolation);
+                              L->mask_curve_interpolation, path);
             if (mc[i] < 0)
                 return -1;
         }
     }
     if (spec->output_curve_point_count > 0) {
         oc = put_curve(e, spec->output_curve_points, spec->output_curve_point_count,
-                       spec->output_curve_interpolation);
+                       spec->output_curve_interpolation, "$.outputCurve.points");
         if (oc < 0)
             return -1;
     }

@@ -35,14 +35,20 @@ TF_API int tf_shader_lang_parse(const char *name);
 /* The longest function name accepted (without the suffixes it gets). */
 #define TF_SHADER_NAME_MAX 48
 
+/* The most control points a curve may have: its knots and segments become
+ * constant tables, which shader compilers hold in registers or constant
+ * memory (fitted specs use 64). */
+#define TF_SHADER_MAX_CURVE_POINTS 4096
+
 /* The source of `spec` in `lang`, defining NAME (a height), NAME_at (a
  * height at an integer cell plus a fraction), NAME_gradient and
  * NAME_gradient_at (height and gradient), NAME_MIN_VALUE and
  * NAME_MAX_VALUE. `name` (NULL: "terrain") must be a letter followed by
  * letters, digits or '_', at most TF_SHADER_NAME_MAX characters, and not
- * start with "tf_" or "gl_". A NUL-terminated string to free() with free,
- * or NULL with err set (an invalid spec, a bad name, or a spec with a
- * drainage stage, which shaders do not evaluate). */
+ * start with "tf_" or "gl_". A NUL-terminated string (release it with free()),
+ * or NULL with err set (an invalid spec, a bad name, a curve of more than
+ * TF_SHADER_MAX_CURVE_POINTS points, a frequency of 2^31 or more, or a
+ * spec with a drainage stage, which shaders do not evaluate). */
 TF_API char *tf_shader_emit(const tf_spec *spec, tf_shader_lang lang, const char *name,
                             tf_error *err);
 

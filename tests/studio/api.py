@@ -149,6 +149,8 @@ status, body = get_json("/api/state")
 ok("GET /api/state", status == 200 and body["references"] == [] and body["layers"] == 0, body)
 status, body = get_json("/api/spec")
 ok("GET /api/spec before a fit: 404", status == 404, status)
+status, _, data = request("GET", "/api/shader")
+ok("GET /api/shader before a fit: 404", status == 404 and is_json_error(data), status)
 status, _, data = request("POST", "/api/fit")
 ok("POST /api/fit without references: 409", status == 409 and is_json_error(data), status)
 
@@ -313,6 +315,24 @@ status, _, data = request("GET", q("/api/mesh", n=33, step=4))
 ok("GET /api/mesh", status == 200 and len(data) == 33 * 33 * 4 * 4, (status, len(data)))
 status, _, _ = request("GET", q("/api/mesh", n=100000))
 ok("GET /api/mesh too large: 400", status == 400, status)
+
+# ---------------------------------------------------------------- shader export
+for lang, sig in [("glsl", b"vec3 terrain_gradient_at(ivec2 cell, vec2 frac) {"),
+                  ("wgsl", b"fn terrain_at(cell: vec2i, frac: vec2f) -> f32 {"),
+                  ("hlsl", b"float terrain(float2 p) {")]:
+    status, headers, data = request("GET", q("/api/shader", lang=lang))
+    ok(f"GET /api/shader lang={lang}", status == 200 and sig in data, (status, data[:80]))
+    status, _, data = request("POST", q("/api/shader", lang=lang))
+    ok(f"POST /api/shader lang={lang} writes terrain.{lang}",
+       status == 200 and json.loads(data).get("saved") == f"terrain.{lang}" and
+       read(os.path.join(project, f"terrain.{lang}")) == request("GET", q("/api/shader", lang=lang))[2],
+       (status, data[:120]))
+for bad in ["msl", "", "glsl/../x", "x" * 5000]:
+    status, _, data = request("GET", q("/api/shader", lang=bad))
+    ok(f"GET /api/shader with a bad lang ({bad[:12]!r}): 400", status == 400 and is_json_error(data),
+       (status, data[:120]))
+status, _, data = request("POST", "/api/shader", token="wrong")
+ok("POST /api/shader without the token: refused", status in (401, 403), status)
 
 # ---------------------------------------------------------------- settings, save, load
 settings = {"verticalScale": 0.3, "bands": [{"color": "#112233", "limit": 0.5, "blend": 0.1}]}

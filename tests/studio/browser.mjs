@@ -141,6 +141,15 @@ try {
   saved.noiseLayers[0].rd.points[point].y = yBefore;
   ok("and is otherwise the CLI's fit", JSON.stringify(saved) === JSON.stringify(cli));
 
+  // Export shader: the spec as WGSL in the project folder.
+  await page.selectOption("#shader-lang", "wgsl");
+  await page.click("#export-shader");
+  await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("Wrote terrain.wgsl"), null, { timeout: 10000 });
+  let wgsl = "";
+  try { wgsl = readFileSync(join(project, "terrain.wgsl"), "utf8"); } catch { /* checked below */ }
+  ok("Export shader writes terrain.wgsl with the terrain's functions",
+     wgsl.includes("fn terrain_gradient_at(cell: vec2i, frac: vec2f) -> vec3f {"), wgsl.slice(0, 200));
+
   // Undo gives back the fitted spec exactly; redo the edit.
   await page.click("#undo");
   await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("Undo: done"), null, { timeout: 10000 });

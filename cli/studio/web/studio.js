@@ -582,6 +582,11 @@ const studio = (() => {
       const r = await api("POST", "/api/save");
       return "Saved " + r.saved.join(", ") + " in " + state.server.project;
     });
+    $("#export-shader").onclick = () => withStatus("Export shader", async () => {
+      const lang = $("#shader-lang").value;
+      const r = await api("POST", "/api/shader?lang=" + encodeURIComponent(lang));
+      return "Wrote " + r.saved + " in " + state.server.project;
+    });
     $("#reload").onclick = () => withStatus("Reload", async () => { await api("POST", "/api/load"); await refresh(); });
     $("#result-style").onchange = () => redrawResult();
     document.addEventListener("keydown", ev => {
