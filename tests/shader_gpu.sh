@@ -34,10 +34,13 @@ if [ $have_browser = 0 ] && ! command -v glslangValidator >/dev/null 2>&1; then
     exit 77
 fi
 
+# Three sets: random points near the origin, around (1e6, -1e6), and a
+# 64 x 64 grid at step 1.37 from (-100, 50) (read back as a picture is).
 n=${TF_SHADER_POINTS:-4000}
 "$compare" points "$n" 0 0 3000 1 >"$scratch/near.txt" &&
     "$compare" points "$n" 1000000 -1000000 3000 2 >"$scratch/far.txt" &&
-    cat "$scratch/near.txt" "$scratch/far.txt" >"$scratch/points.txt" || exit 99
+    "$compare" points 4096 -100 50 0 0 1.37 >"$scratch/grid.txt" &&
+    cat "$scratch/near.txt" "$scratch/far.txt" "$scratch/grid.txt" >"$scratch/points.txt" || exit 99
 
 # The bounds of docs/shader.md, "Tolerance": 1e-3 of the range at most and
 # 1e-4 at the 99.9th percentile; swiss and jordan warp each octave by the
@@ -90,8 +93,9 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
     set -- $(bounds "$b")
     for lang in glsl wgsl; do
         head -n "$n" "$scratch/out/$lang.txt" >"$scratch/near.out"
-        tail -n "$n" "$scratch/out/$lang.txt" >"$scratch/far.out"
-        for where in near far; do
+        head -n $((2 * n)) "$scratch/out/$lang.txt" | tail -n "$n" >"$scratch/far.out"
+        tail -n 4096 "$scratch/out/$lang.txt" >"$scratch/grid.out"
+        for where in near far grid; do
             run "$compare" check "$spec" "$scratch/$where.txt" "$scratch/$where.out" \
                 "$b $lang $where" "$1" "$2"
             sed 's/^/# /' "$scratch/stdout"
