@@ -318,6 +318,105 @@ static double unit_clamp(double v)
     return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
 }
 
+#if TF_HAVE_AVX2_PATH
+/* swiss_row's and jordan_row's per-sample steps, four samples a vector,
+ * each lane the scalar loop's operations in its order (the same bits:
+ * |v| and -v flip the sign bit, the clamp keeps NaN as the ternaries do).
+ * Each returns how many samples it did; the scalar loop does the rest. */
+__attribute__((target("avx2"))) static size_t swiss_points_avx2(const double *nx, double ny,
+                                                                const double *wx,
+                                                                const double *wy, double warp,
+                                                                double f, const double *o,
+                                                                size_t n, double *px,
+                                                                double *py)
+{
+    const __m256d vw = _mm256_set1_pd(warp), vf = _mm256_set1_pd(f), vny = _mm256_set1_pd(ny);
+    const __m256d ox = _mm256_set1_pd(o[0]), oy = _mm256_set1_pd(o[1]);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d x = _mm256_add_pd(_mm256_loadu_pd(nx + k), _mm256_mul_pd(vw, _mm256_loadu_pd(wx + k)));
+        __m256d y = _mm256_add_pd(vny, _mm256_mul_pd(vw, _mm256_loadu_pd(wy + k)));
+        _mm256_storeu_pd(px + k, _mm256_add_pd(_mm256_mul_pd(x, vf), ox));
+        _mm256_storeu_pd(py + k, _mm256_add_pd(_mm256_mul_pd(y, vf), oy));
+    }
+    return k;
+}
+
+__attribute__((target("avx2"))) static size_t swiss_steps_avx2(const double *v, const double *gx,
+                                                               const double *gy, double gain,
+                                                               size_t n, double *out, double *a,
+                                                               double *wx, double *wy)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
+    const __m256d zero = _mm256_setzero_pd(), vg = _mm256_set1_pd(gain);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d vv = _mm256_loadu_pd(v + k), va = _mm256_loadu_pd(a + k);
+        __m256d s = _mm256_add_pd(_mm256_loadu_pd(out + k),
+                                  _mm256_mul_pd(va, _mm256_sub_pd(one, _mm256_andnot_pd(sign, vv))));
+        __m256d neg = _mm256_xor_pd(vv, sign);
+        _mm256_storeu_pd(out + k, s);
+        _mm256_storeu_pd(wx + k, _mm256_add_pd(_mm256_loadu_pd(wx + k),
+                                               _mm256_mul_pd(_mm256_mul_pd(va, _mm256_loadu_pd(gx + k)), neg)));
+        _mm256_storeu_pd(wy + k, _mm256_add_pd(_mm256_loadu_pd(wy + k),
+                                               _mm256_mul_pd(_mm256_mul_pd(va, _mm256_loadu_pd(gy + k)), neg)));
+        __m256d sat = _mm256_blendv_pd(s, zero, _mm256_cmp_pd(s, zero, _CMP_LT_OQ));
+        sat = _mm256_blendv_pd(sat, one, _mm256_cmp_pd(s, one, _CMP_GT_OQ));
+        _mm256_storeu_pd(a + k, _mm256_mul_pd(va, _mm256_mul_pd(vg, sat)));
+    }
+    return k;
+}
+
+__attribute__((target("avx2"))) static size_t jordan_points_avx2(const double *nx, double nyf,
+                                                                 const double *wx,
+                                                                 const double *wy, double f,
+                                                                 const double *o, size_t n,
+                                                                 double *px, double *py)
+{
+    const __m256d vf = _mm256_set1_pd(f), vny = _mm256_set1_pd(nyf);
+    const __m256d ox = _mm256_set1_pd(o[0]), oy = _mm256_set1_pd(o[1]);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d x = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nx + k), vf), _mm256_loadu_pd(wx + k));
+        __m256d y = _mm256_add_pd(vny, _mm256_loadu_pd(wy + k));
+        _mm256_storeu_pd(px + k, _mm256_add_pd(x, ox));
+        _mm256_storeu_pd(py + k, _mm256_add_pd(y, oy));
+    }
+    return k;
+}
+
+__attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal_plan *P,
+                                                                const double *v, const double *gx,
+                                                                const double *gy, double amp,
+                                                                size_t n, double *out,
+                                                                double *damped, double *wx,
+                                                                double *wy, double *mx, double *my)
+{
+    const __m256d warp = _mm256_set1_pd(P->warp), damp = _mm256_set1_pd(P->damp);
+    const __m256d scale = _mm256_set1_pd(P->damp_scale), vamp = _mm256_set1_pd(amp);
+    const __m256d one = _mm256_set1_pd(1.0);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d vv = _mm256_loadu_pd(v + k);
+        __m256d hx = _mm256_mul_pd(_mm256_loadu_pd(gx + k), vv);
+        __m256d hy = _mm256_mul_pd(_mm256_loadu_pd(gy + k), vv);
+        _mm256_storeu_pd(out + k, _mm256_add_pd(_mm256_loadu_pd(out + k),
+                                                _mm256_mul_pd(_mm256_loadu_pd(damped + k),
+                                                              _mm256_mul_pd(vv, vv))));
+        _mm256_storeu_pd(wx + k, _mm256_add_pd(_mm256_loadu_pd(wx + k), _mm256_mul_pd(warp, hx)));
+        _mm256_storeu_pd(wy + k, _mm256_add_pd(_mm256_loadu_pd(wy + k), _mm256_mul_pd(warp, hy)));
+        __m256d x = _mm256_add_pd(_mm256_loadu_pd(mx + k), _mm256_mul_pd(damp, hx));
+        __m256d y = _mm256_add_pd(_mm256_loadu_pd(my + k), _mm256_mul_pd(damp, hy));
+        _mm256_storeu_pd(mx + k, x);
+        _mm256_storeu_pd(my + k, y);
+        __m256d r2 = _mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y));
+        __m256d d = _mm256_sub_pd(one, _mm256_div_pd(scale, _mm256_add_pd(one, r2)));
+        _mm256_storeu_pd(damped + k, _mm256_mul_pd(vamp, d));
+    }
+    return k;
+}
+#endif
+
 static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
                       double nz, size_t n, double *out)
 {
@@ -331,12 +430,22 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i];
-        for (size_t k = 0; k < n; k++) {
+        size_t k = 0;
+#if TF_HAVE_AVX2_PATH
+        if (simd >= TF_SIMD_AVX2)
+            k = swiss_points_avx2(nx, ny, wx, wy, P->warp, f, o, n, px, py);
+#endif
+        for (; k < n; k++) {
             px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
             py[k] = (ny + P->warp * wy[k]) * f + o[1];
         }
         noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
-        for (size_t k = 0; k < n; k++) {
+        k = 0;
+#if TF_HAVE_AVX2_PATH
+        if (simd >= TF_SIMD_AVX2)
+            k = swiss_steps_avx2(v, gx, gy, P->gain, n, out, a, wx, wy);
+#endif
+        for (; k < n; k++) {
             out[k] = out[k] + a[k] * (1.0 - fabs(v[k]));
             wx[k] = wx[k] + (a[k] * gx[k]) * -v[k];
             wy[k] = wy[k] + (a[k] * gy[k]) * -v[k];
@@ -370,13 +479,23 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
     for (int i = 1; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i];
-        for (size_t k = 0; k < n; k++) {
+        size_t k = 0;
+#if TF_HAVE_AVX2_PATH
+        if (simd >= TF_SIMD_AVX2)
+            k = jordan_points_avx2(nx, ny * f, wx, wy, f, o, n, px, py);
+#endif
+        for (; k < n; k++) {
             px[k] = nx[k] * f + wx[k] + o[0];
             py[k] = ny * f + wy[k] + o[1];
         }
         noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
         amp = amp * P->gain;
-        for (size_t k = 0; k < n; k++) {
+        k = 0;
+#if TF_HAVE_AVX2_PATH
+        if (simd >= TF_SIMD_AVX2)
+            k = jordan_steps_avx2(P, v, gx, gy, amp, n, out, damped, wx, wy, mx, my);
+#endif
+        for (; k < n; k++) {
             double hx = gx[k] * v[k], hy = gy[k] * v[k];
             out[k] = out[k] + damped[k] * (v[k] * v[k]);
             wx[k] = wx[k] + P->warp * hx;
