@@ -417,6 +417,60 @@ __attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal
 }
 #endif
 
+#if TF_HAVE_AVX2_PATH
+/* jordan's first octave: s = v * v, the warps and the damping from half
+ * the gradient of v^2, every sample at the first damped amplitude */
+__attribute__((target("avx2"))) static size_t jordan_first_avx2(const tf_fractal_plan *P,
+                                                                const double *v, const double *gx,
+                                                                const double *gy, double damped0,
+                                                                size_t n, double *out,
+                                                                double *damped, double *wx,
+                                                                double *wy, double *mx, double *my)
+{
+    const __m256d warp0 = _mm256_set1_pd(P->warp0), damp0 = _mm256_set1_pd(P->damp0);
+    const __m256d d0 = _mm256_set1_pd(damped0);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d vv = _mm256_loadu_pd(v + k);
+        __m256d hx = _mm256_mul_pd(_mm256_loadu_pd(gx + k), vv);
+        __m256d hy = _mm256_mul_pd(_mm256_loadu_pd(gy + k), vv);
+        _mm256_storeu_pd(out + k, _mm256_mul_pd(vv, vv));
+        _mm256_storeu_pd(wx + k, _mm256_mul_pd(warp0, hx));
+        _mm256_storeu_pd(wy + k, _mm256_mul_pd(warp0, hy));
+        _mm256_storeu_pd(mx + k, _mm256_mul_pd(damp0, hx));
+        _mm256_storeu_pd(my + k, _mm256_mul_pd(damp0, hy));
+        _mm256_storeu_pd(damped + k, d0);
+    }
+    return k;
+}
+
+/* out[k] = 2 * (out[k] / A) - 1: swiss's and jordan's normalization */
+__attribute__((target("avx2"))) static size_t turbulence_normalize_avx2(double A, size_t n,
+                                                                        double *out)
+{
+    const __m256d va = _mm256_set1_pd(A), two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        _mm256_storeu_pd(out + k, _mm256_sub_pd(_mm256_mul_pd(two, _mm256_div_pd(_mm256_loadu_pd(out + k), va)), one));
+    return k;
+}
+#endif
+
+/* swiss's and jordan's last step, over the chunk */
+static void turbulence_normalize(tf_simd_level simd, const tf_fractal_plan *P, size_t n,
+                                 double *out)
+{
+    size_t k = 0;
+#if TF_HAVE_AVX2_PATH
+    if (simd >= TF_SIMD_AVX2)
+        k = turbulence_normalize_avx2(P->amp_sum, n, out);
+#else
+    (void)simd;
+#endif
+    for (; k < n; k++)
+        out[k] = 2.0 * (out[k] / P->amp_sum) - 1.0;
+}
+
 static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
                       double nz, size_t n, double *out)
 {
@@ -452,8 +506,7 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
             a[k] = a[k] * (P->gain * unit_clamp(out[k]));
         }
     }
-    for (size_t k = 0; k < n; k++)
-        out[k] = 2.0 * (out[k] / P->amp_sum) - 1.0;
+    turbulence_normalize(simd, P, n, out);
 }
 
 static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
@@ -467,7 +520,12 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         py[k] = ny;
     noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
     double amp = P->gain1;
-    for (size_t k = 0; k < n; k++) {
+    size_t first = 0;
+#if TF_HAVE_AVX2_PATH
+    if (simd >= TF_SIMD_AVX2)
+        first = jordan_first_avx2(P, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my);
+#endif
+    for (size_t k = first; k < n; k++) {
         double hx = gx[k] * v[k], hy = gy[k] * v[k];
         out[k] = v[k] * v[k];
         wx[k] = P->warp0 * hx;
@@ -505,8 +563,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
             damped[k] = amp * (1.0 - P->damp_scale / (1.0 + (mx[k] * mx[k] + my[k] * my[k])));
         }
     }
-    for (size_t k = 0; k < n; k++)
-        out[k] = 2.0 * (out[k] / P->amp_sum) - 1.0;
+    turbulence_normalize(simd, P, n, out);
 }
 
 /* Step 1 for layer L at the chunk's samples x[k], y: the base noise in
