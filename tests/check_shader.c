@@ -79,14 +79,20 @@ END_TEST
 
 START_TEST(floats_are_exact_literals)
 {
-    const double v[] = {0.0, 1.0, -2.5, 0.1, 1e-30, 3.4e38, 123456789.0, 0.36602540378443865};
+    const double v[] = {0.0, 1.0, -2.5, 0.1, 1e-30, 3.4e38, 123456789.0, 0.36602540378443865,
+                        1e-45};
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
         tf_text t = {0};
         tf_text_float(&t, v[k]);
         ck_assert_msg(strpbrk(t.data, ".e") != NULL, "%s", t.data);
         ck_assert_msg(strtof(t.data, NULL) == (float)v[k], "%s for %.17g", t.data, v[k]);
+        ck_assert(!t.out_of_range);
         tf_text_free(&t);
     }
+    tf_text t = {0};
+    tf_text_float(&t, 1e39);
+    ck_assert(t.out_of_range && t.bad_value == 1e39);
+    tf_text_free(&t);
 }
 END_TEST
 
@@ -153,6 +159,12 @@ START_TEST(refuses_bad_names_specs_and_drainage)
     ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_WGSL, "x", &err));
     ck_assert_int_eq(err.code, TF_ERR_INVALID);
     s->layers[0].frequency = 0.01;
+    /* a constant no float holds */
+    s->layers[0].amp_scale = 1e300;
+    ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_GLSL, "x", &err));
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "1e+300"));
+    s->layers[0].amp_scale = 1.0;
     /* a curve past the shader's tables: refused with its path */
     size_t big = TF_SHADER_MAX_CURVE_POINTS + 1;
     tf_point *pts = malloc(sizeof *pts * big);

@@ -13,6 +13,8 @@
  * are the library's section markers and are dropped.
  */
 #include <ctype.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,12 @@ void tf_text_printf(tf_text *t, const char *fmt, ...)
 void tf_text_float(tf_text *t, double v)
 {
     char s[48];
+    if (!(fabs(v) <= (double)FLT_MAX)) {
+        if (!t->out_of_range)
+            t->bad_value = v;
+        t->out_of_range = 1;
+        v = 0.0;
+    }
     /* 9 significant digits name every float exactly; the value is
      * rounded to float first so the literal is the float itself */
     snprintf(s, sizeof s, "%.9g", (double)(float)v);

@@ -732,6 +732,12 @@ char *tf_shader_emit(const tf_spec *spec, tf_shader_lang lang, const char *name,
     }
     if (put_spec(&e, spec, min_value, max_value) != 0)
         goto done;
+    if (neutral.out_of_range || arrays.out_of_range) {
+        tf_error_set(err, TF_ERR_LIMIT,
+                     "shader: the spec has a constant (%g) beyond a 32-bit float's range",
+                     neutral.out_of_range ? neutral.bad_value : arrays.bad_value);
+        goto done;
+    }
     if (neutral.failed || arrays.failed || out.failed) {
         tf_error_set(err, TF_ERR_NOMEM, "shader: out of memory");
         goto done;

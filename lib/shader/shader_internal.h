@@ -23,6 +23,9 @@ typedef struct {
     char *data;
     size_t len, cap;
     int failed;
+    /* set by tf_text_float for a value no float holds (|v| > FLT_MAX) */
+    int out_of_range;
+    double bad_value;
 } tf_text;
 
 /* No emitted source is near this: a spec of 64 layers with curves of 65536
@@ -33,7 +36,8 @@ void tf_text_put(tf_text *t, const char *s, size_t n);
 void tf_text_puts(tf_text *t, const char *s);
 void tf_text_printf(tf_text *t, const char *fmt, ...) TF_SHADER_PRINTF(2, 3);
 /* A float literal every language reads as the float nearest `v` (9
- * significant digits, always with a '.' or an exponent). */
+ * significant digits, always with a '.' or an exponent); a value beyond a
+ * float's range sets out_of_range and writes 0.0. */
 void tf_text_float(tf_text *t, double v);
 void tf_text_free(tf_text *t);
 
