@@ -54,10 +54,24 @@ bounds() {
     esac
 }
 
+# The samples, and the golden specs of tests/data/terrain (every curve
+# interpolation, mask curves, range masks, output curves, mixed kinds).
 for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-layers/terrain.json \
     "$TF_SRCDIR"/samples/layered/base.json "$TF_SRCDIR"/samples/layered/detail.json \
-    "$TF_SRCDIR"/samples/jacksboro-fault/terrain.json; do
+    "$TF_SRCDIR"/samples/jacksboro-fault/terrain.json "$TF_SRCDIR"/tests/data/terrain/*.json; do
     b=$(basename "$(dirname "$spec")")-$(basename "$spec" .json)
+    case $b in
+    terrain-drainage*)
+        expect_message "$b: refused (a drainage stage)" 1 '$.drainage: shaders do not' \
+            "$TERRAFIT" shader "$spec" --lang glsl
+        continue
+        ;;
+    terrain-nan-far)
+        expect_message "$b: refused (a frequency past the split coordinates)" 1 'passes 2^31' \
+            "$TERRAFIT" shader "$spec" --lang glsl
+        continue
+        ;;
+    esac
     ok=1
     for lang in glsl wgsl hlsl; do
         run "$TERRAFIT" shader "$spec" --lang $lang --name terrain -o "$scratch/$b.$lang"
@@ -96,6 +110,9 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
         head -n $((2 * n)) "$scratch/out/$lang.txt" | tail -n "$n" >"$scratch/far.out"
         tail -n 4096 "$scratch/out/$lang.txt" >"$scratch/grid.out"
         for where in near far grid; do
+            # At 1e6 its frequencies of 3000-5000 put noise space past 2^31,
+            # beyond the shader's documented domain (docs/shader.md).
+            [ "$b.$where" = terrain-version-only-extreme.far ] && continue
             run "$compare" check "$spec" "$scratch/$where.txt" "$scratch/$where.out" \
                 "$b $lang $where" "$1" "$2"
             sed 's/^/# /' "$scratch/stdout"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "terrafit/runtime.h"
+#include "terrafit/shader.h"
 #include "fuzz.h"
 
 /* Coordinates a game or a tool may pass: ordinary ones, far ones, ones at
@@ -206,6 +207,46 @@ static void check_paths(tf_terrain *t, const window *w)
     FUZZ_CHECK(tf_terrain_set_path(t, "auto", &err) == 0, "the auto path: %s", err.message);
 }
 
+/* Whether `word` stands alone in `text` (not part of a longer name). */
+static int has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+        int before = p > text && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+                                  (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
+        char c = p[n];
+        int after = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9');
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+/* tf_shader_emit of a valid spec: the source, with its entry point and no
+ * literal a shader compiler cannot read, or a refusal with a reason (a
+ * drainage stage, a constant or curve past a shader's limits). */
+static void check_shader(const tf_spec *spec, uint8_t pick)
+{
+    tf_error err;
+    memset(&err, 0, sizeof err);
+    tf_shader_lang lang = (tf_shader_lang)(pick % TF_SHADER_LANG_COUNT);
+    char *src = tf_shader_emit(spec, lang, "t", &err);
+    if (!src) {
+        FUZZ_CHECK(err.code == TF_ERR_ARGUMENT || err.code == TF_ERR_LIMIT ||
+                       err.code == TF_ERR_NOMEM,
+                   "a valid spec's shader refused with code %d: %s", err.code, err.message);
+        FUZZ_CHECK(err.code != TF_ERR_ARGUMENT || spec->drainage.levels > 0,
+                   "a valid spec without drainage refused: %s", err.message);
+        return;
+    }
+    FUZZ_CHECK(strstr(src, "t_gradient_at(") != NULL, "no t_gradient_at in the %s",
+               tf_shader_lang_name(lang));
+    FUZZ_CHECK(!has_word(src, "inf") && !has_word(src, "nan") && !has_word(src, "-nan"),
+               "a non-finite literal in the %s", tf_shader_lang_name(lang));
+    free(src);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tf_error err;
@@ -238,6 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_window(t, w, layers ? pick2 % layers : 0);
         check_window(t, w2, layers ? pick % layers : 0);
         check_paths(t, w);
+        check_shader(spec, pick2);
         tf_terrain_free(t);
     }
     tf_spec_free(spec);
