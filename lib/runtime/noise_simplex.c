@@ -37,40 +37,41 @@ static inline double floor_small(double v)
 
 /* Unit gradients at angles 2*pi*(k + 0.5)/32, k = 0..31 (cos, sin), as the
  * shortest decimal strings that read back as the same doubles. */
-static const double GRADIENTS[32][2] = {
-    {0.9951847266721969, 0.0980171403295606},
-    {0.9569403357322088, 0.29028467725446233},
-    {0.881921264348355, 0.47139673682599764},
-    {0.773010453362737, 0.6343932841636455},
-    {0.6343932841636455, 0.773010453362737},
-    {0.4713967368259978, 0.8819212643483549},
-    {0.29028467725446233, 0.9569403357322089},
-    {0.09801714032956077, 0.9951847266721968},
-    {-0.09801714032956065, 0.9951847266721969},
-    {-0.29028467725446216, 0.9569403357322089},
-    {-0.4713967368259977, 0.881921264348355},
-    {-0.6343932841636454, 0.7730104533627371},
-    {-0.773010453362737, 0.6343932841636455},
-    {-0.8819212643483549, 0.47139673682599786},
-    {-0.9569403357322088, 0.2902846772544624},
-    {-0.9951847266721968, 0.09801714032956083},
-    {-0.9951847266721969, -0.09801714032956059},
-    {-0.9569403357322089, -0.2902846772544621},
-    {-0.881921264348355, -0.47139673682599764},
-    {-0.7730104533627371, -0.6343932841636453},
-    {-0.6343932841636459, -0.7730104533627367},
-    {-0.47139673682599786, -0.8819212643483549},
-    {-0.29028467725446244, -0.9569403357322088},
-    {-0.09801714032956045, -0.9951847266721969},
-    {0.09801714032956009, -0.9951847266721969},
-    {0.29028467725446205, -0.9569403357322089},
-    {0.4713967368259976, -0.881921264348355},
-    {0.6343932841636456, -0.7730104533627369},
-    {0.7730104533627367, -0.6343932841636459},
-    {0.8819212643483548, -0.4713967368259979},
-    {0.9569403357322088, -0.2902846772544625},
-    {0.9951847266721969, -0.0980171403295605},
-};
+#define SIMPLEX_GRADIENTS(X)                                                                       \
+    X(0.9951847266721969, 0.0980171403295606)                                                      \
+    X(0.9569403357322088, 0.29028467725446233)                                                     \
+    X(0.881921264348355, 0.47139673682599764)                                                      \
+    X(0.773010453362737, 0.6343932841636455)                                                       \
+    X(0.6343932841636455, 0.773010453362737)                                                       \
+    X(0.4713967368259978, 0.8819212643483549)                                                      \
+    X(0.29028467725446233, 0.9569403357322089)                                                     \
+    X(0.09801714032956077, 0.9951847266721968)                                                     \
+    X(-0.09801714032956065, 0.9951847266721969)                                                    \
+    X(-0.29028467725446216, 0.9569403357322089)                                                    \
+    X(-0.4713967368259977, 0.881921264348355)                                                      \
+    X(-0.6343932841636454, 0.7730104533627371)                                                     \
+    X(-0.773010453362737, 0.6343932841636455)                                                      \
+    X(-0.8819212643483549, 0.47139673682599786)                                                    \
+    X(-0.9569403357322088, 0.2902846772544624)                                                     \
+    X(-0.9951847266721968, 0.09801714032956083)                                                    \
+    X(-0.9951847266721969, -0.09801714032956059)                                                   \
+    X(-0.9569403357322089, -0.2902846772544621)                                                    \
+    X(-0.881921264348355, -0.47139673682599764)                                                    \
+    X(-0.7730104533627371, -0.6343932841636453)                                                    \
+    X(-0.6343932841636459, -0.7730104533627367)                                                    \
+    X(-0.47139673682599786, -0.8819212643483549)                                                   \
+    X(-0.29028467725446244, -0.9569403357322088)                                                   \
+    X(-0.09801714032956045, -0.9951847266721969)                                                   \
+    X(0.09801714032956009, -0.9951847266721969)                                                    \
+    X(0.29028467725446205, -0.9569403357322089)                                                    \
+    X(0.4713967368259976, -0.881921264348355)                                                      \
+    X(0.6343932841636456, -0.7730104533627369)                                                     \
+    X(0.7730104533627367, -0.6343932841636459)                                                     \
+    X(0.8819212643483548, -0.4713967368259979)                                                     \
+    X(0.9569403357322088, -0.2902846772544625)                                                     \
+    X(0.9951847266721969, -0.0980171403295605)
+#define SIMPLEX_PAIR(gx, gy) {gx, gy},
+static const double GRADIENTS[32][2] = {SIMPLEX_GRADIENTS(SIMPLEX_PAIR)};
 
 /* Lattice hash constants: a corner (i, j) hashes
  * seed ^ (i * HASH_I) ^ (j * HASH_J) (mod 2^32). */
@@ -695,5 +696,190 @@ __attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed
         simplex_store8(dx + m, count, ga, gb);
         simplex_store8(dy + m, count, ha, hb);
     }
+}
+#endif
+
+#if TF_HAVE_AVX512_PATH
+/*
+ * AVX-512: the row of tf_simplex2_row_avx2 with eight doubles a vector,
+ * each lane again running the scalar code's IEEE operations in its order
+ * (no FMA), so every lane has the scalar bits; same range rule (|x|, |y|
+ * < 2^49, else the block takes the scalar code).
+ *
+ * On a processor that runs a 512-bit operation as two 256-bit halves
+ * (Zen 4) this gains only where it needs fewer operations than AVX2, the
+ * arithmetic itself costing the same; so the 32-bit and gradient work is
+ * written to take as few as it can:
+ *
+ * - Sixteen points (blocks A and B of eight) share their integer work:
+ *   one vector of 16 32-bit lanes, A's point k in lane 2k and B's in lane
+ *   2k + 1, so the 64-bit lane k holds both points k. The hash runs once
+ *   for the sixteen, and A's gradient index (bits 27-31 of the low half)
+ *   and B's (of the high half) come out with one shift each.
+ * - The 32 gradients are picked from x and y columns, 16 entries a
+ *   two-table permute, without a blend: the first permute writes the
+ *   upper half's entries into the lanes whose index has bit 4 set, the
+ *   others keeping their index, and the second, masked to the other
+ *   lanes, reads those kept indices.
+ * - Masks select: the corner in reach (t > 0) by a zero-masked multiply,
+ *   corner 1's offset by a masked subtraction (x0 - 0.0 is x0).
+ */
+#define SIMPLEX_AVX512_TARGET "avx512f,avx512dq,bmi2"
+#define SIMPLEX_AVX512_INLINE                                                                      \
+    static inline __attribute__((target(SIMPLEX_AVX512_TARGET), always_inline))
+
+#define SIMPLEX_X(gx, gy) gx,
+#define SIMPLEX_Y(gx, gy) gy,
+/* GRADIENTS' x and y columns, for the permutes. */
+static _Alignas(64) const double SIMPLEX_COLUMNS[2][32] = {{SIMPLEX_GRADIENTS(SIMPLEX_X)},
+                                                           {SIMPLEX_GRADIENTS(SIMPLEX_Y)}};
+
+/* simplex_eval's skew for eight points: the offset (x0, y0) from corner 0,
+ * the cell indices plus 1.5 * 2^52 (their low 32 bits are i and j), and
+ * which lanes are below the diagonal (corner 1 is (1, 0)). */
+typedef struct {
+    __m512d x0, y0, i_bits, j_bits;
+    __mmask8 below;
+} simplex_skew512;
+
+SIMPLEX_AVX512_INLINE void simplex_skew_avx512(__m512d x, __m512d y, simplex_skew512 *r)
+{
+    __m512d s = _mm512_mul_pd(_mm512_add_pd(x, y), _mm512_set1_pd(SIMPLEX_F2));
+    __m512d xs = _mm512_add_pd(x, s), ys = _mm512_add_pd(y, s);
+    __m512d cell_x = _mm512_roundscale_pd(xs, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d cell_y = _mm512_roundscale_pd(ys, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d a = _mm512_sub_pd(xs, cell_x), b = _mm512_sub_pd(ys, cell_y);
+    __m512d t = _mm512_mul_pd(_mm512_add_pd(a, b), _mm512_set1_pd(SIMPLEX_G2));
+    r->x0 = _mm512_sub_pd(a, t);
+    r->y0 = _mm512_sub_pd(b, t);
+    r->i_bits = _mm512_add_pd(cell_x, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
+    r->j_bits = _mm512_add_pd(cell_y, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
+    r->below = _mm512_cmp_pd_mask(r->x0, r->y0, _CMP_GT_OQ);
+}
+
+/* gradient_index's mixer (before the final shift) of 16 32-bit lanes. */
+SIMPLEX_AVX512_INLINE __m512i simplex_mix_avx512(__m512i h)
+{
+    h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 16));
+    h = _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x7FEB352Du));
+    h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 15));
+    return _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x846CA68Bu));
+}
+
+/* The three corners' mixed hashes of blocks A and B, in the interleaved
+ * lanes described above. */
+typedef struct {
+    __m512i h0, h1, h2;
+} simplex_hash512;
+
+SIMPLEX_AVX512_INLINE void simplex_hash_avx512(__m512i seed, const simplex_skew512 *a,
+                                               const simplex_skew512 *b, simplex_hash512 *r)
+{
+    /* the low 32 bits of each 64-bit lane of a, then of b, interleaved */
+    const __m512i pick = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+    const __m512i step_i = _mm512_set1_epi32((int)HASH_I), step_j = _mm512_set1_epi32((int)HASH_J);
+    __m512i i = _mm512_permutex2var_epi32(_mm512_castpd_si512(a->i_bits), pick,
+                                          _mm512_castpd_si512(b->i_bits));
+    __m512i j = _mm512_permutex2var_epi32(_mm512_castpd_si512(a->j_bits), pick,
+                                          _mm512_castpd_si512(b->j_bits));
+    /* corner 0's products, and the others' from them: (i + 1) * c = i * c
+     * + c (mod 2^32), the bits of the scalar multiplication */
+    __m512i hi = _mm512_mullo_epi32(i, step_i), hj = _mm512_mullo_epi32(j, step_j);
+    __m512i hi2 = _mm512_add_epi32(hi, step_i), hj2 = _mm512_add_epi32(hj, step_j);
+    /* corner 1: (i + 1, j) below the diagonal, else (i, j + 1); A's mask
+     * bits to the even lanes, B's to the odd */
+    __mmask16 below = (__mmask16)(_pdep_u32(a->below, 0x5555u) | _pdep_u32(b->below, 0xAAAAu));
+    __m512i hi1 = _mm512_mask_blend_epi32(below, hi, hi2);
+    __m512i hj1 = _mm512_mask_blend_epi32(below, hj2, hj);
+    /* seed ^ hi ^ hj as one three-way exclusive or */
+    r->h0 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi, hj, 0x96));
+    r->h1 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi1, hj1, 0x96));
+    r->h2 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi2, hj2, 0x96));
+}
+
+/* Column col's entries (col: SIMPLEX_COLUMNS[0] or [1]) at the gradient
+ * indices whose bits 0-3 are idx's and bit 4 is upper's. */
+SIMPLEX_AVX512_INLINE __m512d simplex_pick_avx512(const double *col, __m512i idx, __mmask8 upper)
+{
+    __m512d r = _mm512_mask2_permutex2var_pd(_mm512_load_pd(col + 16), idx, upper,
+                                             _mm512_load_pd(col + 24));
+    return _mm512_mask2_permutex2var_pd(_mm512_load_pd(col), _mm512_castpd_si512(r),
+                                        (__mmask8)~upper, _mm512_load_pd(col + 8));
+}
+
+/* corner()'s value for eight lanes of block A (half 0) or B (half 1),
+ * given the corner's mixed hashes; t <= 0 gives exactly 0.0, a select of
+ * the same value as the scalar code's. */
+SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512i h, int half, __m512d dx, __m512d dy)
+{
+    __m512i idx;
+    __mmask8 upper;
+    if (half) {
+        idx = _mm512_srli_epi64(h, 59);
+        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64((long long)0x8000000000000000ull));
+    } else {
+        idx = _mm512_srli_epi64(h, 27); /* bits above 4: B's, not read */
+        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64(0x80000000ll));
+    }
+    __m512d gx = simplex_pick_avx512(SIMPLEX_COLUMNS[0], idx, upper);
+    __m512d gy = simplex_pick_avx512(SIMPLEX_COLUMNS[1], idx, upper);
+    __m512d t = _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(dx, dx)),
+                              _mm512_mul_pd(dy, dy));
+    __m512d t2 = _mm512_mul_pd(t, t);
+    __m512d gd = _mm512_add_pd(_mm512_mul_pd(gx, dx), _mm512_mul_pd(gy, dy));
+    __mmask8 reach = _mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_GT_OQ);
+    return _mm512_maskz_mul_pd(reach, _mm512_mul_pd(t2, t2), gd);
+}
+
+/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1). */
+SIMPLEX_AVX512_INLINE __m512d simplex_finish_avx512(const simplex_skew512 *s,
+                                                    const simplex_hash512 *h, int half)
+{
+    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
+    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
+    __m512d x0 = s->x0, y0 = s->y0;
+    __m512d n = simplex_corner_avx512(h->h0, half, x0, y0);
+    /* corner 1: x0 - i1 and y0 - j1, subtracting 1.0 in the masked lanes */
+    __m512d x1 = _mm512_add_pd(_mm512_mask_sub_pd(x0, s->below, x0, one), g2);
+    __m512d y1 = _mm512_add_pd(_mm512_mask_sub_pd(y0, (__mmask8)~s->below, y0, one), g2);
+    n = _mm512_add_pd(n, simplex_corner_avx512(h->h1, half, x1, y1));
+    /* corner 2: (1, 1) */
+    __m512d x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
+    __m512d y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
+    n = _mm512_add_pd(n, simplex_corner_avx512(h->h2, half, x2, y2));
+    return _mm512_mul_pd(_mm512_set1_pd(SIMPLEX_SCALE), n);
+}
+
+__attribute__((target(SIMPLEX_AVX512_TARGET))) void
+tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
+{
+    if (!(fabs(y) < SIMPLEX_AVX2_LIMIT)) {
+        simplex_row_scalar(seed, x, y, n, out);
+        return;
+    }
+    const __m512i seeds = _mm512_set1_epi32((int)seed);
+    const __m512d vy = _mm512_set1_pd(y), limit = _mm512_set1_pd(SIMPLEX_AVX2_LIMIT);
+    size_t m = 0;
+    for (; n - m >= 16; m += 16) {
+        __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
+        /* no NaN in either, and the larger magnitude of each pair of lanes
+         * (vrangepd: it returns the other operand where one is NaN) below
+         * the limit in all */
+        __mmask8 ordered = _mm512_cmp_pd_mask(xa, xb, _CMP_ORD_Q);
+        if (_mm512_mask_cmp_pd_mask(ordered, _mm512_range_pd(xa, xb, 0x0B), limit, _CMP_LT_OQ) !=
+            0xFF) {
+            simplex_row_scalar(seed, x + m, y, 16, out + m);
+            continue;
+        }
+        simplex_skew512 a, b;
+        simplex_hash512 h;
+        simplex_skew_avx512(xa, vy, &a);
+        simplex_skew_avx512(xb, vy, &b);
+        simplex_hash_avx512(seeds, &a, &b, &h);
+        _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, &h, 0));
+        _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, &h, 1));
+    }
+    if (m < n) /* the last 1-15 points, with their masked loads */
+        tf_simplex2_row_avx2(seed, x + m, y, n - m, out + m);
 }
 #endif
