@@ -414,11 +414,14 @@ END_TEST
 
 /* The simplex rows of every vector path against tf_simplex2 at each point,
  * in long rows (sixteen points a block on the AVX-512 path, its two halves
- * sharing the integer work): ordinary points with a rare odd one (which
- * sends its block to the scalar code), points on lattice lines and on the
- * cells' diagonals (x0 == y0: corner 1 by the comparison's tie), near the
- * vector range's limit 2^49 on both sides, where the lattice indices wrap
- * modulo 2^32, and seeds of every kind. */
+ * sharing the integer work, and close points taking their gradients from
+ * a window of the lattice that the row keeps, moves and gives up):
+ * ordinary points with a rare odd one (which sends its block to the
+ * scalar code or outside the window), points on lattice lines and on the
+ * cells' diagonals (x0 == y0: corner 1 by the comparison's tie), rows of
+ * close points forwards and backwards, near the vector range's limit 2^49
+ * on both sides, where the lattice indices wrap modulo 2^32, and seeds of
+ * every kind. */
 START_TEST(simplex_rows_match_the_scalar_noise)
 {
     uint64_t state = 0x51A9u + (uint64_t)_i;
@@ -429,7 +432,7 @@ START_TEST(simplex_rows_match_the_scalar_noise)
         uint32_t seed = rng_next(&state) % 4 == 0 ? (uint32_t)(rng_next(&state) % 3) - 1u
                                                   : (uint32_t)rng_next(&state);
         double y, base, step;
-        switch (rng_next(&state) % 5) {
+        switch (rng_next(&state) % 6) {
         case 0: /* near the limit: |y| and the points' |x| just below or past 2^49 */
             y = (rng_next(&state) % 2 ? 1.0 : -1.0) * (0x1p49 - rng_range(&state, 0.0, 64.0));
             base = (rng_next(&state) % 2 ? 1.0 : -1.0) * (0x1p49 - 40.0);
@@ -438,7 +441,12 @@ START_TEST(simplex_rows_match_the_scalar_noise)
         case 1: /* cells whose indices wrap modulo 2^32 */
             y = rng_range(&state, -1.0, 1.0) * 0x1p33;
             base = (rng_next(&state) % 2 ? 1.0 : -1.0) * (4294967296.0 * 3.0 - 30.0);
-            step = 0.375;
+            step = rng_next(&state) % 2 ? 0.375 : 0.02;
+            break;
+        case 3: /* a grid row at a low frequency, either way */
+            y = rng_range(&state, -1000.0, 1000.0);
+            base = rng_range(&state, -1000.0, 1000.0);
+            step = (rng_next(&state) % 2 ? 1.0 : -1.0) * rng_range(&state, 0.002, 0.08);
             break;
         case 2: /* on lattice lines: integer steps */
             y = (double)((int64_t)(rng_next(&state) % 2001u) - 1000);
@@ -451,7 +459,7 @@ START_TEST(simplex_rows_match_the_scalar_noise)
             step = ldexp(rng_range(&state, 0.5, 1.0), (int)(rng_next(&state) % 10) - 8);
         }
         for (size_t k = 0; k < len; k++) {
-            switch (rng_next(&state) % 40) {
+            switch (rng_next(&state) % 80) {
             case 0: x[k] = rng_edge_coordinate(&state); break;
             case 1: x[k] = y + (double)((int64_t)(rng_next(&state) % 41u) - 20); break;
             case 2: x[k] = y + 0.5; break; /* x - y a half: ties in the skewed cell */

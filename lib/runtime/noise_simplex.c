@@ -735,10 +735,11 @@ static _Alignas(64) const double SIMPLEX_COLUMNS[2][32] = {{SIMPLEX_GRADIENTS(SI
                                                            {SIMPLEX_GRADIENTS(SIMPLEX_Y)}};
 
 /* simplex_eval's skew for eight points: the offset (x0, y0) from corner 0,
- * the cell indices plus 1.5 * 2^52 (their low 32 bits are i and j), and
- * which lanes are below the diagonal (corner 1 is (1, 0)). */
+ * the cell (cell_x, cell_y) and its indices plus 1.5 * 2^52 (their low 32
+ * bits are i and j), and which lanes are below the diagonal (corner 1 is
+ * (1, 0)). */
 typedef struct {
-    __m512d x0, y0, i_bits, j_bits;
+    __m512d x0, y0, cell_x, cell_y, i_bits, j_bits;
     __mmask8 below;
 } simplex_skew512;
 
@@ -746,14 +747,14 @@ SIMPLEX_AVX512_INLINE void simplex_skew_avx512(__m512d x, __m512d y, simplex_ske
 {
     __m512d s = _mm512_mul_pd(_mm512_add_pd(x, y), _mm512_set1_pd(SIMPLEX_F2));
     __m512d xs = _mm512_add_pd(x, s), ys = _mm512_add_pd(y, s);
-    __m512d cell_x = _mm512_roundscale_pd(xs, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    __m512d cell_y = _mm512_roundscale_pd(ys, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    __m512d a = _mm512_sub_pd(xs, cell_x), b = _mm512_sub_pd(ys, cell_y);
+    r->cell_x = _mm512_roundscale_pd(xs, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    r->cell_y = _mm512_roundscale_pd(ys, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d a = _mm512_sub_pd(xs, r->cell_x), b = _mm512_sub_pd(ys, r->cell_y);
     __m512d t = _mm512_mul_pd(_mm512_add_pd(a, b), _mm512_set1_pd(SIMPLEX_G2));
     r->x0 = _mm512_sub_pd(a, t);
     r->y0 = _mm512_sub_pd(b, t);
-    r->i_bits = _mm512_add_pd(cell_x, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
-    r->j_bits = _mm512_add_pd(cell_y, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
+    r->i_bits = _mm512_add_pd(r->cell_x, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
+    r->j_bits = _mm512_add_pd(r->cell_y, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
     r->below = _mm512_cmp_pd_mask(r->x0, r->y0, _CMP_GT_OQ);
 }
 
@@ -764,6 +765,33 @@ SIMPLEX_AVX512_INLINE __m512i simplex_mix_avx512(__m512i h)
     h = _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x7FEB352Du));
     h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 15));
     return _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x846CA68Bu));
+}
+
+/* Column col's entries (col: SIMPLEX_COLUMNS[0] or [1]) at the gradient
+ * indices whose bits 0-3 are idx's and bit 4 is upper's. */
+SIMPLEX_AVX512_INLINE __m512d simplex_pick_avx512(const double *col, __m512i idx, __mmask8 upper)
+{
+    __m512d r = _mm512_mask2_permutex2var_pd(_mm512_load_pd(col + 16), idx, upper,
+                                             _mm512_load_pd(col + 24));
+    return _mm512_mask2_permutex2var_pd(_mm512_load_pd(col), _mm512_castpd_si512(r),
+                                        (__mmask8)~upper, _mm512_load_pd(col + 8));
+}
+
+/* The gradients of eight mixed hashes in the interleaved lanes: the low
+ * halves of the 64-bit lanes (half 0) or the high halves (half 1). */
+SIMPLEX_AVX512_INLINE void simplex_gradients_avx512(__m512i h, int half, __m512d *gx, __m512d *gy)
+{
+    __m512i idx;
+    __mmask8 upper;
+    if (half) {
+        idx = _mm512_srli_epi64(h, 59);
+        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64((long long)0x8000000000000000ull));
+    } else {
+        idx = _mm512_srli_epi64(h, 27); /* bits above 4: the high half's, not read */
+        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64(0x80000000ll));
+    }
+    *gx = simplex_pick_avx512(SIMPLEX_COLUMNS[0], idx, upper);
+    *gy = simplex_pick_avx512(SIMPLEX_COLUMNS[1], idx, upper);
 }
 
 /* The three corners' mixed hashes of blocks A and B, in the interleaved
@@ -797,32 +825,86 @@ SIMPLEX_AVX512_INLINE void simplex_hash_avx512(__m512i seed, const simplex_skew5
     r->h2 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi2, hj2, 0x96));
 }
 
-/* Column col's entries (col: SIMPLEX_COLUMNS[0] or [1]) at the gradient
- * indices whose bits 0-3 are idx's and bit 4 is upper's. */
-SIMPLEX_AVX512_INLINE __m512d simplex_pick_avx512(const double *col, __m512i idx, __mmask8 upper)
+/*
+ * A window of the lattice: when a row's points are close together (a
+ * grid row at a low frequency), the corners of sixteen points are a few
+ * lattice points, all within the 4 x 4 window of lattice points (a0 + u,
+ * b0 + v), u, v = 0..3, around the cell (a0 + 1, b0 + 1) of the block's
+ * first point. Their gradients are then computed once, and are the table
+ * of one two-table permute per coordinate: the window's entry u + 4 v. A
+ * row keeps its window while the cells of its blocks stay within one cell
+ * of that centre (then every corner is in the window), and builds the
+ * next around the first point of the block that leaves it. The entries
+ * are the same lattice points' gradients, hashed the same way, so the
+ * bits are those of the hashes per point.
+ */
+typedef struct {
+    __m512d gx0, gx1, gy0, gy1; /* entries 0-7 and 8-15 */
+    __m512d centre_x, centre_y; /* the cell (a0 + 1, b0 + 1) */
+} simplex_window512;
+
+/* The lattice offsets (u - 1, v - 1) times HASH_I, HASH_J (mod 2^32) of
+ * the window's entries, entry k (0-7) in 32-bit lane 2k and entry k + 8 in
+ * lane 2k + 1, the interleaved order of the blocks' hashes. */
+#define SIMPLEX_WINDOW_U(e) ((uint32_t)((e) & 3) - 1u)
+#define SIMPLEX_WINDOW_V(e) ((uint32_t)((e) >> 2) - 1u)
+#define SIMPLEX_WINDOW_PAIR(k, f, c) (int)(f(k) * (c)), (int)(f((k) + 8) * (c))
+#define SIMPLEX_WINDOW_ROW(f, c)                                                                   \
+    {SIMPLEX_WINDOW_PAIR(0, f, c), SIMPLEX_WINDOW_PAIR(1, f, c), SIMPLEX_WINDOW_PAIR(2, f, c),      \
+     SIMPLEX_WINDOW_PAIR(3, f, c), SIMPLEX_WINDOW_PAIR(4, f, c), SIMPLEX_WINDOW_PAIR(5, f, c),      \
+     SIMPLEX_WINDOW_PAIR(6, f, c), SIMPLEX_WINDOW_PAIR(7, f, c)}
+static _Alignas(64) const int SIMPLEX_WINDOW_HI[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_U, HASH_I);
+static _Alignas(64) const int SIMPLEX_WINDOW_HJ[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_V, HASH_J);
+
+/* The window around the cell of block a's first point. */
+SIMPLEX_AVX512_INLINE void simplex_window_build(__m512i seed, const simplex_skew512 *a,
+                                                simplex_window512 *w)
 {
-    __m512d r = _mm512_mask2_permutex2var_pd(_mm512_load_pd(col + 16), idx, upper,
-                                             _mm512_load_pd(col + 24));
-    return _mm512_mask2_permutex2var_pd(_mm512_load_pd(col), _mm512_castpd_si512(r),
-                                        (__mmask8)~upper, _mm512_load_pd(col + 8));
+    w->centre_x = _mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_x));
+    w->centre_y = _mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_y));
+    /* the centre's i * HASH_I and j * HASH_J in every lane, plus each
+     * entry's offsets */
+    __m512i i = _mm512_broadcastd_epi32(_mm512_castsi512_si128(_mm512_castpd_si512(a->i_bits)));
+    __m512i j = _mm512_broadcastd_epi32(_mm512_castsi512_si128(_mm512_castpd_si512(a->j_bits)));
+    __m512i hi = _mm512_add_epi32(_mm512_mullo_epi32(i, _mm512_set1_epi32((int)HASH_I)),
+                                  _mm512_load_si512((const void *)SIMPLEX_WINDOW_HI));
+    __m512i hj = _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)HASH_J)),
+                                  _mm512_load_si512((const void *)SIMPLEX_WINDOW_HJ));
+    __m512i h = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi, hj, 0x96));
+    simplex_gradients_avx512(h, 0, &w->gx0, &w->gy0);
+    simplex_gradients_avx512(h, 1, &w->gx1, &w->gy1);
 }
 
-/* corner()'s value for eight lanes of block A (half 0) or B (half 1),
- * given the corner's mixed hashes; t <= 0 gives exactly 0.0, a select of
- * the same value as the scalar code's. */
-SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512i h, int half, __m512d dx, __m512d dy)
+/* Whether every cell of blocks a and b is within one cell of the window's
+ * centre (an exact difference of integers below 2^52), and then corner
+ * 0's window entry of each lane, (du + 1) + 4 (dv + 1), in the low bits
+ * of *ea and *eb. */
+SIMPLEX_AVX512_INLINE int simplex_window_fits(const simplex_window512 *w,
+                                              const simplex_skew512 *a,
+                                              const simplex_skew512 *b, __m512i *ea,
+                                              __m512i *eb)
 {
-    __m512i idx;
-    __mmask8 upper;
-    if (half) {
-        idx = _mm512_srli_epi64(h, 59);
-        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64((long long)0x8000000000000000ull));
-    } else {
-        idx = _mm512_srli_epi64(h, 27); /* bits above 4: B's, not read */
-        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64(0x80000000ll));
-    }
-    __m512d gx = simplex_pick_avx512(SIMPLEX_COLUMNS[0], idx, upper);
-    __m512d gy = simplex_pick_avx512(SIMPLEX_COLUMNS[1], idx, upper);
+    __m512d dua = _mm512_sub_pd(a->cell_x, w->centre_x), dva = _mm512_sub_pd(a->cell_y, w->centre_y);
+    __m512d dub = _mm512_sub_pd(b->cell_x, w->centre_x), dvb = _mm512_sub_pd(b->cell_y, w->centre_y);
+    const __m512d one = _mm512_set1_pd(1.0);
+    /* the larger magnitude of each pair of lanes, at most 1 */
+    __mmask8 fit = _mm512_cmp_pd_mask(_mm512_range_pd(dua, dub, 0x0B), one, _CMP_LE_OQ);
+    fit = _mm512_mask_cmp_pd_mask(fit, _mm512_range_pd(dva, dvb, 0x0B), one, _CMP_LE_OQ);
+    if (fit != 0xFF)
+        return 0;
+    /* 4 dv + (du + 5), exact small integers, plus 1.5 * 2^52: the entry in
+     * the low bits */
+    const __m512d four = _mm512_set1_pd(4.0);
+    const __m512d base = _mm512_set1_pd(SIMPLEX_INT_MAGIC + 5.0);
+    *ea = _mm512_castpd_si512(_mm512_add_pd(_mm512_mul_pd(dva, four), _mm512_add_pd(dua, base)));
+    *eb = _mm512_castpd_si512(_mm512_add_pd(_mm512_mul_pd(dvb, four), _mm512_add_pd(dub, base)));
+    return 1;
+}
+
+/* corner()'s value for eight lanes given their gradients; t <= 0 gives
+ * exactly 0.0, a select of the same value as the scalar code's. */
+SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512d gx, __m512d gy, __m512d dx, __m512d dy)
+{
     __m512d t = _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(dx, dx)),
                               _mm512_mul_pd(dy, dy));
     __m512d t2 = _mm512_mul_pd(t, t);
@@ -831,22 +913,50 @@ SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512i h, int half, __m512d
     return _mm512_maskz_mul_pd(reach, _mm512_mul_pd(t2, t2), gd);
 }
 
-/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1). */
+/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1),
+ * the corners' gradients from the hashes h, or (w not NULL) from the
+ * window at corner 0's entries e. */
 SIMPLEX_AVX512_INLINE __m512d simplex_finish_avx512(const simplex_skew512 *s,
-                                                    const simplex_hash512 *h, int half)
+                                                    const simplex_hash512 *h, int half,
+                                                    const simplex_window512 *w, __m512i e)
 {
     const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
     const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
-    __m512d x0 = s->x0, y0 = s->y0;
-    __m512d n = simplex_corner_avx512(h->h0, half, x0, y0);
+    __m512d x0 = s->x0, y0 = s->y0, gx, gy;
+    __m512i e1, e2;
+    if (w) {
+        /* corners 1 and 2: entries e + 1 (below the diagonal) or e + 4,
+         * and e + 5 */
+        e1 = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
+                                   _mm512_set1_epi64(1));
+        e2 = _mm512_add_epi64(e, _mm512_set1_epi64(5));
+        gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
+    } else {
+        e1 = e2 = e;
+        simplex_gradients_avx512(h->h0, half, &gx, &gy);
+    }
+    __m512d n = simplex_corner_avx512(gx, gy, x0, y0);
     /* corner 1: x0 - i1 and y0 - j1, subtracting 1.0 in the masked lanes */
     __m512d x1 = _mm512_add_pd(_mm512_mask_sub_pd(x0, s->below, x0, one), g2);
     __m512d y1 = _mm512_add_pd(_mm512_mask_sub_pd(y0, (__mmask8)~s->below, y0, one), g2);
-    n = _mm512_add_pd(n, simplex_corner_avx512(h->h1, half, x1, y1));
+    if (w) {
+        gx = _mm512_permutex2var_pd(w->gx0, e1, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e1, w->gy1);
+    } else {
+        simplex_gradients_avx512(h->h1, half, &gx, &gy);
+    }
+    n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x1, y1));
     /* corner 2: (1, 1) */
     __m512d x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
     __m512d y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
-    n = _mm512_add_pd(n, simplex_corner_avx512(h->h2, half, x2, y2));
+    if (w) {
+        gx = _mm512_permutex2var_pd(w->gx0, e2, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e2, w->gy1);
+    } else {
+        simplex_gradients_avx512(h->h2, half, &gx, &gy);
+    }
+    n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x2, y2));
     return _mm512_mul_pd(_mm512_set1_pd(SIMPLEX_SCALE), n);
 }
 
@@ -859,6 +969,11 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
     }
     const __m512i seeds = _mm512_set1_epi32((int)seed);
     const __m512d vy = _mm512_set1_pd(y), limit = _mm512_set1_pd(SIMPLEX_AVX2_LIMIT);
+    const __m512d zero = _mm512_setzero_pd();
+    simplex_window512 w = {zero, zero, zero, zero, zero, zero}; /* built before it is read */
+    /* 1: the window w holds; 0: none yet; -1: the points are too far
+     * apart, every block hashes its own corners */
+    int window = 0;
     size_t m = 0;
     for (; n - m >= 16; m += 16) {
         __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
@@ -872,12 +987,27 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
             continue;
         }
         simplex_skew512 a, b;
-        simplex_hash512 h;
         simplex_skew_avx512(xa, vy, &a);
         simplex_skew_avx512(xb, vy, &b);
+        if (window >= 0) {
+            __m512i ea, eb;
+            int fits = window == 1 && simplex_window_fits(&w, &a, &b, &ea, &eb);
+            if (!fits) { /* a window around this block's first point */
+                simplex_window_build(seeds, &a, &w);
+                fits = simplex_window_fits(&w, &a, &b, &ea, &eb);
+                window = fits ? 1 : -1;
+            }
+            if (fits) {
+                _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, NULL, 0, &w, ea));
+                _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, NULL, 1, &w, eb));
+                continue;
+            }
+        }
+        simplex_hash512 h;
         simplex_hash_avx512(seeds, &a, &b, &h);
-        _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, &h, 0));
-        _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, &h, 1));
+        __m512i none = _mm512_setzero_si512();
+        _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, &h, 0, NULL, none));
+        _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, &h, 1, NULL, none));
     }
     if (m < n) /* the last 1-15 points, with their masked loads */
         tf_simplex2_row_avx2(seed, x + m, y, n - m, out + m);
