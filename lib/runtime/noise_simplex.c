@@ -828,16 +828,24 @@ SIMPLEX_AVX512_INLINE void simplex_hash_avx512(__m512i seed, const simplex_skew5
 /*
  * A window of the lattice: when a row's points are close together (a
  * grid row at a low frequency), the corners of sixteen points are a few
- * lattice points, all within the 4 x 4 window of lattice points (a0 + u,
- * b0 + v), u, v = 0..3, around the cell (a0 + 1, b0 + 1) of the block's
- * first point. Their gradients are then computed once, and are the table
- * of one two-table permute per coordinate: the window's entry u + 4 v. A
- * row keeps its window while the cells of its blocks stay within one cell
- * of that centre (then every corner is in the window), and builds the
- * next around the first point of the block that leaves it. The entries
- * are the same lattice points' gradients, hashed the same way, so the
- * bits are those of the hashes per point.
+ * lattice points, all within a 4 x 4 window of lattice points (a0 + u,
+ * b0 + v), u, v = 0..3, whose centre (a0 + 1, b0 + 1) is within one cell
+ * of every point's cell. Their gradients are then computed once, and are
+ * the table of one two-table permute per coordinate: the window's entry
+ * u + 4 v. A row keeps its window while its blocks' cells stay within one
+ * cell of the centre, and builds the next one above the lower of the
+ * cells of the block's first and last points (the lowest of a grid row
+ * going either way), the block that leaves it. A window pays when it
+ * serves two blocks or more, so a row takes them only when its points are
+ * on average at most a cell (in skewed x, 1 + F2 times x) apart over a
+ * block of sixteen, and gives them up at a block that does not fit even
+ * the window made for it. The entries are the same lattice points'
+ * gradients, hashed the same way, so the bits are those of the hashes per
+ * point; which blocks take a window changes only the speed.
  */
+/* The largest average distance between a row's points for windows:
+ * 1 / (16 (1 + F2)). */
+#define SIMPLEX_WINDOW_SPACING 0.045753
 typedef struct {
     __m512d gx0, gx1, gy0, gy1; /* entries 0-7 and 8-15 */
     __m512d centre_x, centre_y; /* the cell (a0 + 1, b0 + 1) */
@@ -856,16 +864,31 @@ typedef struct {
 static _Alignas(64) const int SIMPLEX_WINDOW_HI[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_U, HASH_I);
 static _Alignas(64) const int SIMPLEX_WINDOW_HJ[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_V, HASH_J);
 
-/* The window around the cell of block a's first point. */
-SIMPLEX_AVX512_INLINE void simplex_window_build(__m512i seed, const simplex_skew512 *a,
-                                                simplex_window512 *w)
+/* The centre for blocks a and b: one above the lower of the cells of the
+ * first point (a's lane 0) and the last (b's lane 7), in x and in y. */
+SIMPLEX_AVX512_INLINE void simplex_window_centre(const simplex_skew512 *a,
+                                                 const simplex_skew512 *b, simplex_window512 *w)
 {
-    w->centre_x = _mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_x));
-    w->centre_y = _mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_y));
-    /* the centre's i * HASH_I and j * HASH_J in every lane, plus each
-     * entry's offsets */
-    __m512i i = _mm512_broadcastd_epi32(_mm512_castsi512_si128(_mm512_castpd_si512(a->i_bits)));
-    __m512i j = _mm512_broadcastd_epi32(_mm512_castsi512_si128(_mm512_castpd_si512(a->j_bits)));
+    const __m512i last = _mm512_set1_epi64(7);
+    const __m512d one = _mm512_set1_pd(1.0);
+    w->centre_x = _mm512_add_pd(_mm512_min_pd(_mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_x)),
+                                              _mm512_permutexvar_pd(last, b->cell_x)),
+                                one);
+    w->centre_y = _mm512_add_pd(_mm512_min_pd(_mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_y)),
+                                              _mm512_permutexvar_pd(last, b->cell_y)),
+                                one);
+}
+
+/* The window's gradients around its centre. */
+SIMPLEX_AVX512_INLINE void simplex_window_build(__m512i seed, simplex_window512 *w)
+{
+    /* the centre's i * HASH_I and j * HASH_J in every lane (the low 32
+     * bits of the centre plus 1.5 * 2^52), plus each entry's offsets */
+    const __m512d magic = _mm512_set1_pd(SIMPLEX_INT_MAGIC);
+    __m512i i = _mm512_shuffle_epi32(_mm512_castpd_si512(_mm512_add_pd(w->centre_x, magic)),
+                                     _MM_PERM_AAAA);
+    __m512i j = _mm512_shuffle_epi32(_mm512_castpd_si512(_mm512_add_pd(w->centre_y, magic)),
+                                     _MM_PERM_AAAA);
     __m512i hi = _mm512_add_epi32(_mm512_mullo_epi32(i, _mm512_set1_epi32((int)HASH_I)),
                                   _mm512_load_si512((const void *)SIMPLEX_WINDOW_HI));
     __m512i hj = _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)HASH_J)),
@@ -960,6 +983,48 @@ SIMPLEX_AVX512_INLINE __m512d simplex_finish_avx512(const simplex_skew512 *s,
     return _mm512_mul_pd(_mm512_set1_pd(SIMPLEX_SCALE), n);
 }
 
+/* Lanes of xa and xb (no NaN) whose magnitudes are all below 2^49, as one
+ * test: vrangepd gives the larger magnitude of each pair of lanes, or the
+ * other operand where one is NaN, hence the ordered comparison. */
+SIMPLEX_AVX512_INLINE int simplex_in_range_avx512(__m512d xa, __m512d xb)
+{
+    __mmask8 ordered = _mm512_cmp_pd_mask(xa, xb, _CMP_ORD_Q);
+    return _mm512_mask_cmp_pd_mask(ordered, _mm512_range_pd(xa, xb, 0x0B),
+                                   _mm512_set1_pd(SIMPLEX_AVX2_LIMIT), _CMP_LT_OQ) == 0xFF;
+}
+
+/* The blocks of sixteen of a row from m on, with windows while they fit;
+ * returns where it stopped: n - m < 16, or at the block that did not fit
+ * the window made for it. */
+SIMPLEX_AVX512_INLINE size_t simplex_row_windows(__m512i seeds, uint32_t seed, const double *x,
+                                                 double y, __m512d vy, size_t n, double *out)
+{
+    simplex_window512 w;
+    int built = 0;
+    size_t m = 0;
+    for (; n - m >= 16; m += 16) {
+        __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
+        if (!simplex_in_range_avx512(xa, xb)) {
+            simplex_row_scalar(seed, x + m, y, 16, out + m);
+            continue;
+        }
+        simplex_skew512 a, b;
+        __m512i ea, eb;
+        simplex_skew_avx512(xa, vy, &a);
+        simplex_skew_avx512(xb, vy, &b);
+        if (!built || !simplex_window_fits(&w, &a, &b, &ea, &eb)) {
+            simplex_window_centre(&a, &b, &w); /* a window for this block */
+            if (!simplex_window_fits(&w, &a, &b, &ea, &eb))
+                break;
+            simplex_window_build(seeds, &w);
+            built = 1;
+        }
+        _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, NULL, 0, &w, ea));
+        _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, NULL, 1, &w, eb));
+    }
+    return m;
+}
+
 __attribute__((target(SIMPLEX_AVX512_TARGET))) void
 tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
 {
@@ -968,44 +1033,23 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
         return;
     }
     const __m512i seeds = _mm512_set1_epi32((int)seed);
-    const __m512d vy = _mm512_set1_pd(y), limit = _mm512_set1_pd(SIMPLEX_AVX2_LIMIT);
-    const __m512d zero = _mm512_setzero_pd();
-    simplex_window512 w = {zero, zero, zero, zero, zero, zero}; /* built before it is read */
-    /* 1: the window w holds; 0: none yet; -1: the points are too far
-     * apart, every block hashes its own corners */
-    int window = 0;
+    const __m512d vy = _mm512_set1_pd(y);
     size_t m = 0;
+    /* points close enough for windows (NaN: not) */
+    if (n >= 32 && fabs(x[n - 1] - x[0]) <= SIMPLEX_WINDOW_SPACING * (double)(n - 1))
+        m = simplex_row_windows(seeds, seed, x, y, vy, n, out);
     for (; n - m >= 16; m += 16) {
         __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
-        /* no NaN in either, and the larger magnitude of each pair of lanes
-         * (vrangepd: it returns the other operand where one is NaN) below
-         * the limit in all */
-        __mmask8 ordered = _mm512_cmp_pd_mask(xa, xb, _CMP_ORD_Q);
-        if (_mm512_mask_cmp_pd_mask(ordered, _mm512_range_pd(xa, xb, 0x0B), limit, _CMP_LT_OQ) !=
-            0xFF) {
+        if (!simplex_in_range_avx512(xa, xb)) {
             simplex_row_scalar(seed, x + m, y, 16, out + m);
             continue;
         }
         simplex_skew512 a, b;
+        simplex_hash512 h;
         simplex_skew_avx512(xa, vy, &a);
         simplex_skew_avx512(xb, vy, &b);
-        if (window >= 0) {
-            __m512i ea, eb;
-            int fits = window == 1 && simplex_window_fits(&w, &a, &b, &ea, &eb);
-            if (!fits) { /* a window around this block's first point */
-                simplex_window_build(seeds, &a, &w);
-                fits = simplex_window_fits(&w, &a, &b, &ea, &eb);
-                window = fits ? 1 : -1;
-            }
-            if (fits) {
-                _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, NULL, 0, &w, ea));
-                _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, NULL, 1, &w, eb));
-                continue;
-            }
-        }
-        simplex_hash512 h;
         simplex_hash_avx512(seeds, &a, &b, &h);
-        __m512i none = _mm512_setzero_si512();
+        const __m512i none = _mm512_setzero_si512();
         _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, &h, 0, NULL, none));
         _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, &h, 1, NULL, none));
     }
