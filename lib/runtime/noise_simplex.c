@@ -723,6 +723,8 @@ __attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed
  *   lanes, reads those kept indices.
  * - Masks select: the corner in reach (t > 0) by a zero-masked multiply,
  *   corner 1's offset by a masked subtraction (x0 - 0.0 is x0).
+ * - Rows of close points take the gradients from a window of the lattice
+ *   hashed once (below), with no hash per point at all.
  */
 #define SIMPLEX_AVX512_TARGET "avx512f,avx512dq,bmi2"
 #define SIMPLEX_AVX512_INLINE                                                                      \
