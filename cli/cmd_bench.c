@@ -35,8 +35,10 @@ static const cli_command BENCH = {
  * the first spec, with tf_terrain_set_path's message. */
 static int parse_simd(const char *command, const cli_option *opt, const char *arg)
 {
-    if (strcmp(arg, "auto") != 0 && strcmp(arg, "none") != 0 && strcmp(arg, "avx2") != 0)
-        return cli_usage_error(command, "invalid --simd '%s': expected auto, avx2 or none", arg);
+    if (strcmp(arg, "auto") != 0 && strcmp(arg, "none") != 0 && strcmp(arg, "avx2") != 0 &&
+        strcmp(arg, "avx512") != 0)
+        return cli_usage_error(command, "invalid --simd '%s': expected auto, avx512, avx2 or none",
+                               arg);
     *(const char **)opt->value = arg;
     return CLI_EXIT_OK;
 }
@@ -72,8 +74,8 @@ int cmd_bench(int argc, char **argv)
         CLI_OPT_COUNT('j', "threads", &threads, "N", 0, CLI_MAX_THREADS,
                       "threads of the \"all threads\" figure (default: every CPU)"),
         CLI_OPT_CALLBACK(0, "simd", &path, "PATH", parse_simd,
-                         "auto (default), avx2 or none: the evaluation path (the same bits on "
-                         "each; see also TERRAFIT_SIMD)"),
+                         "auto (default), avx512, avx2 or none: the evaluation path (the same "
+                         "bits on each; see also TERRAFIT_SIMD)"),
         CLI_OPT_FLAG(0, "suite", &suite,
                      "time the built-in spec set (1-6 layers, 16-256 points, masks, mask and "
                      "output curves, each noise)"),

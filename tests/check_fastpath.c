@@ -42,12 +42,12 @@ static double rng_range(uint64_t *state, double lo, double hi)
 /* The paths this machine can run. */
 static int path_count(void)
 {
-    return tf_simd_avx2_available() ? 2 : 1;
+    return tf_simd_avx512_available() ? 3 : tf_simd_avx2_available() ? 2 : 1;
 }
 
 static tf_simd_level path_level(int k)
 {
-    return k == 0 ? TF_SIMD_NONE : TF_SIMD_AVX2;
+    return k == 0 ? TF_SIMD_NONE : k == 1 ? TF_SIMD_AVX2 : TF_SIMD_AVX512;
 }
 
 /* A coordinate: mostly ordinary, sometimes huge, on a lattice point,
@@ -167,14 +167,14 @@ START_TEST(grids_equal_samples_on_every_path)
 {
     uint64_t state = 0x5EED0000u + (uint64_t)_i;
     tf_spec *spec = random_spec(&state);
-    tf_terrain *t[2];
+    tf_terrain *t[3];
     for (int p = 0; p < path_count(); p++) {
         t[p] = tf_terrain_compile(spec, NULL);
         ck_assert_ptr_nonnull(t[p]);
         t[p]->simd = path_level(p);
     }
     enum { NX = 23, NY = 3 };
-    float grid[2][NX * NY];
+    float grid[3][NX * NY];
     for (int round = 0; round < 8; round++) {
         double x0 = rng_coordinate(&state), y0 = rng_coordinate(&state);
         double step = round == 5 ? ldexp(1.0, 1020) : ldexp(rng_range(&state, 0.5, 1.0),
@@ -198,18 +198,19 @@ START_TEST(grids_equal_samples_on_every_path)
                                   "path %s spec %d at (%a, %a): grid %a, sample %a",
                                   tf_terrain_path(t[p]), _i, x, y,
                                   (double)grid[p][j * NX + i], h);
-                    if (p == 1) {
+                    if (p > 0) {
                         double h0 = tf_terrain_sample(t[0], x, y);
                         ck_assert_msg(double_bits(h) == double_bits(h0),
-                                      "spec %d at (%a, %a): avx2 %a, portable %a", _i, x, y, h,
-                                      h0);
+                                      "spec %d at (%a, %a): %s %a, portable %a", _i, x, y,
+                                      tf_terrain_path(t[p]), h, h0);
                     }
                 }
         }
-        for (size_t k = 0; path_count() == 2 && k < NX * NY; k++) /* NaN as one value */
-            ck_assert_msg(float_bits(grid[0][k]) == float_bits(grid[1][k]),
-                          "spec %d, sample %zu: portable %a, avx2 %a", _i, k, (double)grid[0][k],
-                          (double)grid[1][k]);
+        for (int p = 1; p < path_count(); p++)
+            for (size_t k = 0; k < NX * NY; k++) /* NaN as one value */
+                ck_assert_msg(float_bits(grid[0][k]) == float_bits(grid[p][k]),
+                              "spec %d, sample %zu: portable %a, %s %a", _i, k,
+                              (double)grid[0][k], tf_terrain_path(t[p]), (double)grid[p][k]);
     }
     for (int p = 0; p < path_count(); p++)
         tf_terrain_free(t[p]);
@@ -351,7 +352,8 @@ static double rng_edge_coordinate(uint64_t *state)
         0x1.fffffffffffffp-1, -0x1.fffffffffffffp-1, 0x1p-1074, -0x1p-1074, 1e6, -1e6,
         1e6 + 0.25, -1e6 - 0.75, 1e9, -1e9, 1e9 + 0.5, -1e9 + 0.125, 2147483647.0,
         -2147483648.0, 2147483647.5, -2147483648.5, 2147483648.0, 3e9, -3e9, 4294967296.0,
-        4294967295.75, 0x1p51 - 0.5, -0x1p51 + 0.5, 0x1p51, -0x1p51, 0x1p52 - 1.0, 0x1p52,
+        4294967295.75, 0x1p49 - 0.5, -0x1p49 + 0.25, 0x1p49, -0x1p49, 0x1.fffffffffffffp+48,
+        0x1p51 - 0.5, -0x1p51 + 0.5, 0x1p51, -0x1p51, 0x1p52 - 1.0, 0x1p52,
         -0x1p52, 1e15, 1e300, -1e300, 0x1.fffffffffffffp+1023, INFINITY, -INFINITY, NAN};
     switch (rng_next(state) % 8) {
     case 0:
@@ -406,6 +408,73 @@ START_TEST(noise_rows_match_the_scalar_noise_at_edges)
             }
         free(x);
         free(out);
+    }
+}
+END_TEST
+
+/* The simplex rows of every vector path against tf_simplex2 at each point,
+ * in long rows (sixteen points a block on the AVX-512 path, its two halves
+ * sharing the integer work, and close points taking their gradients from
+ * a window of the lattice that the row keeps, moves and gives up):
+ * ordinary points with a rare odd one (which sends its block to the
+ * scalar code or outside the window), points on lattice lines and on the
+ * cells' diagonals (x0 == y0: corner 1 by the comparison's tie), rows of
+ * close points forwards and backwards, near the vector range's limit 2^49
+ * on both sides, where the lattice indices wrap modulo 2^32, and seeds of
+ * every kind. */
+START_TEST(simplex_rows_match_the_scalar_noise)
+{
+    uint64_t state = 0x51A9u + (uint64_t)_i;
+    enum { N = 150 };
+    double x[N], out[N];
+    for (int round = 0; round < 40; round++) {
+        size_t len = 1 + (size_t)(rng_next(&state) % N);
+        uint32_t seed = rng_next(&state) % 4 == 0 ? (uint32_t)(rng_next(&state) % 3) - 1u
+                                                  : (uint32_t)rng_next(&state);
+        double y, base, step;
+        switch (rng_next(&state) % 6) {
+        case 0: /* near the limit: |y| and the points' |x| just below or past 2^49 */
+            y = (rng_next(&state) % 2 ? 1.0 : -1.0) * (0x1p49 - rng_range(&state, 0.0, 64.0));
+            base = (rng_next(&state) % 2 ? 1.0 : -1.0) * (0x1p49 - 40.0);
+            step = 0.5;
+            break;
+        case 1: /* cells whose indices wrap modulo 2^32 */
+            y = rng_range(&state, -1.0, 1.0) * 0x1p33;
+            base = (rng_next(&state) % 2 ? 1.0 : -1.0) * (4294967296.0 * 3.0 - 30.0);
+            step = rng_next(&state) % 2 ? 0.375 : 0.02;
+            break;
+        case 3: /* a grid row at a low frequency, either way */
+            y = rng_range(&state, -1000.0, 1000.0);
+            base = rng_range(&state, -1000.0, 1000.0);
+            step = (rng_next(&state) % 2 ? 1.0 : -1.0) * rng_range(&state, 0.002, 0.08);
+            break;
+        case 2: /* on lattice lines: integer steps */
+            y = (double)((int64_t)(rng_next(&state) % 2001u) - 1000);
+            base = (double)((int64_t)(rng_next(&state) % 2001u) - 1000);
+            step = 1.0;
+            break;
+        default:
+            y = rng_range(&state, -1000.0, 1000.0);
+            base = rng_range(&state, -1000.0, 1000.0);
+            step = ldexp(rng_range(&state, 0.5, 1.0), (int)(rng_next(&state) % 10) - 8);
+        }
+        for (size_t k = 0; k < len; k++) {
+            switch (rng_next(&state) % 80) {
+            case 0: x[k] = rng_edge_coordinate(&state); break;
+            case 1: x[k] = y + (double)((int64_t)(rng_next(&state) % 41u) - 20); break;
+            case 2: x[k] = y + 0.5; break; /* x - y a half: ties in the skewed cell */
+            default: x[k] = base + (double)k * step;
+            }
+        }
+        for (int p = 1; p < path_count(); p++) {
+            tf_noise_row(path_level(p), TF_NOISE_SIMPLEX, seed, x, y, 0.0, len, out);
+            for (size_t k = 0; k < len; k++) {
+                double want = tf_simplex2(seed, x[k], y);
+                ck_assert_msg(double_bits(out[k]) == double_bits(want),
+                              "path %d seed %u, point %zu of %zu at (%a, %a): row %a, scalar %a",
+                              p, seed, k, len, x[k], y, out[k], want);
+            }
+        }
     }
 }
 END_TEST
@@ -737,16 +806,23 @@ START_TEST(bucket_tables_are_bounded)
 }
 END_TEST
 
-/* TERRAFIT_SIMD=none forces the portable path; otherwise AVX2 where the
- * CPU has it. */
+/* TERRAFIT_SIMD=none forces the portable path and avx2 caps it at AVX2;
+ * otherwise the fastest the CPU has. */
 START_TEST(environment_selects_the_path)
 {
     const char *saved = getenv("TERRAFIT_SIMD");
     char *copy = saved ? strdup(saved) : NULL;
     setenv("TERRAFIT_SIMD", "none", 1);
     ck_assert_int_eq(tf_simd_select(), TF_SIMD_NONE);
+    tf_simd_level best = tf_simd_avx512_available() ? TF_SIMD_AVX512
+                         : tf_simd_avx2_available() ? TF_SIMD_AVX2
+                                                    : TF_SIMD_NONE;
     setenv("TERRAFIT_SIMD", "auto", 1);
-    ck_assert_int_eq(tf_simd_select(), tf_simd_avx2_available() ? TF_SIMD_AVX2 : TF_SIMD_NONE);
+    ck_assert_int_eq(tf_simd_select(), best);
+    unsetenv("TERRAFIT_SIMD");
+    ck_assert_int_eq(tf_simd_select(), best);
+    setenv("TERRAFIT_SIMD", "avx512", 1);
+    ck_assert_int_eq(tf_simd_select(), best);
     setenv("TERRAFIT_SIMD", "avx2", 1);
     ck_assert_int_eq(tf_simd_select(), tf_simd_avx2_available() ? TF_SIMD_AVX2 : TF_SIMD_NONE);
     if (copy)
@@ -818,6 +894,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise_at_edges, 0, 40);
+    tcase_add_loop_test(c, simplex_rows_match_the_scalar_noise, 0, 40);
     tcase_add_loop_test(c, perlin_reference_rows_at_the_int_edge, 0, 4);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);

@@ -100,8 +100,8 @@ START_TEST(non_finite_coordinates_give_non_finite_heights)
     tf_noise_type noise = (tf_noise_type)(_i / TF_FRACTAL_KIND_COUNT);
     tf_fractal_kind kind = (tf_fractal_kind)(_i % TF_FRACTAL_KIND_COUNT);
     tf_terrain *t = build(noise, kind);
-    static const char *const paths[] = {"none", "avx2"};
-    for (size_t p = 0; p < 2; p++) {
+    static const char *const paths[] = {"none", "avx2", "avx512"};
+    for (size_t p = 0; p < 3; p++) {
         tf_error err;
         if (tf_terrain_set_path(t, paths[p], &err) != 0)
             continue; /* a path this CPU or build does not run */

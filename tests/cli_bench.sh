@@ -20,7 +20,7 @@ expect "bench exits 0 on a spec" 0 "$TERRAFIT" bench $tiny "$minimal"
 check "the table has its header" grep -q '^spec  *L  *pts.*sample /layer  random |.*t/f$' \
     "$scratch/stdout"
 check "the table has one row for the spec, on a named path" \
-    grep -qE "^[^ ]*minimal\\.json +1 +[0-9]+ +0 +- +splx +(avx2|none) \\|" "$scratch/stdout"
+    grep -qE "^[^ ]*minimal\\.json +1 +[0-9]+ +0 +- +splx +(avx512|avx2|none) \\|" "$scratch/stdout"
 # shellcheck disable=SC2086
 expect "bench exits 0 on two specs" 0 "$TERRAFIT" bench $tiny "$minimal" "$masked"
 check "two specs give two rows" [ "$(grep -cE '\.json +[0-9]+ ' "$scratch/stdout")" -eq 2 ]
@@ -44,7 +44,7 @@ assert [r["spec"].endswith(name) for r, name in zip(rows, names)] == [True, True
 for r in rows:
     for key in ("sampleNs", "randomSampleNs", "grid1Ns", "gridAllNs", "noiseNs", "fractalNs"):
         assert r[key] > 0, (key, r)
-    assert r["path"] in ("avx2", "none") and r["threads"] == 2, r
+    assert r["path"] in ("avx512", "avx2", "none") and r["threads"] == 2, r
     ratio = r["grid1Ns"] / r["fractalNs"]
     assert abs(r["terrainOverFractal"] - ratio) < 1e-2 * ratio + 1e-3, r
     assert abs(r["grid1NsPerLayer"] * r["layers"] - r["grid1Ns"]) < 1e-2, r

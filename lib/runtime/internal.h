@@ -32,6 +32,13 @@
 #else
 #define TF_HAVE_AVX2_PATH 0
 #endif
+/* The AVX-512 functions, the same way (AVX-512F and DQ, with BMI2; run
+ * only when the CPU and the OS support them). */
+#if TF_HAVE_AVX2_PATH && !defined(TF_NO_AVX512)
+#define TF_HAVE_AVX512_PATH 1
+#else
+#define TF_HAVE_AVX512_PATH 0
+#endif
 
 /* ---- compiled control-point curves (docs/spec.md, step 2) */
 
@@ -236,7 +243,9 @@ typedef struct {
 } tf_compiled_layer;
 
 /* Evaluation paths: the same bits on each, only the speed differs. */
-typedef enum { TF_SIMD_NONE = 0, TF_SIMD_AVX2 = 1 } tf_simd_level;
+/* Ordered: a level runs every routine of the levels below it (an AVX-512
+ * CPU has AVX2), and its own where it has one. */
+typedef enum { TF_SIMD_NONE = 0, TF_SIMD_AVX2 = 1, TF_SIMD_AVX512 = 2 } tf_simd_level;
 
 struct tf_terrain {
     tf_spec *spec; /* the source, for tools (tf_terrain_spec) */
@@ -270,11 +279,12 @@ struct tf_terrain {
     tf_fractal_plan *plans; /* one per layer, used by the layers whose plan is set */
 };
 
-/* The path for terrains compiled now: AVX2 when the CPU has it, unless the
- * environment variable TERRAFIT_SIMD says "none" (or "avx2" / "auto"). */
+/* The path for terrains compiled now: the fastest the CPU runs, unless the
+ * environment variable TERRAFIT_SIMD says "none" or "avx2" (a cap). */
 tf_simd_level tf_simd_select(void);
-/* Whether this CPU can run the AVX2 path. */
+/* Whether this CPU (and build) can run the AVX2, the AVX-512 path. */
 int tf_simd_avx2_available(void);
+int tf_simd_avx512_available(void);
 
 /* Mask weight (step 4) of a TF_MASK_RANGE layer: 1 inside [min, max]
  * (and for NaN), the smoothstep of s = 1 - d / falloff at distance d < falloff

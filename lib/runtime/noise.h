@@ -65,5 +65,10 @@ void tf_cellular_f2_f1_row_avx2(uint32_t seed, const double *x, double y, size_t
 void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, size_t n,
                                            double *out);
 #endif
+#if TF_HAVE_AVX512_PATH
+/* tf_simplex2_row's bits, eight points a vector, sixteen a block; only on
+ * a CPU with AVX-512F, AVX-512DQ and BMI2. */
+void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+#endif
 
 #endif

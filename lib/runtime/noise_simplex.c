@@ -37,40 +37,41 @@ static inline double floor_small(double v)
 
 /* Unit gradients at angles 2*pi*(k + 0.5)/32, k = 0..31 (cos, sin), as the
  * shortest decimal strings that read back as the same doubles. */
-static const double GRADIENTS[32][2] = {
-    {0.9951847266721969, 0.0980171403295606},
-    {0.9569403357322088, 0.29028467725446233},
-    {0.881921264348355, 0.47139673682599764},
-    {0.773010453362737, 0.6343932841636455},
-    {0.6343932841636455, 0.773010453362737},
-    {0.4713967368259978, 0.8819212643483549},
-    {0.29028467725446233, 0.9569403357322089},
-    {0.09801714032956077, 0.9951847266721968},
-    {-0.09801714032956065, 0.9951847266721969},
-    {-0.29028467725446216, 0.9569403357322089},
-    {-0.4713967368259977, 0.881921264348355},
-    {-0.6343932841636454, 0.7730104533627371},
-    {-0.773010453362737, 0.6343932841636455},
-    {-0.8819212643483549, 0.47139673682599786},
-    {-0.9569403357322088, 0.2902846772544624},
-    {-0.9951847266721968, 0.09801714032956083},
-    {-0.9951847266721969, -0.09801714032956059},
-    {-0.9569403357322089, -0.2902846772544621},
-    {-0.881921264348355, -0.47139673682599764},
-    {-0.7730104533627371, -0.6343932841636453},
-    {-0.6343932841636459, -0.7730104533627367},
-    {-0.47139673682599786, -0.8819212643483549},
-    {-0.29028467725446244, -0.9569403357322088},
-    {-0.09801714032956045, -0.9951847266721969},
-    {0.09801714032956009, -0.9951847266721969},
-    {0.29028467725446205, -0.9569403357322089},
-    {0.4713967368259976, -0.881921264348355},
-    {0.6343932841636456, -0.7730104533627369},
-    {0.7730104533627367, -0.6343932841636459},
-    {0.8819212643483548, -0.4713967368259979},
-    {0.9569403357322088, -0.2902846772544625},
-    {0.9951847266721969, -0.0980171403295605},
-};
+#define SIMPLEX_GRADIENTS(X)                                                                       \
+    X(0.9951847266721969, 0.0980171403295606)                                                      \
+    X(0.9569403357322088, 0.29028467725446233)                                                     \
+    X(0.881921264348355, 0.47139673682599764)                                                      \
+    X(0.773010453362737, 0.6343932841636455)                                                       \
+    X(0.6343932841636455, 0.773010453362737)                                                       \
+    X(0.4713967368259978, 0.8819212643483549)                                                      \
+    X(0.29028467725446233, 0.9569403357322089)                                                     \
+    X(0.09801714032956077, 0.9951847266721968)                                                     \
+    X(-0.09801714032956065, 0.9951847266721969)                                                    \
+    X(-0.29028467725446216, 0.9569403357322089)                                                    \
+    X(-0.4713967368259977, 0.881921264348355)                                                      \
+    X(-0.6343932841636454, 0.7730104533627371)                                                     \
+    X(-0.773010453362737, 0.6343932841636455)                                                      \
+    X(-0.8819212643483549, 0.47139673682599786)                                                    \
+    X(-0.9569403357322088, 0.2902846772544624)                                                     \
+    X(-0.9951847266721968, 0.09801714032956083)                                                    \
+    X(-0.9951847266721969, -0.09801714032956059)                                                   \
+    X(-0.9569403357322089, -0.2902846772544621)                                                    \
+    X(-0.881921264348355, -0.47139673682599764)                                                    \
+    X(-0.7730104533627371, -0.6343932841636453)                                                    \
+    X(-0.6343932841636459, -0.7730104533627367)                                                    \
+    X(-0.47139673682599786, -0.8819212643483549)                                                   \
+    X(-0.29028467725446244, -0.9569403357322088)                                                   \
+    X(-0.09801714032956045, -0.9951847266721969)                                                   \
+    X(0.09801714032956009, -0.9951847266721969)                                                    \
+    X(0.29028467725446205, -0.9569403357322089)                                                    \
+    X(0.4713967368259976, -0.881921264348355)                                                      \
+    X(0.6343932841636456, -0.7730104533627369)                                                     \
+    X(0.7730104533627367, -0.6343932841636459)                                                     \
+    X(0.8819212643483548, -0.4713967368259979)                                                     \
+    X(0.9569403357322088, -0.2902846772544625)                                                     \
+    X(0.9951847266721969, -0.0980171403295605)
+#define SIMPLEX_PAIR(gx, gy) {gx, gy},
+static const double GRADIENTS[32][2] = {SIMPLEX_GRADIENTS(SIMPLEX_PAIR)};
 
 /* Lattice hash constants: a corner (i, j) hashes
  * seed ^ (i * HASH_I) ^ (j * HASH_J) (mod 2^32). */
@@ -695,5 +696,366 @@ __attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed
         simplex_store8(dx + m, count, ga, gb);
         simplex_store8(dy + m, count, ha, hb);
     }
+}
+#endif
+
+#if TF_HAVE_AVX512_PATH
+/*
+ * AVX-512: the row of tf_simplex2_row_avx2 with eight doubles a vector,
+ * each lane again running the scalar code's IEEE operations in its order
+ * (no FMA), so every lane has the scalar bits; same range rule (|x|, |y|
+ * < 2^49, else the block takes the scalar code).
+ *
+ * On a processor that runs a 512-bit operation as two 256-bit halves
+ * (Zen 4) this gains only where it needs fewer operations than AVX2, the
+ * arithmetic itself costing the same; so the 32-bit and gradient work is
+ * written to take as few as it can:
+ *
+ * - Sixteen points (blocks A and B of eight) share their integer work:
+ *   one vector of 16 32-bit lanes, A's point k in lane 2k and B's in lane
+ *   2k + 1, so the 64-bit lane k holds both points k. The hash runs once
+ *   for the sixteen, and A's gradient index (bits 27-31 of the low half)
+ *   and B's (of the high half) come out with one shift each.
+ * - The 32 gradients are picked from x and y columns, 16 entries a
+ *   two-table permute, without a blend: the first permute writes the
+ *   upper half's entries into the lanes whose index has bit 4 set, the
+ *   others keeping their index, and the second, masked to the other
+ *   lanes, reads those kept indices.
+ * - Masks select: the corner in reach (t > 0) by a zero-masked multiply,
+ *   corner 1's offset by a masked subtraction (x0 - 0.0 is x0).
+ * - Rows of close points take the gradients from a window of the lattice
+ *   hashed once (below), with no hash per point at all.
+ */
+#define SIMPLEX_AVX512_TARGET "avx512f,avx512dq,bmi2"
+#define SIMPLEX_AVX512_INLINE                                                                      \
+    static inline __attribute__((target(SIMPLEX_AVX512_TARGET), always_inline))
+
+#define SIMPLEX_X(gx, gy) gx,
+#define SIMPLEX_Y(gx, gy) gy,
+/* GRADIENTS' x and y columns, for the permutes. */
+static _Alignas(64) const double SIMPLEX_COLUMNS[2][32] = {{SIMPLEX_GRADIENTS(SIMPLEX_X)},
+                                                           {SIMPLEX_GRADIENTS(SIMPLEX_Y)}};
+
+/* simplex_eval's skew for eight points: the offset (x0, y0) from corner 0,
+ * the cell (cell_x, cell_y) and its indices plus 1.5 * 2^52 (their low 32
+ * bits are i and j), and which lanes are below the diagonal (corner 1 is
+ * (1, 0)). */
+typedef struct {
+    __m512d x0, y0, cell_x, cell_y, i_bits, j_bits;
+    __mmask8 below;
+} simplex_skew512;
+
+SIMPLEX_AVX512_INLINE void simplex_skew_avx512(__m512d x, __m512d y, simplex_skew512 *r)
+{
+    __m512d s = _mm512_mul_pd(_mm512_add_pd(x, y), _mm512_set1_pd(SIMPLEX_F2));
+    __m512d xs = _mm512_add_pd(x, s), ys = _mm512_add_pd(y, s);
+    r->cell_x = _mm512_roundscale_pd(xs, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    r->cell_y = _mm512_roundscale_pd(ys, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d a = _mm512_sub_pd(xs, r->cell_x), b = _mm512_sub_pd(ys, r->cell_y);
+    __m512d t = _mm512_mul_pd(_mm512_add_pd(a, b), _mm512_set1_pd(SIMPLEX_G2));
+    r->x0 = _mm512_sub_pd(a, t);
+    r->y0 = _mm512_sub_pd(b, t);
+    r->i_bits = _mm512_add_pd(r->cell_x, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
+    r->j_bits = _mm512_add_pd(r->cell_y, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
+    r->below = _mm512_cmp_pd_mask(r->x0, r->y0, _CMP_GT_OQ);
+}
+
+/* gradient_index's mixer (before the final shift) of 16 32-bit lanes. */
+SIMPLEX_AVX512_INLINE __m512i simplex_mix_avx512(__m512i h)
+{
+    h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 16));
+    h = _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x7FEB352Du));
+    h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 15));
+    return _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x846CA68Bu));
+}
+
+/* Column col's entries (col: SIMPLEX_COLUMNS[0] or [1]) at the gradient
+ * indices whose bits 0-3 are idx's and bit 4 is upper's. */
+SIMPLEX_AVX512_INLINE __m512d simplex_pick_avx512(const double *col, __m512i idx, __mmask8 upper)
+{
+    __m512d r = _mm512_mask2_permutex2var_pd(_mm512_load_pd(col + 16), idx, upper,
+                                             _mm512_load_pd(col + 24));
+    return _mm512_mask2_permutex2var_pd(_mm512_load_pd(col), _mm512_castpd_si512(r),
+                                        (__mmask8)~upper, _mm512_load_pd(col + 8));
+}
+
+/* The gradients of eight mixed hashes in the interleaved lanes: the low
+ * halves of the 64-bit lanes (half 0) or the high halves (half 1). */
+SIMPLEX_AVX512_INLINE void simplex_gradients_avx512(__m512i h, int half, __m512d *gx, __m512d *gy)
+{
+    __m512i idx;
+    __mmask8 upper;
+    if (half) {
+        idx = _mm512_srli_epi64(h, 59);
+        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64((long long)0x8000000000000000ull));
+    } else {
+        idx = _mm512_srli_epi64(h, 27); /* bits above 4: the high half's, not read */
+        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64(0x80000000ll));
+    }
+    *gx = simplex_pick_avx512(SIMPLEX_COLUMNS[0], idx, upper);
+    *gy = simplex_pick_avx512(SIMPLEX_COLUMNS[1], idx, upper);
+}
+
+/* The three corners' mixed hashes of blocks A and B, in the interleaved
+ * lanes described above. */
+typedef struct {
+    __m512i h0, h1, h2;
+} simplex_hash512;
+
+SIMPLEX_AVX512_INLINE void simplex_hash_avx512(__m512i seed, const simplex_skew512 *a,
+                                               const simplex_skew512 *b, simplex_hash512 *r)
+{
+    /* the low 32 bits of each 64-bit lane of a, then of b, interleaved */
+    const __m512i pick = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+    const __m512i step_i = _mm512_set1_epi32((int)HASH_I), step_j = _mm512_set1_epi32((int)HASH_J);
+    __m512i i = _mm512_permutex2var_epi32(_mm512_castpd_si512(a->i_bits), pick,
+                                          _mm512_castpd_si512(b->i_bits));
+    __m512i j = _mm512_permutex2var_epi32(_mm512_castpd_si512(a->j_bits), pick,
+                                          _mm512_castpd_si512(b->j_bits));
+    /* corner 0's products, and the others' from them: (i + 1) * c = i * c
+     * + c (mod 2^32), the bits of the scalar multiplication */
+    __m512i hi = _mm512_mullo_epi32(i, step_i), hj = _mm512_mullo_epi32(j, step_j);
+    __m512i hi2 = _mm512_add_epi32(hi, step_i), hj2 = _mm512_add_epi32(hj, step_j);
+    /* corner 1: (i + 1, j) below the diagonal, else (i, j + 1); A's mask
+     * bits to the even lanes, B's to the odd */
+    __mmask16 below = (__mmask16)(_pdep_u32(a->below, 0x5555u) | _pdep_u32(b->below, 0xAAAAu));
+    __m512i hi1 = _mm512_mask_blend_epi32(below, hi, hi2);
+    __m512i hj1 = _mm512_mask_blend_epi32(below, hj2, hj);
+    /* seed ^ hi ^ hj as one three-way exclusive or */
+    r->h0 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi, hj, 0x96));
+    r->h1 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi1, hj1, 0x96));
+    r->h2 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi2, hj2, 0x96));
+}
+
+/*
+ * A window of the lattice: when a row's points are close together (a
+ * grid row at a low frequency), the corners of sixteen points are a few
+ * lattice points, all within a 4 x 4 window of lattice points (a0 + u,
+ * b0 + v), u, v = 0..3, whose centre (a0 + 1, b0 + 1) is within one cell
+ * of every point's cell. Their gradients are then computed once, and are
+ * the table of one two-table permute per coordinate: the window's entry
+ * u + 4 v. A row keeps its window while its blocks' cells stay within one
+ * cell of the centre, and builds the next one above the lower of the
+ * cells of the block's first and last points (the lowest of a grid row
+ * going either way), the block that leaves it. A window pays when it
+ * serves two blocks or more, so a row takes them only when its points are
+ * on average at most a cell (in skewed x, 1 + F2 times x) apart over a
+ * block of sixteen, and gives them up at a block that does not fit even
+ * the window made for it. The entries are the same lattice points'
+ * gradients, hashed the same way, so the bits are those of the hashes per
+ * point; which blocks take a window changes only the speed.
+ */
+/* The largest average distance between a row's points for windows:
+ * 1 / (16 (1 + F2)). */
+#define SIMPLEX_WINDOW_SPACING 0.045753
+typedef struct {
+    __m512d gx0, gx1, gy0, gy1; /* entries 0-7 and 8-15 */
+    __m512d centre_x, centre_y; /* the cell (a0 + 1, b0 + 1) */
+} simplex_window512;
+
+/* The lattice offsets (u - 1, v - 1) times HASH_I, HASH_J (mod 2^32) of
+ * the window's entries, entry k (0-7) in 32-bit lane 2k and entry k + 8 in
+ * lane 2k + 1, the interleaved order of the blocks' hashes. */
+#define SIMPLEX_WINDOW_U(e) ((uint32_t)((e) & 3) - 1u)
+#define SIMPLEX_WINDOW_V(e) ((uint32_t)((e) >> 2) - 1u)
+#define SIMPLEX_WINDOW_PAIR(k, f, c) (int)(f(k) * (c)), (int)(f((k) + 8) * (c))
+#define SIMPLEX_WINDOW_ROW(f, c)                                                                   \
+    {SIMPLEX_WINDOW_PAIR(0, f, c), SIMPLEX_WINDOW_PAIR(1, f, c), SIMPLEX_WINDOW_PAIR(2, f, c),      \
+     SIMPLEX_WINDOW_PAIR(3, f, c), SIMPLEX_WINDOW_PAIR(4, f, c), SIMPLEX_WINDOW_PAIR(5, f, c),      \
+     SIMPLEX_WINDOW_PAIR(6, f, c), SIMPLEX_WINDOW_PAIR(7, f, c)}
+static _Alignas(64) const int SIMPLEX_WINDOW_HI[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_U, HASH_I);
+static _Alignas(64) const int SIMPLEX_WINDOW_HJ[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_V, HASH_J);
+
+/* The centre for blocks a and b: one above the lower of the cells of the
+ * first point (a's lane 0) and the last (b's lane 7), in x and in y. */
+SIMPLEX_AVX512_INLINE void simplex_window_centre(const simplex_skew512 *a,
+                                                 const simplex_skew512 *b, simplex_window512 *w)
+{
+    const __m512i last = _mm512_set1_epi64(7);
+    const __m512d one = _mm512_set1_pd(1.0);
+    w->centre_x = _mm512_add_pd(_mm512_min_pd(_mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_x)),
+                                              _mm512_permutexvar_pd(last, b->cell_x)),
+                                one);
+    w->centre_y = _mm512_add_pd(_mm512_min_pd(_mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_y)),
+                                              _mm512_permutexvar_pd(last, b->cell_y)),
+                                one);
+}
+
+/* The window's gradients around its centre. */
+SIMPLEX_AVX512_INLINE void simplex_window_build(__m512i seed, simplex_window512 *w)
+{
+    /* the centre's i * HASH_I and j * HASH_J in every lane (the low 32
+     * bits of the centre plus 1.5 * 2^52), plus each entry's offsets */
+    const __m512d magic = _mm512_set1_pd(SIMPLEX_INT_MAGIC);
+    __m512i i = _mm512_shuffle_epi32(_mm512_castpd_si512(_mm512_add_pd(w->centre_x, magic)),
+                                     _MM_PERM_AAAA);
+    __m512i j = _mm512_shuffle_epi32(_mm512_castpd_si512(_mm512_add_pd(w->centre_y, magic)),
+                                     _MM_PERM_AAAA);
+    __m512i hi = _mm512_add_epi32(_mm512_mullo_epi32(i, _mm512_set1_epi32((int)HASH_I)),
+                                  _mm512_load_si512((const void *)SIMPLEX_WINDOW_HI));
+    __m512i hj = _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)HASH_J)),
+                                  _mm512_load_si512((const void *)SIMPLEX_WINDOW_HJ));
+    __m512i h = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi, hj, 0x96));
+    simplex_gradients_avx512(h, 0, &w->gx0, &w->gy0);
+    simplex_gradients_avx512(h, 1, &w->gx1, &w->gy1);
+}
+
+/* Whether every cell of blocks a and b is within one cell of the window's
+ * centre (an exact difference of integers below 2^52), and then corner
+ * 0's window entry of each lane, (du + 1) + 4 (dv + 1), in the low bits
+ * of *ea and *eb. */
+SIMPLEX_AVX512_INLINE int simplex_window_fits(const simplex_window512 *w,
+                                              const simplex_skew512 *a,
+                                              const simplex_skew512 *b, __m512i *ea,
+                                              __m512i *eb)
+{
+    __m512d dua = _mm512_sub_pd(a->cell_x, w->centre_x), dva = _mm512_sub_pd(a->cell_y, w->centre_y);
+    __m512d dub = _mm512_sub_pd(b->cell_x, w->centre_x), dvb = _mm512_sub_pd(b->cell_y, w->centre_y);
+    const __m512d one = _mm512_set1_pd(1.0);
+    /* the larger magnitude of each pair of lanes, at most 1 */
+    __mmask8 fit = _mm512_cmp_pd_mask(_mm512_range_pd(dua, dub, 0x0B), one, _CMP_LE_OQ);
+    fit = _mm512_mask_cmp_pd_mask(fit, _mm512_range_pd(dva, dvb, 0x0B), one, _CMP_LE_OQ);
+    if (fit != 0xFF)
+        return 0;
+    /* 4 dv + (du + 5), exact small integers, plus 1.5 * 2^52: the entry in
+     * the low bits */
+    const __m512d four = _mm512_set1_pd(4.0);
+    const __m512d base = _mm512_set1_pd(SIMPLEX_INT_MAGIC + 5.0);
+    *ea = _mm512_castpd_si512(_mm512_add_pd(_mm512_mul_pd(dva, four), _mm512_add_pd(dua, base)));
+    *eb = _mm512_castpd_si512(_mm512_add_pd(_mm512_mul_pd(dvb, four), _mm512_add_pd(dub, base)));
+    return 1;
+}
+
+/* corner()'s value for eight lanes given their gradients; t <= 0 gives
+ * exactly 0.0, a select of the same value as the scalar code's. */
+SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512d gx, __m512d gy, __m512d dx, __m512d dy)
+{
+    __m512d t = _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(dx, dx)),
+                              _mm512_mul_pd(dy, dy));
+    __m512d t2 = _mm512_mul_pd(t, t);
+    __m512d gd = _mm512_add_pd(_mm512_mul_pd(gx, dx), _mm512_mul_pd(gy, dy));
+    __mmask8 reach = _mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_GT_OQ);
+    return _mm512_maskz_mul_pd(reach, _mm512_mul_pd(t2, t2), gd);
+}
+
+/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1),
+ * the corners' gradients from the hashes h, or (w not NULL) from the
+ * window at corner 0's entries e. */
+SIMPLEX_AVX512_INLINE __m512d simplex_finish_avx512(const simplex_skew512 *s,
+                                                    const simplex_hash512 *h, int half,
+                                                    const simplex_window512 *w, __m512i e)
+{
+    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
+    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
+    __m512d x0 = s->x0, y0 = s->y0, gx, gy;
+    __m512i e1, e2;
+    if (w) {
+        /* corners 1 and 2: entries e + 1 (below the diagonal) or e + 4,
+         * and e + 5 */
+        e1 = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
+                                   _mm512_set1_epi64(1));
+        e2 = _mm512_add_epi64(e, _mm512_set1_epi64(5));
+        gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
+    } else {
+        e1 = e2 = e;
+        simplex_gradients_avx512(h->h0, half, &gx, &gy);
+    }
+    __m512d n = simplex_corner_avx512(gx, gy, x0, y0);
+    /* corner 1: x0 - i1 and y0 - j1, subtracting 1.0 in the masked lanes */
+    __m512d x1 = _mm512_add_pd(_mm512_mask_sub_pd(x0, s->below, x0, one), g2);
+    __m512d y1 = _mm512_add_pd(_mm512_mask_sub_pd(y0, (__mmask8)~s->below, y0, one), g2);
+    if (w) {
+        gx = _mm512_permutex2var_pd(w->gx0, e1, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e1, w->gy1);
+    } else {
+        simplex_gradients_avx512(h->h1, half, &gx, &gy);
+    }
+    n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x1, y1));
+    /* corner 2: (1, 1) */
+    __m512d x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
+    __m512d y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
+    if (w) {
+        gx = _mm512_permutex2var_pd(w->gx0, e2, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e2, w->gy1);
+    } else {
+        simplex_gradients_avx512(h->h2, half, &gx, &gy);
+    }
+    n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x2, y2));
+    return _mm512_mul_pd(_mm512_set1_pd(SIMPLEX_SCALE), n);
+}
+
+/* Lanes of xa and xb (no NaN) whose magnitudes are all below 2^49, as one
+ * test: vrangepd gives the larger magnitude of each pair of lanes, or the
+ * other operand where one is NaN, hence the ordered comparison. */
+SIMPLEX_AVX512_INLINE int simplex_in_range_avx512(__m512d xa, __m512d xb)
+{
+    __mmask8 ordered = _mm512_cmp_pd_mask(xa, xb, _CMP_ORD_Q);
+    return _mm512_mask_cmp_pd_mask(ordered, _mm512_range_pd(xa, xb, 0x0B),
+                                   _mm512_set1_pd(SIMPLEX_AVX2_LIMIT), _CMP_LT_OQ) == 0xFF;
+}
+
+/* The blocks of sixteen of a row from m on, with windows while they fit;
+ * returns where it stopped: n - m < 16, or at the block that did not fit
+ * the window made for it. */
+SIMPLEX_AVX512_INLINE size_t simplex_row_windows(__m512i seeds, uint32_t seed, const double *x,
+                                                 double y, __m512d vy, size_t n, double *out)
+{
+    simplex_window512 w;
+    int built = 0;
+    size_t m = 0;
+    for (; n - m >= 16; m += 16) {
+        __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
+        if (!simplex_in_range_avx512(xa, xb)) {
+            simplex_row_scalar(seed, x + m, y, 16, out + m);
+            continue;
+        }
+        simplex_skew512 a, b;
+        __m512i ea, eb;
+        simplex_skew_avx512(xa, vy, &a);
+        simplex_skew_avx512(xb, vy, &b);
+        if (!built || !simplex_window_fits(&w, &a, &b, &ea, &eb)) {
+            simplex_window_centre(&a, &b, &w); /* a window for this block */
+            if (!simplex_window_fits(&w, &a, &b, &ea, &eb))
+                break;
+            simplex_window_build(seeds, &w);
+            built = 1;
+        }
+        _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, NULL, 0, &w, ea));
+        _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, NULL, 1, &w, eb));
+    }
+    return m;
+}
+
+__attribute__((target(SIMPLEX_AVX512_TARGET))) void
+tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
+{
+    if (!(fabs(y) < SIMPLEX_AVX2_LIMIT)) {
+        simplex_row_scalar(seed, x, y, n, out);
+        return;
+    }
+    const __m512i seeds = _mm512_set1_epi32((int)seed);
+    const __m512d vy = _mm512_set1_pd(y);
+    size_t m = 0;
+    /* points close enough for windows (NaN: not) */
+    if (n >= 32 && fabs(x[n - 1] - x[0]) <= SIMPLEX_WINDOW_SPACING * (double)(n - 1))
+        m = simplex_row_windows(seeds, seed, x, y, vy, n, out);
+    for (; n - m >= 16; m += 16) {
+        __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
+        if (!simplex_in_range_avx512(xa, xb)) {
+            simplex_row_scalar(seed, x + m, y, 16, out + m);
+            continue;
+        }
+        simplex_skew512 a, b;
+        simplex_hash512 h;
+        simplex_skew_avx512(xa, vy, &a);
+        simplex_skew_avx512(xb, vy, &b);
+        simplex_hash_avx512(seeds, &a, &b, &h);
+        const __m512i none = _mm512_setzero_si512();
+        _mm512_storeu_pd(out + m, simplex_finish_avx512(&a, &h, 0, NULL, none));
+        _mm512_storeu_pd(out + m + 8, simplex_finish_avx512(&b, &h, 1, NULL, none));
+    }
+    if (m < n) /* the last 1-15 points, with their masked loads */
+        tf_simplex2_row_avx2(seed, x + m, y, n - m, out + m);
 }
 #endif

@@ -46,9 +46,9 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
 {
     double nx = x * L->frequency + L->offset_x, ny = y * L->frequency + L->offset_y;
 #if TF_HAVE_AVX2_PATH
-    if (t->simd == TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
+    if (t->simd >= TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
         return tf_simplex2_avx2(L->seed, nx, ny);
-    if (t->simd == TF_SIMD_AVX2 && L->plan && tf_fractal_plan_has_lanes(L->plan))
+    if (t->simd >= TF_SIMD_AVX2 && L->plan && tf_fractal_plan_has_lanes(L->plan))
         return tf_fractal_plan_eval_lanes_avx2(L->plan, nx, ny);
 #else
     (void)t;
@@ -145,7 +145,7 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
     double redistributed[TF_MAX_LAYERS], noise[TF_MAX_LAYERS];
     double h = 0.0;
 #if TF_HAVE_AVX2_PATH
-    if (t->simd == TF_SIMD_AVX2 && t->sample_lanes)
+    if (t->simd >= TF_SIMD_AVX2 && t->sample_lanes)
         return evaluate_sum_lanes_avx2(t, x, y);
 #endif
     /* 1. base noise in noise space, every layer's before any lookup (the
@@ -156,7 +156,7 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
      * latency costs more than the scalar calls. */
     size_t i = 0;
 #if TF_HAVE_AVX2_PATH
-    if (t->simd == TF_SIMD_AVX2 && t->simplex_count >= 3) {
+    if (t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3) {
         double lane_n[TF_MAX_LAYERS];
         tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
                                   t->simplex_offset_x, t->simplex_offset_y, t->simplex_count,

@@ -19,12 +19,13 @@
  * mask layers, up to TF_MAX_LAYERS of them) stay in L1. */
 #define ROW_CHUNK 64
 
-/* Run `call` and return when the terrain is on the AVX2 path; else go on
- * to the portable loop that follows. */
+/* Run `call` and return when the terrain is on the AVX2 path (or a level
+ * above, which runs the AVX2 routines it has none of its own for); else go
+ * on to the portable loop that follows. */
 #if TF_HAVE_AVX2_PATH
 #define ON_AVX2(simd, call)                                                                  \
     do {                                                                                     \
-        if ((simd) == TF_SIMD_AVX2) {                                                        \
+        if ((simd) >= TF_SIMD_AVX2) {                                                        \
             call;                                                                            \
             return;                                                                          \
         }                                                                                    \
@@ -36,6 +37,12 @@
 static inline void fast_simplex_row(tf_simd_level simd, uint32_t seed, const double *x, double y,
                                     size_t n, double *out)
 {
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512) {
+        tf_simplex2_row_avx512(seed, x, y, n, out);
+        return;
+    }
+#endif
     ON_AVX2(simd, tf_simplex2_row_avx2(seed, x, y, n, out));
     tf_simplex2_row(seed, x, y, n, out);
 }

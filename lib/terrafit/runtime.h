@@ -187,13 +187,14 @@ TF_API double tf_terrain_normalize(const tf_terrain *t, double h);
 /* Free a terrain; NULL is allowed. */
 TF_API void tf_terrain_free(tf_terrain *t);
 
-/* Evaluation paths: "none" (portable C) and, on x86-64 CPUs that have it,
- * "avx2". Every path gives the same bits; only the speed differs. A
- * terrain takes the fastest path the CPU runs when compiled, or "none"
- * when the environment variable TERRAFIT_SIMD says so. */
+/* Evaluation paths: "none" (portable C) and, on x86-64 CPUs that have
+ * them, "avx2" and "avx512" (AVX-512F and DQ). Every path gives the same
+ * bits; only the speed differs. A terrain takes the fastest path the CPU
+ * runs when compiled, or "none" or at most "avx2" when the environment
+ * variable TERRAFIT_SIMD says so. */
 TF_API const char *tf_terrain_path(const tf_terrain *t);
-/* Choose `t`'s path by name: "auto" (the fastest this CPU runs), "none"
- * or "avx2". Call before sharing `t` between threads. 0 on success; -1
+/* Choose `t`'s path by name: "auto" (the fastest this CPU runs), "none",
+ * "avx2" or "avx512". Call before sharing `t` between threads. 0 on success; -1
  * with TF_ERR_ARGUMENT for an unknown name or a path this CPU (or build)
  * cannot run, and the path unchanged. */
 TF_API int tf_terrain_set_path(tf_terrain *t, const char *name, tf_error *err);

@@ -191,7 +191,7 @@ static void check_window(const tf_terrain *t, const window *w, size_t layer)
 /* Every evaluation path this CPU runs gives the window the same bits. */
 static void check_paths(tf_terrain *t, const window *w)
 {
-    static const char *const paths[] = {"none", "avx2"};
+    static const char *const paths[] = {"none", "avx2", "avx512"};
     float first[NX * NY], other[NX * NY];
     tf_error err;
     FUZZ_CHECK(tf_terrain_set_path(t, "none", &err) == 0, "the portable path: %s", err.message);
