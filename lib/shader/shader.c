@@ -291,36 +291,40 @@ static int put_curve(emitter *e, const tf_point *pts, size_t count, tf_interp in
     return id;
 }
 
+/* Each base noise's library function and section: whether it takes the
+ * seed (perlin-reference-simplex has none), whether it is 3D (sampled at
+ * the layer's z), and for the cellular kinds which distance it returns. */
+static const struct {
+    const char *fn, *section;
+    int seeded, is_3d, cellular;
+} BASE[TF_NOISE_TYPE_COUNT] = {
+    [TF_NOISE_SIMPLEX] = {"tf_simplex", "simplex", 1, 0, -1},
+    [TF_NOISE_PERLIN_REFERENCE_SIMPLEX] = {"tf_prsimplex", "prsimplex", 0, 1, -1},
+    [TF_NOISE_PERLIN] = {"tf_perlin", "perlin", 1, 1, -1},
+    [TF_NOISE_EXPONENTIAL_PERLIN] = {"tf_expperlin", "expperlin", 1, 1, -1},
+    [TF_NOISE_POLYNOMIAL] = {"tf_polynomial", "polynomial", 1, 0, -1},
+    [TF_NOISE_VALUE] = {"tf_value", "value", 1, 0, -1},
+    [TF_NOISE_CELLULAR_F1] = {"tf_cellular", "cellular", 1, 0, 0},
+    [TF_NOISE_CELLULAR_F2] = {"tf_cellular", "cellular", 1, 0, 1},
+    [TF_NOISE_CELLULAR_F2_F1] = {"tf_cellular", "cellular", 1, 0, 2},
+};
+
 /* The base noise at (X, Y, z): a call returning (n, dn/dx, dn/dy). */
 static void put_base(tf_text *s, const tf_layer_spec *L, const char *xe, const char *ye, double z)
 {
-    const uint32_t seed = L->seed;
-    switch (L->noise_type) {
-    case TF_NOISE_SIMPLEX:
-        tf_text_printf(s, "tf_simplex(%uu, %s, %s)", (unsigned)seed, xe, ye);
-        return;
-    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
-        tf_text_printf(s, "tf_prsimplex(%s, %s, tf_s(", xe, ye);
-        break;
-    case TF_NOISE_PERLIN:
-        tf_text_printf(s, "tf_perlin(%uu, %s, %s, tf_s(", (unsigned)seed, xe, ye);
-        break;
-    case TF_NOISE_EXPONENTIAL_PERLIN:
-        tf_text_printf(s, "tf_expperlin(%uu, %s, %s, tf_s(", (unsigned)seed, xe, ye);
-        break;
-    case TF_NOISE_POLYNOMIAL:
-        tf_text_printf(s, "tf_polynomial(%uu, %s, %s)", (unsigned)seed, xe, ye);
-        return;
-    case TF_NOISE_VALUE:
-        tf_text_printf(s, "tf_value(%uu, %s, %s)", (unsigned)seed, xe, ye);
-        return;
-    default: /* the cellular kinds */
-        tf_text_printf(s, "tf_cellular(%uu, %s, %s, %d)", (unsigned)seed, xe, ye,
-                       (int)L->noise_type - (int)TF_NOISE_CELLULAR_F1);
-        return;
+    const int t = (int)L->noise_type;
+    tf_text_printf(s, "%s(", BASE[t].fn);
+    if (BASE[t].seeded)
+        tf_text_printf(s, "%uu, ", (unsigned)L->seed);
+    tf_text_printf(s, "%s, %s", xe, ye);
+    if (BASE[t].is_3d) {
+        tf_text_puts(s, ", tf_s("); /* z, split like x and y */
+        put_c(s, z);
+        tf_text_puts(s, ")");
     }
-    put_c(s, z); /* the 3D noises' z, split like x and y */
-    tf_text_puts(s, "))");
+    if (BASE[t].cellular >= 0)
+        tf_text_printf(s, ", %d", BASE[t].cellular);
+    tf_text_puts(s, ")");
 }
 
 typedef enum { WARP_NONE, WARP_BEFORE, WARP_AFTER } warp_place;
@@ -540,10 +544,6 @@ static int check_name(const char *name, tf_error *err)
     return ok ? 0 : -1;
 }
 
-static const char *const NOISE_SECTION[TF_NOISE_TYPE_COUNT] = {
-    "simplex", "prsimplex", "perlin", "expperlin", "polynomial",
-    "value",   "cellular",  "cellular", "cellular"};
-
 /* The spec's functions, in the neutral dialect. */
 static int put_spec(emitter *e, const tf_spec *spec, double min_value, double max_value)
 {
@@ -714,7 +714,7 @@ char *tf_shader_emit(const tf_spec *spec, tf_shader_lang lang, const char *name,
     want_name(sec, ns, "core");
     want_name(sec, ns, "curves");
     for (size_t i = 0; i < spec->layer_count; i++) {
-        want_name(sec, ns, NOISE_SECTION[spec->layers[i].noise_type]);
+        want_name(sec, ns, BASE[spec->layers[i].noise_type].section);
         if (spec->layers[i].fractal_kind != TF_FRACTAL_NONE)
             want_name(sec, ns, "fractal");
     }
