@@ -98,6 +98,41 @@ void tf_text_float(tf_text *t, double v)
     tf_text_puts(t, s);
 }
 
+void tf_text_format(tf_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *p = fmt;
+    while (*p) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            tf_text_puts(t, p);
+            break;
+        }
+        tf_text_put(t, p, (size_t)(pct - p));
+        p = pct + 1;
+        if (*p == 'F') {
+            tf_text_float(t, va_arg(ap, double));
+        } else if (*p == 's') {
+            tf_text_puts(t, va_arg(ap, const char *));
+        } else if (*p == 'd') {
+            tf_text_printf(t, "%d", va_arg(ap, int));
+        } else if (*p == 'u') {
+            tf_text_printf(t, "%u", va_arg(ap, unsigned));
+        } else if (p[0] == 'z' && p[1] == 'u') {
+            tf_text_printf(t, "%zu", va_arg(ap, size_t));
+            p++;
+        } else if (*p == '%') {
+            tf_text_puts(t, "%");
+        } else {
+            t->failed = 1; /* a conversion this function does not know: a bug */
+            break;
+        }
+        p++;
+    }
+    va_end(ap);
+}
+
 void tf_text_free(tf_text *t)
 {
     free(t->data);

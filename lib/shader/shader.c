@@ -254,18 +254,14 @@ static int put_curve(emitter *e, const tf_point *pts, size_t count, tf_interp in
         iters++;
     tf_text *s = e->src;
     const char *n = e->name;
-    tf_text_printf(s, "// curve %d: %zu points, %s (docs/spec.md, \"Redistribution curves\"):\n",
-                   id, count, tf_interp_name(interp));
-    tf_text_puts(s, "// the value at u and its derivative in u\n");
-    tf_text_printf(s, "fn vec2 %s_c%d(float u) {\n    if (u <= ", n, id);
-    tf_text_float(s, pts[0].x);
-    tf_text_puts(s, ") {\n        return vec2(");
-    tf_text_float(s, pts[0].y);
-    tf_text_puts(s, ", 0.0);\n    }\n    if (u >= ");
-    tf_text_float(s, pts[count - 1].x);
-    tf_text_puts(s, ") {\n        return vec2(");
-    tf_text_float(s, pts[count - 1].y);
-    tf_text_puts(s, ", 0.0);\n    }\n");
+    tf_text_format(s,
+                   "// curve %d: %zu points, %s (docs/spec.md, \"Redistribution curves\"):\n"
+                   "// the value at u and its derivative in u\n"
+                   "fn vec2 %s_c%d(float u) {\n"
+                   "    if (u <= %F) {\n        return vec2(%F, 0.0);\n    }\n"
+                   "    if (u >= %F) {\n        return vec2(%F, 0.0);\n    }\n",
+                   id, count, tf_interp_name(interp), n, id, pts[0].x, pts[0].y,
+                   pts[count - 1].x, pts[count - 1].y);
     tf_text_printf(s, "    var int lo = 0;\n    var int hi = %zu;\n", segs);
     tf_text_printf(s,
                    "    for (var int it = 0; it < %d; it++) {\n"
@@ -405,25 +401,18 @@ static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
         for (int k = 0; k < O; k++) {
             octave_point(&bx, "px", f[k], o[k][0], WARP_NONE, 0.0, NULL);
             octave_point(&by, "py", f[k], o[k][1], WARP_NONE, 0.0, NULL);
-            tf_text_puts(s, "    s = s + ");
-            tf_text_float(s, a);
-            tf_text_printf(s, " * %s(", term);
+            tf_text_format(s, "    s = s + %F * %s(", a, term);
             put_base(s, L, bx.data, by.data, pz + o[k][2]);
-            tf_text_puts(s, ", ");
-            tf_text_float(s, f[k]);
-            tf_text_puts(s, ");\n");
+            tf_text_format(s, ", %F);\n", f[k]);
             A = A + a;
             a = a * L->fractal_gain;
         }
-        if (L->fractal_kind == TF_FRACTAL_FBM) {
-            tf_text_puts(s, "    return s / ");
-            tf_text_float(s, A);
-            tf_text_puts(s, ";\n}\n\n");
-        } else {
-            tf_text_puts(s, "    let vec3 k = s / ");
-            tf_text_float(s, A);
-            tf_text_puts(s, ";\n    return vec3(2.0 * k.x - 1.0, 2.0 * k.y, 2.0 * k.z);\n}\n\n");
-        }
+        if (L->fractal_kind == TF_FRACTAL_FBM)
+            tf_text_format(s, "    return s / %F;\n}\n\n", A);
+        else
+            tf_text_format(s, "    let vec3 k = s / %F;\n"
+                              "    return vec3(2.0 * k.x - 1.0, 2.0 * k.y, 2.0 * k.z);\n}\n\n",
+                           A);
         break;
     }
     case TF_FRACTAL_SWISS:
@@ -443,32 +432,29 @@ static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
                 octave_point(&by, "py", f[k], o[k][1], WARP_BEFORE, L->fractal_warp, "wy");
                 tf_text_puts(s, "    v = ");
                 put_base(s, L, bx.data, by.data, pz + o[k][2]);
-                tf_text_puts(s, ";\n"
-                                "    s = s + a * (1.0 - abs(v.x));\n"
-                                "    wx = wx + (a * v.y) * -v.x;\n"
-                                "    wy = wy + (a * v.z) * -v.x;\n"
-                                "    a = a * (");
-                tf_text_float(s, L->fractal_gain);
-                tf_text_puts(s, " * clamp(s, 0.0, 1.0));\n");
+                tf_text_format(s,
+                               ";\n"
+                               "    s = s + a * (1.0 - abs(v.x));\n"
+                               "    wx = wx + (a * v.y) * -v.x;\n"
+                               "    wy = wy + (a * v.z) * -v.x;\n"
+                               "    a = a * (%F * clamp(s, 0.0, 1.0));\n",
+                               L->fractal_gain);
                 A = A + a;
                 a = a * L->fractal_gain;
             }
         } else {
             tf_text_puts(s, "    var vec3 v = ");
             put_base(s, L, "px", "py", pz);
-            tf_text_puts(s, ";\n    var float s = v.x * v.x;\n    var float wx = ");
-            tf_text_float(s, L->fractal_warp0);
-            tf_text_puts(s, " * (v.y * v.x);\n    var float wy = ");
-            tf_text_float(s, L->fractal_warp0);
-            tf_text_puts(s, " * (v.z * v.x);\n    var float mx = ");
-            tf_text_float(s, L->fractal_damp0);
-            tf_text_puts(s, " * (v.y * v.x);\n    var float my = ");
-            tf_text_float(s, L->fractal_damp0);
-            tf_text_puts(s, " * (v.z * v.x);\n    var float amp = ");
-            tf_text_float(s, L->fractal_gain1);
-            tf_text_puts(s, ";\n    var float d = amp * ");
-            tf_text_float(s, L->fractal_gain);
-            tf_text_puts(s, ";\n");
+            tf_text_format(s,
+                           ";\n    var float s = v.x * v.x;\n"
+                           "    var float wx = %F * (v.y * v.x);\n"
+                           "    var float wy = %F * (v.z * v.x);\n"
+                           "    var float mx = %F * (v.y * v.x);\n"
+                           "    var float my = %F * (v.z * v.x);\n"
+                           "    var float amp = %F;\n"
+                           "    var float d = amp * %F;\n",
+                           L->fractal_warp0, L->fractal_warp0, L->fractal_damp0, L->fractal_damp0,
+                           L->fractal_gain1, L->fractal_gain);
             double amp = L->fractal_gain1, dd = amp * L->fractal_gain;
             A = 1.0;
             for (int k = 1; k < O; k++) {
@@ -476,43 +462,30 @@ static int put_layer_noise(emitter *e, size_t i, const tf_layer_spec *L)
                 octave_point(&by, "py", f[k], o[k][1], WARP_AFTER, 0.0, "wy");
                 tf_text_puts(s, "    v = ");
                 put_base(s, L, bx.data, by.data, pz + o[k][2]);
-                tf_text_puts(s, ";\n    s = s + d * (v.x * v.x);\n    wx = wx + ");
-                tf_text_float(s, L->fractal_warp);
-                tf_text_puts(s, " * (v.y * v.x);\n    wy = wy + ");
-                tf_text_float(s, L->fractal_warp);
-                tf_text_puts(s, " * (v.z * v.x);\n    mx = mx + ");
-                tf_text_float(s, L->fractal_damp);
-                tf_text_puts(s, " * (v.y * v.x);\n    my = my + ");
-                tf_text_float(s, L->fractal_damp);
-                tf_text_puts(s, " * (v.z * v.x);\n    amp = amp * ");
-                tf_text_float(s, L->fractal_gain);
-                tf_text_puts(s, ";\n    d = amp * (1.0 - ");
-                tf_text_float(s, L->fractal_damp_scale);
-                tf_text_puts(s, " / (1.0 + (mx * mx + my * my)));\n");
+                tf_text_format(s,
+                               ";\n    s = s + d * (v.x * v.x);\n"
+                               "    wx = wx + %F * (v.y * v.x);\n"
+                               "    wy = wy + %F * (v.z * v.x);\n"
+                               "    mx = mx + %F * (v.y * v.x);\n"
+                               "    my = my + %F * (v.z * v.x);\n"
+                               "    amp = amp * %F;\n"
+                               "    d = amp * (1.0 - %F / (1.0 + (mx * mx + my * my)));\n",
+                               L->fractal_warp, L->fractal_warp, L->fractal_damp, L->fractal_damp,
+                               L->fractal_gain, L->fractal_damp_scale);
                 A = A + dd;
                 amp = amp * L->fractal_gain;
                 dd = amp;
             }
         }
-        tf_text_puts(s, "    return 2.0 * (s / ");
-        tf_text_float(s, A);
-        tf_text_puts(s, ") - 1.0;\n}\n\n");
+        tf_text_format(s, "    return 2.0 * (s / %F) - 1.0;\n}\n\n", A);
         const double h = ldexp(1.0, -10) / f[O - 1];
-        tf_text_printf(s, "fn vec3 %s_l%zu(tf_s px, tf_s py) {\n", n, i);
-        tf_text_printf(s, "    let float k = %s_l%zuk(px, py);\n", n, i);
-        tf_text_printf(s, "    let float gx = %s_l%zuk(tf_addf(px, ", n, i);
-        tf_text_float(s, h);
-        tf_text_printf(s, "), py) - %s_l%zuk(tf_addf(px, ", n, i);
-        tf_text_float(s, -h);
-        tf_text_printf(s, "), py);\n    let float gy = %s_l%zuk(px, tf_addf(py, ", n, i);
-        tf_text_float(s, h);
-        tf_text_printf(s, ")) - %s_l%zuk(px, tf_addf(py, ", n, i);
-        tf_text_float(s, -h);
-        tf_text_puts(s, "));\n    return vec3(k, gx / ");
-        tf_text_float(s, h + h);
-        tf_text_puts(s, ", gy / ");
-        tf_text_float(s, h + h);
-        tf_text_puts(s, ");\n}\n\n");
+        tf_text_format(s,
+                       "fn vec3 %s_l%zu(tf_s px, tf_s py) {\n"
+                       "    let float k = %s_l%zuk(px, py);\n"
+                       "    let float gx = %s_l%zuk(tf_addf(px, %F), py) - %s_l%zuk(tf_addf(px, %F), py);\n"
+                       "    let float gy = %s_l%zuk(px, tf_addf(py, %F)) - %s_l%zuk(px, tf_addf(py, %F));\n"
+                       "    return vec3(k, gx / %F, gy / %F);\n}\n\n",
+                       n, i, n, i, n, i, h, n, i, -h, n, i, h, n, i, -h, h + h, h + h);
         break;
     }
     default:
@@ -601,46 +574,33 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
         }
         octave_point(&bx, "wx", L->frequency, L->offset[0], WARP_NONE, 0.0, NULL);
         octave_point(&by, "wy", L->frequency, L->offset[1], WARP_NONE, 0.0, NULL);
-        tf_text_printf(s, "    let vec3 n%zu = %s_l%zu(%s, %s);\n", i, n, i, bx.data, by.data);
-        tf_text_printf(s, "    let vec2 c%zu = %s_c%d((n%zu.x + 1.0) * 0.5);\n", i, n, rd[i], i);
-        tf_text_printf(s, "    let vec3 r%zu = vec3(c%zu.x, c%zu.y * (n%zu.y * ", i, i, i, i);
-        tf_text_float(s, L->frequency * 0.5);
-        tf_text_printf(s, "), c%zu.y * (n%zu.z * ", i, i);
-        tf_text_float(s, L->frequency * 0.5);
-        tf_text_puts(s, "));\n");
+        const double half_f = L->frequency * 0.5, amp = L->amp_scale, shift = L->pre_amp_shift;
+        tf_text_format(s,
+                       "    let vec3 n%zu = %s_l%zu(%s, %s);\n"
+                       "    let vec2 c%zu = %s_c%d((n%zu.x + 1.0) * 0.5);\n"
+                       "    let vec3 r%zu = vec3(c%zu.x, c%zu.y * (n%zu.y * %F), c%zu.y * (n%zu.z * %F));\n",
+                       i, n, i, bx.data, by.data, i, n, rd[i], i, i, i, i, i, half_f, i, i, half_f);
         if (L->mask_layer_index < 0) {
-            tf_text_puts(s, "    sum = sum + ");
-            tf_text_float(s, L->amp_scale);
-            tf_text_printf(s, " * vec3(r%zu.x + ", i);
-            tf_text_float(s, L->pre_amp_shift);
-            tf_text_printf(s, ", r%zu.y, r%zu.z);\n", i, i);
+            tf_text_format(s, "    sum = sum + %F * vec3(r%zu.x + %F, r%zu.y, r%zu.z);\n", amp, i,
+                           shift, i, i);
             continue;
         }
         int m = L->mask_layer_index;
         if (mc[i] >= 0) {
-            tf_text_printf(s, "    let vec2 w%zu = %s_c%d(r%d.x);\n", i, n, mc[i], m);
+            tf_text_format(s, "    let vec2 w%zu = %s_c%d(r%d.x);\n", i, n, mc[i], m);
         } else {
             double fall = L->mask_falloff;
-            tf_text_printf(s, "    let vec2 w%zu = tf_range_mask(r%d.x, ", i, m);
-            tf_text_float(s, L->mask_min_value);
-            tf_text_puts(s, ", ");
-            tf_text_float(s, L->mask_max_value);
-            tf_text_puts(s, ", ");
-            tf_text_float(s, fall);
-            tf_text_puts(s, ", ");
-            tf_text_float(s, fall > 0.0 ? 1.0 / fall : 0.0);
-            tf_text_puts(s, ");\n");
+            tf_text_format(s, "    let vec2 w%zu = tf_range_mask(r%d.x, %F, %F, %F, %F);\n", i, m,
+                           L->mask_min_value, L->mask_max_value, fall,
+                           fall > 0.0 ? 1.0 / fall : 0.0);
         }
         /* X = ((r + shift) * amp) * w, X' = amp * (r' w + (r + shift) w' r_m') */
-        tf_text_printf(s, "    let float v%zu = r%zu.x + ", i, i);
-        tf_text_float(s, L->pre_amp_shift);
-        tf_text_printf(s, ";\n    sum = sum + vec3((v%zu * ", i);
-        tf_text_float(s, L->amp_scale);
-        tf_text_printf(s, ") * w%zu.x, ", i);
-        tf_text_float(s, L->amp_scale);
-        tf_text_printf(s, " * (r%zu.y * w%zu.x + v%zu * (w%zu.y * r%d.y)), ", i, i, i, i, m);
-        tf_text_float(s, L->amp_scale);
-        tf_text_printf(s, " * (r%zu.z * w%zu.x + v%zu * (w%zu.y * r%d.z)));\n", i, i, i, i, m);
+        tf_text_format(s,
+                       "    let float v%zu = r%zu.x + %F;\n"
+                       "    sum = sum + vec3((v%zu * %F) * w%zu.x, "
+                       "%F * (r%zu.y * w%zu.x + v%zu * (w%zu.y * r%d.y)), "
+                       "%F * (r%zu.z * w%zu.x + v%zu * (w%zu.y * r%d.z)));\n",
+                       i, i, shift, i, amp, i, amp, i, i, i, i, m, amp, i, i, i, i, m);
     }
     tf_text_free(&bx);
     tf_text_free(&by);

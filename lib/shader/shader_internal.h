@@ -39,6 +39,9 @@ void tf_text_printf(tf_text *t, const char *fmt, ...) TF_SHADER_PRINTF(2, 3);
  * significant digits, always with a '.' or an exponent); a value beyond a
  * float's range sets out_of_range and writes 0.0. */
 void tf_text_float(tf_text *t, double v);
+/* printf-like, with only %s, %d, %u, %zu, %% and %F: a double written as
+ * tf_text_float writes it. */
+void tf_text_format(tf_text *t, const char *fmt, ...);
 void tf_text_free(tf_text *t);
 
 /* Translate neutral-dialect source (library.sl's conventions) to `lang`,
