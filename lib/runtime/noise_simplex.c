@@ -1165,10 +1165,13 @@ tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
                                 double *v, double *dx, double *dy)
 {
     const __m512i seeds = _mm512_set1_epi32((int)seed);
-    /* set before use (built), zeroed for the compiler's flow analysis */
+    /* set before use (served), zeroed for the compiler's flow analysis */
     simplex_window512 w;
     w.gx0 = w.gx1 = w.gy0 = w.gy1 = w.centre_x = w.centre_y = _mm512_setzero_pd();
-    int built = 0, windows = 1;
+    /* blocks may take windows: points close enough on average along x,
+     * the row's test (NaN: not) */
+    int windows = n >= 32 && fabs(x[n - 1] - x[0]) <= SIMPLEX_WINDOW_SPACING * (double)(n - 1);
+    unsigned served = 0; /* blocks the window served, 0: none built */
     size_t m = 0;
     for (; n - m >= 16; m += 16) {
         __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
@@ -1182,15 +1185,23 @@ tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
         simplex_skew_avx512(xa, ya, &a);
         simplex_skew_avx512(xb, yb, &b);
         __m512i ea = _mm512_setzero_si512(), eb = ea;
-        if (windows && !(built && simplex_window_fits(&w, &a, &b, &ea, &eb))) {
-            simplex_window_centre_points(&a, &b, &w); /* a window for this block */
-            if (simplex_window_fits(&w, &a, &b, &ea, &eb)) {
-                simplex_window_build(seeds, &w);
-                built = 1;
-            } else {
+        if (windows && !(served && simplex_window_fits(&w, &a, &b, &ea, &eb))) {
+            /* a window for this block, unless the last one served only
+             * one block (then windows do not pay at these points), or
+             * the block does not fit even its own */
+            if (served == 1) {
                 windows = 0;
+            } else {
+                simplex_window_centre_points(&a, &b, &w);
+                if (simplex_window_fits(&w, &a, &b, &ea, &eb)) {
+                    simplex_window_build(seeds, &w);
+                    served = 0;
+                } else {
+                    windows = 0;
+                }
             }
         }
+        served += (unsigned)windows;
         if (windows) {
             na = simplex_finish_deriv_avx512(&a, NULL, 0, &w, ea, &ga, &ha);
             nb = simplex_finish_deriv_avx512(&b, NULL, 1, &w, eb, &gb, &hb);
