@@ -1067,10 +1067,14 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
  * each lane with its own y, and the gradient sums of
  * tf_simplex2_points_deriv_avx2. The warped points of neighbouring
  * samples stay close at the low octaves, so a block whose cells all lie
- * within a 2 x 2 range takes its gradients from a window too: the call
+ * within a 2 x 2 range takes its gradients from a window too, in a call
+ * whose points are close on average along x (the row's test): the call
  * keeps its window while blocks fit it, builds one around the next block
  * that does not (its lowest cell plus one, in x and in y), and hashes per
- * point from the first block that does not fit even its own window on.
+ * point from the first block that does not fit even its own window, or
+ * that follows a window which served only one block, on. The windows
+ * gain less than the row's (the gradient's arithmetic, not the hash, is
+ * most of the work); the bits are the same either way.
  */
 
 /* corner()'s value and gradient for eight lanes given the corner's
