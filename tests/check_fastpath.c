@@ -255,6 +255,23 @@ START_TEST(fractal_sum_rows_sum_the_base_noises)
 }
 END_TEST
 
+#if TF_HAVE_AVX2_PATH
+/* tf_simplex2_deriv at points of their own on vector path simd (AVX2 or
+ * AVX-512). */
+static void points_deriv(tf_simd_level simd, uint32_t seed, const double *x, const double *y,
+                         size_t n, double *v, double *dx, double *dy)
+{
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512) {
+        tf_simplex2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
+        return;
+    }
+#endif
+    (void)simd;
+    tf_simplex2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
+}
+#endif
+
 /* The vector noise rows and lanes give tf_noise_eval's bits. */
 START_TEST(noise_rows_match_the_scalar_noise)
 {
@@ -298,17 +315,21 @@ START_TEST(noise_rows_match_the_scalar_noise)
             }
 #if TF_HAVE_AVX2_PATH
         if (tf_simd_avx2_available()) {
-            /* values and gradients at points of their own (swiss, jordan) */
+            /* values and gradients at points of their own (swiss, jordan),
+             * on each vector path */
             double *gx = malloc(len * sizeof *gx), *gy = malloc(len * sizeof *gy);
             ck_assert(gx && gy);
-            tf_simplex2_points_deriv_avx2(seed, row_x, row_y_lanes, len, out, gx, gy);
-            for (size_t k = 0; k < len; k++) {
-                double wx, wy, want = tf_simplex2_deriv(seed, x[k], y[k], &wx, &wy);
-                ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
-                                  double_bits(gx[k]) == double_bits(wx) &&
-                                  double_bits(gy[k]) == double_bits(wy),
-                              "%zu points, at (%a, %a): (%a, %a, %a), scalar (%a, %a, %a)", len,
-                              x[k], y[k], out[k], gx[k], gy[k], want, wx, wy);
+            for (int p = 1; p < path_count(); p++) {
+                points_deriv(path_level(p), seed, row_x, row_y_lanes, len, out, gx, gy);
+                for (size_t k = 0; k < len; k++) {
+                    double wx, wy, want = tf_simplex2_deriv(seed, x[k], y[k], &wx, &wy);
+                    ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
+                                      double_bits(gx[k]) == double_bits(wx) &&
+                                      double_bits(gy[k]) == double_bits(wy),
+                                  "path %d, %zu points, at (%a, %a): (%a, %a, %a), scalar (%a, "
+                                  "%a, %a)",
+                                  p, len, x[k], y[k], out[k], gx[k], gy[k], want, wx, wy);
+                }
             }
             free(gx);
             free(gy);
@@ -478,6 +499,78 @@ START_TEST(simplex_rows_match_the_scalar_noise)
     }
 }
 END_TEST
+
+#if TF_HAVE_AVX2_PATH
+/* The simplex with its gradient at points of their own on every vector
+ * path against tf_simplex2_deriv: rows of points as swiss and jordan warp
+ * them (a grid row plus small offsets in x and y that vary from point to
+ * point, so close points take their gradients from lattice windows that a
+ * call builds, keeps, moves and gives up), with a rare odd point (sending
+ * its block to the scalar code or out of the window), points on lattice
+ * lines and cell diagonals, near the vector range's limit 2^49 and where
+ * the lattice indices wrap modulo 2^32. */
+START_TEST(simplex_points_deriv_match_the_scalar)
+{
+    uint64_t state = 0xDE21u + (uint64_t)_i;
+    enum { N = 150 };
+    double x[N], y[N], v[N], gx[N], gy[N];
+    for (int round = 0; round < 40; round++) {
+        size_t len = 1 + (size_t)(rng_next(&state) % N);
+        uint32_t seed = rng_next(&state) % 4 == 0 ? (uint32_t)(rng_next(&state) % 3) - 1u
+                                                  : (uint32_t)rng_next(&state);
+        double bx, by, step, jitter;
+        switch (rng_next(&state) % 5) {
+        case 0: /* near the limit */
+            bx = (rng_next(&state) % 2 ? 1.0 : -1.0) * (0x1p49 - 40.0);
+            by = (rng_next(&state) % 2 ? 1.0 : -1.0) * (0x1p49 - rng_range(&state, 0.0, 64.0));
+            step = 0.25;
+            jitter = 0.5;
+            break;
+        case 1: /* cells whose indices wrap modulo 2^32 */
+            bx = (rng_next(&state) % 2 ? 1.0 : -1.0) * (4294967296.0 * 3.0 - 2.0);
+            by = (rng_next(&state) % 2 ? 1.0 : -1.0) * (4294967296.0 - 1.0);
+            step = 0.02;
+            jitter = 0.05;
+            break;
+        case 2: /* on lattice lines and diagonals */
+            bx = (double)((int64_t)(rng_next(&state) % 2001u) - 1000);
+            by = bx;
+            step = rng_next(&state) % 2 ? 1.0 : 0.0;
+            jitter = 0.0;
+            break;
+        default: /* warped grid rows at low to high frequencies, either way */
+            bx = rng_range(&state, -1000.0, 1000.0);
+            by = rng_range(&state, -1000.0, 1000.0);
+            step = (rng_next(&state) % 2 ? 1.0 : -1.0) *
+                   ldexp(rng_range(&state, 0.5, 1.0), (int)(rng_next(&state) % 10) - 9);
+            jitter = ldexp(rng_range(&state, 0.0, 1.0), (int)(rng_next(&state) % 8) - 8);
+        }
+        for (size_t k = 0; k < len; k++) {
+            x[k] = bx + (double)k * step + rng_range(&state, -1.0, 1.0) * jitter;
+            y[k] = by + rng_range(&state, -1.0, 1.0) * jitter;
+            switch (rng_next(&state) % 80) {
+            case 0: x[k] = rng_edge_coordinate(&state); break;
+            case 1: y[k] = rng_edge_coordinate(&state); break;
+            case 2: y[k] = x[k] + 0.5; break;
+            default: break;
+            }
+        }
+        for (int p = 1; p < path_count(); p++) {
+            points_deriv(path_level(p), seed, x, y, len, v, gx, gy);
+            for (size_t k = 0; k < len; k++) {
+                double wx, wy, want = tf_simplex2_deriv(seed, x[k], y[k], &wx, &wy);
+                ck_assert_msg(double_bits(v[k]) == double_bits(want) &&
+                                  double_bits(gx[k]) == double_bits(wx) &&
+                                  double_bits(gy[k]) == double_bits(wy),
+                              "path %d seed %u, point %zu of %zu at (%a, %a): (%a, %a, %a), "
+                              "scalar (%a, %a, %a)",
+                              p, seed, k, len, x[k], y[k], v[k], gx[k], gy[k], want, wx, wy);
+            }
+        }
+    }
+}
+END_TEST
+#endif
 
 /* perlin-reference-simplex where Java's int cast of floor(c + s) saturates
  * (c = x, y or z, s = (x + y + z) / 3): rows whose x + s, y + s or z + s
@@ -895,6 +988,9 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise_at_edges, 0, 40);
     tcase_add_loop_test(c, simplex_rows_match_the_scalar_noise, 0, 40);
+#if TF_HAVE_AVX2_PATH
+    tcase_add_loop_test(c, simplex_points_deriv_match_the_scalar, 0, 40);
+#endif
     tcase_add_loop_test(c, perlin_reference_rows_at_the_int_edge, 0, 4);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);

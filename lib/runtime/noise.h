@@ -69,6 +69,10 @@ void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, 
 /* tf_simplex2_row's bits, eight points a vector, sixteen a block; only on
  * a CPU with AVX-512F, AVX-512DQ and BMI2. */
 void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_simplex2_points_deriv_avx2's bits (tf_simplex2_deriv's), sixteen
+ * points a block, with lattice windows for close points. */
+void tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
+                                     double *v, double *dx, double *dy);
 #endif
 
 #endif

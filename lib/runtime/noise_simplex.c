@@ -1059,3 +1059,171 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
         tf_simplex2_row_avx2(seed, x + m, y, n - m, out + m);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/*
+ * tf_simplex2_deriv at points of their own (the warped octaves of swiss
+ * and jordan) on the AVX-512 path: blocks of sixteen as the row above,
+ * each lane with its own y, and the gradient sums of
+ * tf_simplex2_points_deriv_avx2. The warped points of neighbouring
+ * samples stay close at the low octaves, so a block whose cells all lie
+ * within a 2 x 2 range takes its gradients from a window too, in a call
+ * whose points are close on average along x (the row's test): the call
+ * keeps its window while blocks fit it, builds one around the next block
+ * that does not (its lowest cell plus one, in x and in y), and hashes per
+ * point from the first block that does not fit even its own window, or
+ * that follows a window which served only one block, on. The windows
+ * gain less than the row's (the gradient's arithmetic, not the hash, is
+ * most of the work); the bits are the same either way.
+ */
+
+/* corner()'s value and gradient for eight lanes given the corner's
+ * gradient (gx, gy): t4 g - (8 t^3 gd) d and t4 gd, zero-masked where t
+ * <= 0 (+0.0, the scalar select's value). */
+SIMPLEX_AVX512_INLINE __m512d simplex_corner_deriv_avx512(__m512d gx, __m512d gy, __m512d dx,
+                                                          __m512d dy, __m512d *cgx,
+                                                          __m512d *cgy)
+{
+    __m512d t = _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(dx, dx)),
+                              _mm512_mul_pd(dy, dy));
+    __m512d t2 = _mm512_mul_pd(t, t), t4 = _mm512_mul_pd(t2, t2);
+    __m512d gd = _mm512_add_pd(_mm512_mul_pd(gx, dx), _mm512_mul_pd(gy, dy));
+    __m512d k = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), _mm512_mul_pd(t2, t)), gd);
+    __mmask8 reach = _mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_GT_OQ);
+    *cgx = _mm512_maskz_sub_pd(reach, _mm512_mul_pd(t4, gx), _mm512_mul_pd(k, dx));
+    *cgy = _mm512_maskz_sub_pd(reach, _mm512_mul_pd(t4, gy), _mm512_mul_pd(k, dy));
+    return _mm512_maskz_mul_pd(reach, t4, gd);
+}
+
+/* simplex_eval's sums SIMPLEX_SCALE * ((c0 + c1) + c2) of the values and
+ * of each gradient component, for block A (half 0) or B (half 1), the
+ * corners' gradients from the hashes h or (w not NULL) from the window at
+ * corner 0's entries e. */
+SIMPLEX_AVX512_INLINE __m512d simplex_finish_deriv_avx512(const simplex_skew512 *s,
+                                                          const simplex_hash512 *h, int half,
+                                                          const simplex_window512 *w, __m512i e,
+                                                          __m512d *ndx, __m512d *ndy)
+{
+    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
+    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
+    const __m512d scale = _mm512_set1_pd(SIMPLEX_SCALE);
+    __m512d x0 = s->x0, y0 = s->y0, gx, gy, sx, sy, cx, cy;
+    __m512i e1, e2;
+    if (w) {
+        e1 = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
+                                   _mm512_set1_epi64(1));
+        e2 = _mm512_add_epi64(e, _mm512_set1_epi64(5));
+        gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
+    } else {
+        e1 = e2 = e;
+        simplex_gradients_avx512(h->h0, half, &gx, &gy);
+    }
+    __m512d n = simplex_corner_deriv_avx512(gx, gy, x0, y0, &sx, &sy);
+    __m512d x1 = _mm512_add_pd(_mm512_mask_sub_pd(x0, s->below, x0, one), g2);
+    __m512d y1 = _mm512_add_pd(_mm512_mask_sub_pd(y0, (__mmask8)~s->below, y0, one), g2);
+    if (w) {
+        gx = _mm512_permutex2var_pd(w->gx0, e1, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e1, w->gy1);
+    } else {
+        simplex_gradients_avx512(h->h1, half, &gx, &gy);
+    }
+    n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x1, y1, &cx, &cy));
+    sx = _mm512_add_pd(sx, cx);
+    sy = _mm512_add_pd(sy, cy);
+    __m512d x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
+    __m512d y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
+    if (w) {
+        gx = _mm512_permutex2var_pd(w->gx0, e2, w->gx1);
+        gy = _mm512_permutex2var_pd(w->gy0, e2, w->gy1);
+    } else {
+        simplex_gradients_avx512(h->h2, half, &gx, &gy);
+    }
+    n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x2, y2, &cx, &cy));
+    *ndx = _mm512_mul_pd(scale, _mm512_add_pd(sx, cx));
+    *ndy = _mm512_mul_pd(scale, _mm512_add_pd(sy, cy));
+    return _mm512_mul_pd(scale, n);
+}
+
+/* A window centred one above the lowest cell of blocks a and b, in x and
+ * in y (for points in no order along either). */
+SIMPLEX_AVX512_INLINE void simplex_window_centre_points(const simplex_skew512 *a,
+                                                        const simplex_skew512 *b,
+                                                        simplex_window512 *w)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    __m512d lx = _mm512_min_pd(a->cell_x, b->cell_x), ly = _mm512_min_pd(a->cell_y, b->cell_y);
+    /* the lowest lane into every lane: minima of 4-lane, 2-lane, 1-lane swaps */
+    lx = _mm512_min_pd(lx, _mm512_shuffle_f64x2(lx, lx, _MM_SHUFFLE(1, 0, 3, 2)));
+    ly = _mm512_min_pd(ly, _mm512_shuffle_f64x2(ly, ly, _MM_SHUFFLE(1, 0, 3, 2)));
+    lx = _mm512_min_pd(lx, _mm512_shuffle_f64x2(lx, lx, _MM_SHUFFLE(2, 3, 0, 1)));
+    ly = _mm512_min_pd(ly, _mm512_shuffle_f64x2(ly, ly, _MM_SHUFFLE(2, 3, 0, 1)));
+    lx = _mm512_min_pd(lx, _mm512_permute_pd(lx, 0x55));
+    ly = _mm512_min_pd(ly, _mm512_permute_pd(ly, 0x55));
+    w->centre_x = _mm512_add_pd(lx, one);
+    w->centre_y = _mm512_add_pd(ly, one);
+}
+
+__attribute__((target(SIMPLEX_AVX512_TARGET))) void
+tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
+                                double *v, double *dx, double *dy)
+{
+    const __m512i seeds = _mm512_set1_epi32((int)seed);
+    /* set before use (served), zeroed for the compiler's flow analysis */
+    simplex_window512 w;
+    w.gx0 = w.gx1 = w.gy0 = w.gy1 = w.centre_x = w.centre_y = _mm512_setzero_pd();
+    /* blocks may take windows: points close enough on average along x,
+     * the row's test (NaN: not) */
+    int windows = n >= 32 && fabs(x[n - 1] - x[0]) <= SIMPLEX_WINDOW_SPACING * (double)(n - 1);
+    unsigned served = 0; /* blocks the window served, 0: none built */
+    size_t m = 0;
+    for (; n - m >= 16; m += 16) {
+        __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
+        __m512d ya = _mm512_loadu_pd(y + m), yb = _mm512_loadu_pd(y + m + 8);
+        if (!(simplex_in_range_avx512(xa, xb) && simplex_in_range_avx512(ya, yb))) {
+            simplex_points_deriv_scalar(seed, x + m, y + m, 16, v + m, dx + m, dy + m);
+            continue;
+        }
+        simplex_skew512 a, b;
+        __m512d na, nb, ga, gb, ha, hb;
+        simplex_skew_avx512(xa, ya, &a);
+        simplex_skew_avx512(xb, yb, &b);
+        __m512i ea = _mm512_setzero_si512(), eb = ea;
+        if (windows && !(served && simplex_window_fits(&w, &a, &b, &ea, &eb))) {
+            /* a window for this block, unless the last one served only
+             * one block (then windows do not pay at these points), or
+             * the block does not fit even its own */
+            if (served == 1) {
+                windows = 0;
+            } else {
+                simplex_window_centre_points(&a, &b, &w);
+                if (simplex_window_fits(&w, &a, &b, &ea, &eb)) {
+                    simplex_window_build(seeds, &w);
+                    served = 0;
+                } else {
+                    windows = 0;
+                }
+            }
+        }
+        served += (unsigned)windows;
+        if (windows) {
+            na = simplex_finish_deriv_avx512(&a, NULL, 0, &w, ea, &ga, &ha);
+            nb = simplex_finish_deriv_avx512(&b, NULL, 1, &w, eb, &gb, &hb);
+        } else {
+            simplex_hash512 h;
+            const __m512i none = _mm512_setzero_si512();
+            simplex_hash_avx512(seeds, &a, &b, &h);
+            na = simplex_finish_deriv_avx512(&a, &h, 0, NULL, none, &ga, &ha);
+            nb = simplex_finish_deriv_avx512(&b, &h, 1, NULL, none, &gb, &hb);
+        }
+        _mm512_storeu_pd(v + m, na);
+        _mm512_storeu_pd(v + m + 8, nb);
+        _mm512_storeu_pd(dx + m, ga);
+        _mm512_storeu_pd(dx + m + 8, gb);
+        _mm512_storeu_pd(dy + m, ha);
+        _mm512_storeu_pd(dy + m + 8, hb);
+    }
+    if (m < n) /* the last 1-15 points, with their masked loads */
+        tf_simplex2_points_deriv_avx2(seed, x + m, y + m, n - m, v + m, dx + m, dy + m);
+}
+#endif
