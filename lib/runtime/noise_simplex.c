@@ -938,49 +938,56 @@ SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512d gx, __m512d gy, __m5
     return _mm512_maskz_mul_pd(reach, _mm512_mul_pd(t2, t2), gd);
 }
 
-/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1),
- * the corners' gradients from the hashes h, or (w not NULL) from the
- * window at corner 0's entries e. */
+/* Corner k's gradient (k = 0, 1, 2) of the simplices of block A (half 0)
+ * or B (half 1): from the hashes h, or (w not NULL) from the window at
+ * corner 0's entries e (corner 1 at e + 1 below the diagonal, else e + 4;
+ * corner 2 at e + 5). */
+SIMPLEX_AVX512_INLINE void simplex_corner_gradient_avx512(const simplex_skew512 *s,
+                                                          const simplex_hash512 *h, int half,
+                                                          const simplex_window512 *w, __m512i e,
+                                                          int k, __m512d *gx, __m512d *gy)
+{
+    if (!w) {
+        simplex_gradients_avx512(k == 0 ? h->h0 : k == 1 ? h->h1 : h->h2, half, gx, gy);
+        return;
+    }
+    if (k == 1)
+        e = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
+                                  _mm512_set1_epi64(1));
+    else if (k == 2)
+        e = _mm512_add_epi64(e, _mm512_set1_epi64(5));
+    *gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
+    *gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
+}
+
+/* The point's offsets from corners 1 and 2, as the scalar code computes
+ * them (corner 0's are s->x0, s->y0). */
+SIMPLEX_AVX512_INLINE void simplex_offsets_avx512(const simplex_skew512 *s, __m512d *x1,
+                                                  __m512d *y1, __m512d *x2, __m512d *y2)
+{
+    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
+    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
+    /* corner 1: x0 - i1 and y0 - j1, subtracting 1.0 in the masked lanes */
+    *x1 = _mm512_add_pd(_mm512_mask_sub_pd(s->x0, s->below, s->x0, one), g2);
+    *y1 = _mm512_add_pd(_mm512_mask_sub_pd(s->y0, (__mmask8)~s->below, s->y0, one), g2);
+    /* corner 2: (1, 1) */
+    *x2 = _mm512_add_pd(_mm512_sub_pd(s->x0, one), g2_twice);
+    *y2 = _mm512_add_pd(_mm512_sub_pd(s->y0, one), g2_twice);
+}
+
+/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1)
+ * (simplex_corner_gradient_avx512 has the arguments). */
 SIMPLEX_AVX512_INLINE __m512d simplex_finish_avx512(const simplex_skew512 *s,
                                                     const simplex_hash512 *h, int half,
                                                     const simplex_window512 *w, __m512i e)
 {
-    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
-    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
-    __m512d x0 = s->x0, y0 = s->y0, gx, gy;
-    __m512i e1, e2;
-    if (w) {
-        /* corners 1 and 2: entries e + 1 (below the diagonal) or e + 4,
-         * and e + 5 */
-        e1 = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
-                                   _mm512_set1_epi64(1));
-        e2 = _mm512_add_epi64(e, _mm512_set1_epi64(5));
-        gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
-        gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
-    } else {
-        e1 = e2 = e;
-        simplex_gradients_avx512(h->h0, half, &gx, &gy);
-    }
-    __m512d n = simplex_corner_avx512(gx, gy, x0, y0);
-    /* corner 1: x0 - i1 and y0 - j1, subtracting 1.0 in the masked lanes */
-    __m512d x1 = _mm512_add_pd(_mm512_mask_sub_pd(x0, s->below, x0, one), g2);
-    __m512d y1 = _mm512_add_pd(_mm512_mask_sub_pd(y0, (__mmask8)~s->below, y0, one), g2);
-    if (w) {
-        gx = _mm512_permutex2var_pd(w->gx0, e1, w->gx1);
-        gy = _mm512_permutex2var_pd(w->gy0, e1, w->gy1);
-    } else {
-        simplex_gradients_avx512(h->h1, half, &gx, &gy);
-    }
+    __m512d gx, gy, x1, y1, x2, y2;
+    simplex_offsets_avx512(s, &x1, &y1, &x2, &y2);
+    simplex_corner_gradient_avx512(s, h, half, w, e, 0, &gx, &gy);
+    __m512d n = simplex_corner_avx512(gx, gy, s->x0, s->y0);
+    simplex_corner_gradient_avx512(s, h, half, w, e, 1, &gx, &gy);
     n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x1, y1));
-    /* corner 2: (1, 1) */
-    __m512d x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
-    __m512d y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
-    if (w) {
-        gx = _mm512_permutex2var_pd(w->gx0, e2, w->gx1);
-        gy = _mm512_permutex2var_pd(w->gy0, e2, w->gy1);
-    } else {
-        simplex_gradients_avx512(h->h2, half, &gx, &gy);
-    }
+    simplex_corner_gradient_avx512(s, h, half, w, e, 2, &gx, &gy);
     n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x2, y2));
     return _mm512_mul_pd(_mm512_set1_pd(SIMPLEX_SCALE), n);
 }
@@ -1104,41 +1111,16 @@ SIMPLEX_AVX512_INLINE __m512d simplex_finish_deriv_avx512(const simplex_skew512 
                                                           const simplex_window512 *w, __m512i e,
                                                           __m512d *ndx, __m512d *ndy)
 {
-    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
-    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
     const __m512d scale = _mm512_set1_pd(SIMPLEX_SCALE);
-    __m512d x0 = s->x0, y0 = s->y0, gx, gy, sx, sy, cx, cy;
-    __m512i e1, e2;
-    if (w) {
-        e1 = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
-                                   _mm512_set1_epi64(1));
-        e2 = _mm512_add_epi64(e, _mm512_set1_epi64(5));
-        gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
-        gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
-    } else {
-        e1 = e2 = e;
-        simplex_gradients_avx512(h->h0, half, &gx, &gy);
-    }
-    __m512d n = simplex_corner_deriv_avx512(gx, gy, x0, y0, &sx, &sy);
-    __m512d x1 = _mm512_add_pd(_mm512_mask_sub_pd(x0, s->below, x0, one), g2);
-    __m512d y1 = _mm512_add_pd(_mm512_mask_sub_pd(y0, (__mmask8)~s->below, y0, one), g2);
-    if (w) {
-        gx = _mm512_permutex2var_pd(w->gx0, e1, w->gx1);
-        gy = _mm512_permutex2var_pd(w->gy0, e1, w->gy1);
-    } else {
-        simplex_gradients_avx512(h->h1, half, &gx, &gy);
-    }
+    __m512d gx, gy, x1, y1, x2, y2, sx, sy, cx, cy;
+    simplex_offsets_avx512(s, &x1, &y1, &x2, &y2);
+    simplex_corner_gradient_avx512(s, h, half, w, e, 0, &gx, &gy);
+    __m512d n = simplex_corner_deriv_avx512(gx, gy, s->x0, s->y0, &sx, &sy);
+    simplex_corner_gradient_avx512(s, h, half, w, e, 1, &gx, &gy);
     n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x1, y1, &cx, &cy));
     sx = _mm512_add_pd(sx, cx);
     sy = _mm512_add_pd(sy, cy);
-    __m512d x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
-    __m512d y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
-    if (w) {
-        gx = _mm512_permutex2var_pd(w->gx0, e2, w->gx1);
-        gy = _mm512_permutex2var_pd(w->gy0, e2, w->gy1);
-    } else {
-        simplex_gradients_avx512(h->h2, half, &gx, &gy);
-    }
+    simplex_corner_gradient_avx512(s, h, half, w, e, 2, &gx, &gy);
     n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x2, y2, &cx, &cy));
     *ndx = _mm512_mul_pd(scale, _mm512_add_pd(sx, cx));
     *ndy = _mm512_mul_pd(scale, _mm512_add_pd(sy, cy));
