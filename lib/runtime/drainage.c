@@ -614,6 +614,10 @@ static double carve(tf_drainage_work *w, double x, double y, double sum, double 
 static size_t merged_items(tf_drainage_work *w, const dlevel *lv, size_t c0, size_t c1,
                            const uint32_t **items)
 {
+    if (!lv->bin_items) { /* a level with no sub-segment: no items, and no arithmetic on NULL */
+        *items = NULL;
+        return 0;
+    }
     const uint32_t *a = lv->bin_items + lv->bin_start[c0], *ae = lv->bin_items + lv->bin_start[c0 + 1];
     if (c1 == c0) {
         *items = a;
