@@ -284,6 +284,145 @@ START_TEST(drained_windows_equal_samples_in_doubles)
 }
 END_TEST
 
+/* The exported network: carving from tf_terrain_drainage_segments with
+ * docs/spec.md's formulas (written here anew, as a port would) gives the
+ * drained stage bit for bit at every point of the box, so a port that has
+ * the segments needs nothing else of the network. */
+typedef struct {
+    tf_drainage_segment *s;
+    size_t n, cap;
+} seg_list;
+
+static int collect(void *user, const tf_drainage_segment *s)
+{
+    seg_list *l = user;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->s = realloc(l->s, l->cap * sizeof *l->s);
+        ck_assert_ptr_nonnull(l->s);
+    }
+    l->s[l->n++] = *s;
+    return 0;
+}
+
+static int stop_at_third(void *user, const tf_drainage_segment *s)
+{
+    (void)s;
+    return ++*(int *)user == 3 ? 42 : 0;
+}
+
+static double port_drained(const tf_terrain *t, const seg_list *l, double x, double y)
+{
+    const tf_spec *spec = tf_terrain_spec(t);
+    const tf_drainage_spec *d = &spec->drainage;
+    double cone = INFINITY, bed = 0.0;
+    for (size_t e = 0; e < l->n; e++) {
+        const tf_drainage_segment *g = &l->s[e];
+        double L = ldexp(d->spacing, -g->level), R = d->reach * L, w = d->floor_width * L;
+        double dx = g->bx - g->ax, dy = g->by - g->ay, l2 = dx * dx + dy * dy, u = 0.0;
+        if (l2 > 0.0) {
+            u = ((x - g->ax) * dx + (y - g->ay) * dy) / l2;
+            u = u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+        }
+        double ex = x - (g->ax + u * dx), ey = y - (g->ay + u * dy), d2 = ex * ex + ey * ey;
+        if (!(d2 < R * R))
+            continue;
+        double b = g->bed_a + u * (g->bed_b - g->bed_a);
+        double c = b + (d->slope * (sqrt(d2 + w * w) - w)) / (1.0 - d2 / (R * R));
+        if (c < cone)
+            cone = c, bed = b;
+    }
+    double sum = tf_terrain_sample_stage(t, TF_STAGE_SUM, 0, x, y), low = 0.0;
+    for (size_t i = 0; i < spec->layer_count; i++)
+        if (spec->layers[i].frequency * d->detail_wavelength <= 1.0)
+            low = low + tf_terrain_sample_stage(t, TF_STAGE_CONTRIBUTION, (int)i, x, y);
+    double carved = cone < low ? cone : low, weight = 1.0;
+    if (cone < INFINITY) {
+        weight = (carved - bed) * (1.0 / (d->fade * d->depth));
+        weight = weight < 0.0 ? 0.0 : weight > 1.0 ? 1.0 : weight;
+    }
+    return carved + weight * (sum - low);
+}
+
+START_TEST(exported_segments_carve_the_stage)
+{
+    size_t spec = (size_t)_i / 3;
+    static const double ORIGIN[][2] = {{-40.5, 13.25}, {123456.0, -98765.5}, {-1e6, 2e6}};
+    const double *o = ORIGIN[_i % 3];
+    tf_terrain *t;
+    tf_error err;
+    if (!DRAINAGE_SPECS[spec]) {
+        t = make_terrain(1, "auto");
+    } else {
+        char file[4400];
+        snprintf(file, sizeof file, "%s/tests/data/terrain/%s", tu_srcdir(), DRAINAGE_SPECS[spec]);
+        t = tf_terrain_load(file, &err);
+        ck_assert_msg(t != NULL, "%s: %s", file, err.message);
+    }
+    double x0 = o[0], y0 = o[1], x1 = x0 + 150.0, y1 = y0 + 90.0;
+    seg_list l = {0};
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, x0, y0, x1, y1, collect, &l, &err), 0);
+    ck_assert_uint_gt(l.n, 0);
+    for (size_t e = 1; e < l.n; e++)
+        ck_assert_int_le(l.s[e - 1].level, l.s[e].level); /* level first */
+    uint32_t r = 12345u;
+    for (int p = 0; p < 400; p++) {
+        double x, y;
+        if (p < 4) { /* the corners: the box is closed */
+            x = p & 1 ? x1 : x0;
+            y = p & 2 ? y1 : y0;
+        } else {
+            r = r * 1664525u + 1013904223u;
+            x = x0 + (x1 - x0) * (r >> 8) * 0x1p-24;
+            r = r * 1664525u + 1013904223u;
+            y = y0 + (y1 - y0) * (r >> 8) * 0x1p-24;
+        }
+        double want = tf_terrain_sample_stage(t, TF_STAGE_DRAINED, 0, x, y);
+        double got = port_drained(t, &l, x, y);
+        ck_assert_msg(same_double(want, got), "%s, origin %d, (%.17g, %.17g): %a != %a",
+                      DRAINAGE_SPECS[spec] ? DRAINAGE_SPECS[spec] : "3 levels", _i % 3, x, y,
+                      want, got);
+    }
+    /* a visit that stops the walk: its value comes back */
+    int seen = 0;
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, x0, y0, x1, y1, stop_at_third, &seen, &err),
+                     42);
+    ck_assert_int_eq(seen, 3);
+    free(l.s);
+    tf_terrain_free(t);
+}
+END_TEST
+
+START_TEST(exported_segments_refuse_bad_boxes)
+{
+    tf_terrain *plain = make_terrain(0, "auto"), *t = make_terrain(1, "auto");
+    tf_error err;
+    seg_list l = {0};
+    ck_assert_int_eq(tf_terrain_drainage_segments(plain, 0, 0, 10, 10, collect, &l, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "no drainage stage"));
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, 0, 0, NAN, 10, collect, &l, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, 10, 0, 0, 10, collect, &l, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, 0, 0, 10, 10, NULL, &l, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_int_eq(tf_terrain_drainage_segments(NULL, 0, 0, 10, 10, collect, &l, &err), -1);
+    /* finest cells of 12 units: 2^11 cells a side is 2^22, one more row is over */
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, 0, 0, 12.0 * 2048 + 6, 12.0 * 2048 + 6,
+                                                  collect, &l, &err),
+                     -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, 0x1p60, 0, 0x1p60 + 10, 10, collect, &l,
+                                                  &err),
+                     -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_uint_eq(l.n, 0);
+    tf_terrain_free(plain);
+    tf_terrain_free(t);
+}
+END_TEST
+
 /* A 96 x 80 window equals the four windows of its quadrants, each taken
  * with its own lattice offset: tiles of any size join without a seam. */
 START_TEST(chunks_join)
@@ -480,6 +619,8 @@ static Suite *drainage_suite(void)
                               (sizeof DRAINAGE_SPECS / sizeof DRAINAGE_SPECS[0])));
     tcase_add_loop_test(tc, single_samples_reuse_the_network_exactly, 0, 2);
     tcase_add_test(tc, window_rows);
+    tcase_add_loop_test(tc, exported_segments_carve_the_stage, 0, 9);
+    tcase_add_test(tc, exported_segments_refuse_bad_boxes);
     tcase_add_test(tc, chunks_join);
     tcase_add_test(tc, threads_agree);
     tcase_add_test(tc, drained_stage);

@@ -905,3 +905,50 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
     }
     return 0;
 }
+
+int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                         double x0, double y0, double x1, double y1,
+                         int (*visit)(void *user, const tf_drainage_segment *s), void *user,
+                         int *stopped)
+{
+    dbox q = {x0, y0, x1, y1};
+    *stopped = 0;
+    if (prepare(t, dr, q, w) != 0)
+        return -1;
+    for (int k = 0; k < dr->levels; k++) {
+        dlevel *lv = &w->cur.level[k];
+        size_t ring = (size_t)(lv->ni0 - lv->vi0);
+        /* node box rows, then columns: the tie order of Cone_(<K) */
+        for (size_t b = 0; b < lv->nny; b++) {
+            for (size_t a = 0; a < lv->nnx; a++) {
+                size_t slot = (b + ring) * lv->vnx + a + ring;
+                ensure_link(w, k, slot);
+                for (int s = 0; s < lv->nseg[slot]; s++) {
+                    const dseg *g = &lv->seg[2 * slot + (size_t)s];
+                    if (g->x1 < x0 || g->x0 > x1 || g->y1 < y0 || g->y0 > y1)
+                        continue; /* its reach misses the box */
+                    tf_drainage_segment o = {k, g->ax, g->ay, g->bx, g->by, g->ba, g->bb};
+                    int r = visit(user, &o);
+                    if (r != 0) {
+                        *stopped = r;
+                        return 0;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* The finest cells a box covers, saturating; for the export's limit. */
+size_t tf_drainage_box_cells(const tf_drainage *dr, double x0, double y0, double x1, double y1)
+{
+    double L = dr->L[dr->levels - 1];
+    double c = (floor((x1 - x0) / L) + 1.0) * (floor((y1 - y0) / L) + 1.0);
+    return c < 0x1p62 ? (size_t)c : SIZE_MAX;
+}
+
+int tf_drainage_box_in_range(const tf_drainage *dr, double x0, double y0, double x1, double y1)
+{
+    return !out_of_range(dr, x0, y0) && !out_of_range(dr, x1, y1);
+}

@@ -55,6 +55,19 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                        double x0, double y0, double step, int64_t i0, int64_t j0, size_t nx,
                        size_t ny, const double *sum, const double *low, double *out);
 
+/* tf_terrain_drainage_segments' walk (runtime.h): the box laid out in w,
+ * every link of every level made, and each sub-segment whose reach meets
+ * the box visited in tie order until visit returns nonzero (that value in
+ * *stopped, else 0). -1 when the scratch cannot grow, else 0. */
+int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                         double x0, double y0, double x1, double y1,
+                         int (*visit)(void *user, const tf_drainage_segment *s), void *user,
+                         int *stopped);
+/* The finest cells a box covers (saturating), and whether both corners lie
+ * within the stage's range (2^50 finest cells). */
+size_t tf_drainage_box_cells(const tf_drainage *dr, double x0, double y0, double x1, double y1);
+int tf_drainage_box_in_range(const tf_drainage *dr, double x0, double y0, double x1, double y1);
+
 /* The contributions (steps 1-4) of the layers in `layers` (bit i: layer
  * i), added in layer order to 0.0 (terrain.c). */
 double tf_terrain_partial_sum(const tf_terrain *t, uint64_t layers, double x, double y);

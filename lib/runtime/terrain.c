@@ -583,6 +583,54 @@ size_t tf_terrain_window_rows(const tf_terrain *t, double step)
     return tf_drainage_tile(&t->drainage, step);
 }
 
+int tf_terrain_drainage_segments(const tf_terrain *t, double x0, double y0, double x1,
+                                 double y1,
+                                 int (*visit)(void *user, const tf_drainage_segment *s),
+                                 void *user, tf_error *err)
+{
+    if (!t || !visit) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "drainage segments: %s",
+                     t ? "no visit function" : "no terrain");
+        return -1;
+    }
+    const tf_drainage *dr = &t->drainage;
+    if (!dr->levels) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "drainage segments: the spec has no drainage stage");
+        return -1;
+    }
+    if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1) || x1 < x0 ||
+        y1 < y0) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "drainage segments: the box [%g, %g] x [%g, %g] is not finite and ordered",
+                     x0, x1, y0, y1);
+        return -1;
+    }
+    if (!tf_drainage_box_in_range(dr, x0, y0, x1, y1)) {
+        tf_error_set(err, TF_ERR_LIMIT,
+                     "drainage segments: the box passes the stage's range (2^50 finest cells "
+                     "of %g from the origin)",
+                     dr->L[dr->levels - 1]);
+        return -1;
+    }
+    size_t cells = tf_drainage_box_cells(dr, x0, y0, x1, y1);
+    if (cells > TF_DRAINAGE_MAX_BOX_CELLS) {
+        tf_error_set(err, TF_ERR_LIMIT,
+                     "drainage segments: the box covers %zu finest cells (of %g), more than "
+                     "%zu",
+                     cells, dr->L[dr->levels - 1], TF_DRAINAGE_MAX_BOX_CELLS);
+        return -1;
+    }
+    tf_drainage_work *w = tf_drainage_work_new();
+    int stopped = 0;
+    int r = w ? tf_drainage_segments(t, dr, w, x0, y0, x1, y1, visit, user, &stopped) : -1;
+    tf_drainage_work_free(w);
+    if (r < 0) {
+        tf_error_set(err, TF_ERR_NOMEM, "drainage segments: out of memory");
+        return -1;
+    }
+    return stopped;
+}
+
 void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, double step, size_t nx,
                             size_t ny, float *out)
 {

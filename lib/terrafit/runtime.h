@@ -110,6 +110,37 @@ TF_API void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, do
  * is not positive and finite. */
 TF_API size_t tf_terrain_window_rows(const tf_terrain *t, double step);
 
+/* One sub-segment of a drainage network (docs/spec.md, "Drainage",
+ * Links and Cones): a valley's bed line from (ax, ay) to (bx, by) in world
+ * units, its bed falling from bed_a to bed_b in sum units, on `level`. */
+typedef struct {
+    int level;
+    double ax, ay, bx, by;
+    double bed_a, bed_b;
+} tf_drainage_segment;
+
+/* The most finest-level cells (L_(K-1) squares) a box given to
+ * tf_terrain_drainage_segments may cover: the network is built over it in
+ * memory, about 220 bytes a cell. */
+#define TF_DRAINAGE_MAX_BOX_CELLS ((size_t)1 << 22)
+
+/* Calls visit(user, &segment) for every sub-segment of t's drainage
+ * network whose reach (R_k around it) meets the box [x0, x1] x [y0, y1],
+ * in the order docs/spec.md breaks ties between equal cones (level, node
+ * row, node column, first sub-segment then second): Cone_(<K) at any point
+ * of the box is the first lowest cone of exactly these, so a port (a GPU
+ * shader, docs/shader.md) can carve from them without building the
+ * network. Segments and beds are the runtime's doubles. A nonzero return
+ * from visit stops the walk and is returned. -1 with err set: no drainage
+ * stage, a box that is not finite or has x1 < x0 or y1 < y0, beyond the
+ * stage's range (2^50 finest cells from the origin), over
+ * TF_DRAINAGE_MAX_BOX_CELLS, or out of memory. Thread-safe; allocates
+ * scratch for the call. */
+TF_API int tf_terrain_drainage_segments(const tf_terrain *t, double x0, double y0, double x1,
+                                        double y1,
+                                        int (*visit)(void *user, const tf_drainage_segment *s),
+                                        void *user, tf_error *err);
+
 /* The window of an endless sample lattice: nx * ny samples, row-major,
  *     out[j*nx + i] == (float)tf_terrain_sample(t, x0 + (double)(i0 + i) * step,
  *                                                   y0 + (double)(j0 + j) * step)
