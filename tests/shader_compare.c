@@ -11,7 +11,12 @@
  *       differences in units of the spec's range (max - min value),
  *       gradient differences in units of the largest runtime gradient over
  *       the points; with MAX and P999, exits 1 when the height's maximum or
- *       99.9th percentile passes them.
+ *       99.9th percentile passes them. With TF_SHADER_COMPARE_WITHOUT_DRAINAGE
+ *       set, against the spec with its drainage stage removed.
+ *   shader_compare network SPEC X0 Y0 W H WORDS SEGMENTS
+ *       A drainage spec's network table over [X0, X0+W] x [Y0, Y0+H]
+ *       (tf_shader_network_build), words as little-endian uint32 and
+ *       segments as float32, for gpu.mjs --network.
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +25,7 @@
 #include <string.h>
 
 #include "terrafit/runtime.h"
+#include "terrafit/shader.h"
 
 static uint64_t rng_state;
 
@@ -82,7 +88,18 @@ static int check(int argc, char **argv)
     if (argc < 6)
         return 2;
     tf_error err;
-    tf_terrain *t = tf_terrain_load(argv[2], &err);
+    tf_terrain *t = NULL;
+    if (getenv("TF_SHADER_COMPARE_WITHOUT_DRAINAGE")) {
+        /* outside a network table's box the shader leaves the stage out */
+        tf_spec *spec = tf_spec_load(argv[2], &err);
+        if (spec) {
+            spec->drainage.levels = 0;
+            t = tf_terrain_compile(spec, &err);
+            tf_spec_free(spec);
+        }
+    } else {
+        t = tf_terrain_load(argv[2], &err);
+    }
     if (!t) {
         fprintf(stderr, "shader_compare: %s\n", err.message);
         return 2;
@@ -162,6 +179,47 @@ static int check(int argc, char **argv)
     return 0;
 }
 
+static int write_all(const char *path, const void *data, size_t size, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, size, n, f) == n;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "shader_compare: cannot write %s\n", path);
+    return ok ? 0 : 2;
+}
+
+static int network(int argc, char **argv)
+{
+    if (argc < 9)
+        return 2;
+    tf_error err;
+    tf_terrain *t = tf_terrain_load(argv[2], &err);
+    if (!t) {
+        fprintf(stderr, "shader_compare: %s\n", err.message);
+        return 2;
+    }
+    tf_shader_network net;
+    if (tf_shader_network_build(t, (int32_t)atol(argv[3]), (int32_t)atol(argv[4]),
+                                (uint32_t)atol(argv[5]), (uint32_t)atol(argv[6]), &net,
+                                &err) != 0) {
+        fprintf(stderr, "shader_compare: %s\n", err.message);
+        tf_terrain_free(t);
+        return 2;
+    }
+    /* the words and floats go out in this machine's order: the test runs
+     * where it is built, and every machine it runs on is little-endian */
+    int status = write_all(argv[7], net.words, sizeof *net.words, net.word_count);
+    if (status == 0)
+        status = write_all(argv[8], net.segments, sizeof *net.segments, 8 * net.segment_count);
+    fprintf(stderr, "shader_compare: network of %zu words, %zu segments\n", net.word_count,
+            net.segment_count);
+    tf_shader_network_free(&net);
+    tf_terrain_free(t);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     int status = 2;
@@ -169,8 +227,11 @@ int main(int argc, char **argv)
         status = make_points(argc, argv);
     else if (argc > 1 && strcmp(argv[1], "check") == 0)
         status = check(argc, argv);
+    else if (argc > 1 && strcmp(argv[1], "network") == 0)
+        status = network(argc, argv);
     if (status == 2)
         fprintf(stderr, "usage: shader_compare points N CX CY SPREAD SEED [GRID_STEP]\n"
-                        "       shader_compare check SPEC POINTS RESULTS LABEL [MAX P999]\n");
+                        "       shader_compare check SPEC POINTS RESULTS LABEL [MAX P999]\n"
+                        "       shader_compare network SPEC X0 Y0 W H WORDS SEGMENTS\n");
     return status;
 }

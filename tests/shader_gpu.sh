@@ -4,7 +4,9 @@
 # Jacksboro fit) emitted as GLSL and run in WebGL2, as WGSL and run in
 # WebGPU (Debian's Chromium, software rendering, through
 # tests/shader/gpu.mjs), at random points near the origin and around
-# (1e6, -1e6); tests/shader_compare measures the heights' difference in
+# (1e6, -1e6), and drainage specs (the golden ones and a default fit of the
+# Jacksboro DEM) with the network tables the host would upload;
+# tests/shader_compare measures the heights' difference in
 # units of the spec's range and fails beyond docs/shader.md's bounds. The
 # HLSL (and the GLSL, once more) is compiled by glslangValidator when it is
 # installed (Debian: glslang-tools). The figures go to the log.
@@ -42,6 +44,63 @@ n=${TF_SHADER_POINTS:-4000}
     "$compare" points 4096 -100 50 0 0 1.37 >"$scratch/grid.txt" &&
     cat "$scratch/near.txt" "$scratch/far.txt" "$scratch/grid.txt" >"$scratch/points.txt" || exit 99
 
+# A drainage spec's shader carves from a table of the network over a box
+# (docs/shader.md, "Drainage"): 800 units a side here, so its sets are
+# smaller: points within 380 of (0, 0) with the grid above, and within 380
+# of (1e6, -1e6), each with its own table; and points outside the near
+# table's box, where the shader gives the height without the stage.
+"$compare" points "$n" 0 0 380 3 >"$scratch/dnear.txt" &&
+    "$compare" points "$n" 1000000 -1000000 380 4 >"$scratch/dfar.txt" &&
+    "$compare" points 1000 1500 -700 300 5 >"$scratch/doutside.txt" &&
+    cat "$scratch/dnear.txt" "$scratch/grid.txt" "$scratch/doutside.txt" >"$scratch/dpoints1.txt" || exit 99
+dn1=$(($(wc -l <"$scratch/dnear.txt") + 4096))
+
+# The default fit of the Jacksboro sample: a drainage stage of 4 levels.
+run "$TERRAFIT" fit "$TF_SRCDIR/samples/jacksboro-fault/jacksboro_fault.png" -q \
+    -o "$scratch/jacksboro-drained.json"
+check "the Jacksboro sample fitted with its drainage stage" \
+    grep -q '"drainage"' "$scratch/jacksboro-drained.json"
+
+# A drainage spec in both APIs, with the near table (near points, the grid,
+# points outside it) and then the far table.
+drained() { # SPEC LABEL
+    for table in "-400 -400 dpoints1" "999600 -1000400 dfar"; do
+        set -- "$1" "$2" $table
+        run "$compare" network "$1" "$3" "$4" 800 800 "$scratch/words.bin" "$scratch/segments.bin"
+        check "$2: a network table at ($3, $4)" [ "$status" -eq 0 ]
+        run env TF_SHADER_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
+            node "$TF_SRCDIR/tests/shader/gpu.mjs" --glsl "$scratch/$2.glsl" --wgsl "$scratch/$2.wgsl" \
+            --name terrain --points "$scratch/$5.txt" --out "$scratch/out" \
+            --network "$scratch/words.bin,$scratch/segments.bin"
+        check "$2: WebGL2 and WebGPU ran it with the table at ($3, $4)" [ "$status" -eq 0 ]
+        [ "$status" -eq 0 ] || continue
+        for lang in glsl wgsl; do
+            if [ "$5" = dfar ]; then
+                compare_set "$1" "$scratch/dfar.txt" "$scratch/out/$lang.txt" "$2 $lang far"
+                continue
+            fi
+            head -n "$dn1" "$scratch/dpoints1.txt" >"$scratch/in.txt"
+            head -n "$dn1" "$scratch/out/$lang.txt" >"$scratch/in.out"
+            compare_set "$1" "$scratch/in.txt" "$scratch/in.out" "$2 $lang near and grid"
+            tail -n 1000 "$scratch/out/$lang.txt" >"$scratch/outside.out"
+            run env TF_SHADER_COMPARE_WITHOUT_DRAINAGE=1 "$compare" check "$1" \
+                "$scratch/doutside.txt" "$scratch/outside.out" "$2 $lang outside the table" 1e-3 1e-4
+            sed 's/^/# /' "$scratch/stdout"
+            cp "$scratch/stdout" "$scratch/stderr"
+            check "$2: $lang outside the table is the spec without its stage" [ "$status" -eq 0 ]
+        done
+    done
+}
+
+# One set's figures against the bounds of the spec ($1).
+compare_set() { # SPEC POINTS RESULTS LABEL
+    set -- "$1" "$2" "$3" "$4" $(bounds "$1")
+    run "$compare" check "$1" "$2" "$3" "$4" "$5" "$6"
+    sed 's/^/# /' "$scratch/stdout"
+    cp "$scratch/stdout" "$scratch/stderr"
+    check "$4: within $5 (max) and $6 (99.9th) of the range" [ "$status" -eq 0 ]
+}
+
 # The bounds of docs/shader.md, "Tolerance": 1e-3 of the range at most and
 # 1e-4 at the 99.9th percentile; swiss and jordan warp each octave by the
 # ones before, which multiplies float rounding (measured and explained
@@ -58,14 +117,11 @@ bounds() {
 # interpolation, mask curves, range masks, output curves, mixed kinds).
 for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-layers/terrain.json \
     "$TF_SRCDIR"/samples/layered/base.json "$TF_SRCDIR"/samples/layered/detail.json \
-    "$TF_SRCDIR"/samples/jacksboro-fault/terrain.json "$TF_SRCDIR"/tests/data/terrain/*.json; do
+    "$TF_SRCDIR"/samples/jacksboro-fault/terrain.json "$TF_SRCDIR"/tests/data/terrain/*.json \
+    "$scratch/jacksboro-drained.json"; do
     b=$(basename "$(dirname "$spec")")-$(basename "$spec" .json)
+    [ "$spec" = "$scratch/jacksboro-drained.json" ] && b=jacksboro-drained
     case $b in
-    terrain-drainage*)
-        expect_message "$b: refused (a drainage stage)" 1 '$.drainage: shaders do not' \
-            "$TERRAFIT" shader "$spec" --lang glsl
-        continue
-        ;;
     terrain-nan-far)
         expect_message "$b: refused (a frequency past the split coordinates)" 1 'passes 2^31' \
             "$TERRAFIT" shader "$spec" --lang glsl
@@ -99,6 +155,10 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
         check "$b: the HLSL compiles (glslangValidator's HLSL front end, to SPIR-V)" [ "$status" -eq 0 ]
     fi
     [ $have_browser = 1 ] || continue
+    if grep -q '"drainage"' "$spec"; then
+        drained "$spec" "$b"
+        continue
+    fi
     run env TF_SHADER_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
         node "$TF_SRCDIR/tests/shader/gpu.mjs" --glsl "$scratch/$b.glsl" --wgsl "$scratch/$b.wgsl" \
         --name terrain --points "$scratch/points.txt" --out "$scratch/out"
@@ -121,16 +181,5 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
         done
     done
 done
-
-# The spec of a drainage stage is refused with its reason, nothing written.
-cat >"$scratch/drain.json" <<'JSON'
-{"format": "terrafit-terrain", "version": 1, "noiseLayers": [
- {"baseNoise": {"frequency": 0.01}, "rd": {"points": [{"x": 0, "y": 0}, {"x": 1, "y": 1}]}}],
- "drainage": {"levels": 1, "spacing": 64, "depth": 0.2, "slope": 0.01}}
-JSON
-run "$TERRAFIT" shader "$scratch/drain.json" --lang glsl -o "$scratch/drain.glsl"
-check "a drainage stage is refused (status 1, says why, writes nothing)" \
-    [ "$status" -eq 1 -a ! -e "$scratch/drain.glsl" ]
-check "... naming the file and the member" grep -q 'drain.json: shader: \$.drainage' "$scratch/stderr"
 
 tap_finish

@@ -517,6 +517,140 @@ static int check_name(const char *name, tf_error *err)
     return ok ? 0 : -1;
 }
 
+/* Step 5's addition of layer i's contribution x_i, and with a drainage
+ * stage the carved layers' own sum (added in layer order to 0.0). */
+static void put_add(tf_text *s, const tf_spec *spec, size_t i)
+{
+    tf_text_format(s, "    sum = sum + x%zu;\n", i);
+    if (spec->drainage.levels > 0 &&
+        spec->layers[i].frequency * spec->drainage.detail_wavelength <= 1.0)
+        tf_text_format(s, "    low = low + x%zu.x;\n", i);
+}
+
+/* Step 5b and the functions of a spec with a drainage stage: the carve
+ * from the host's network table (tf_shader_network_build; docs/shader.md,
+ * "Drainage"), the output curve after it, and the gradient as the
+ * runtime's central differences across e = L_(K-1) / 256. */
+static void put_drainage(tf_text *s, const char *n, const tf_drainage_spec *d, int oc)
+{
+    tf_text_format(s,
+                   "// Step 5b (docs/spec.md, \"Drainage\"): the first lowest cone of the\n"
+                   "// sub-segments that reach the point, in the runtime's order, from the\n"
+                   "// host's table (docs/shader.md); outside its box, the sum uncarved.\n"
+                   "fn float %s_drain(ivec2 cell, vec2 frac, float sum, float low) {\n"
+                   "    let vec2 rel = vec2(float(int(uint(cell.x) - %s_net_word(0))), "
+                   "float(int(uint(cell.y) - %s_net_word(1)))) + frac;\n"
+                   "    if (!(rel.x >= 0.0 && rel.x <= float(%s_net_word(2)) && rel.y >= 0.0 && "
+                   "rel.y <= float(%s_net_word(3)))) {\n"
+                   "        return sum;\n    }\n"
+                   "    var float cone = 0.0;\n    var float bed = 0.0;\n"
+                   "    var bool hit = false;\n",
+                   n, n, n, n, n);
+    for (int k = 0; k < d->levels; k++) {
+        double L = ldexp(d->spacing, -k), R = d->reach * L, w = d->floor_width * L;
+        tf_text_format(s,
+                       "    let int nx%d = int(%s_net_word(%d));\n"
+                       "    let int bi%d = clamp(int(floor(rel.x / %F)), 0, nx%d - 1);\n"
+                       "    let int bj%d = clamp(int(floor(rel.y / %F)), 0, int(%s_net_word(%d)) - 1);\n"
+                       "    let int c%d = int(%s_net_word(%d)) + bj%d * nx%d + bi%d;\n"
+                       "    let int end%d = int(%s_net_word(c%d + 1));\n"
+                       "    for (var int e%d = int(%s_net_word(c%d)); e%d < end%d; e%d = e%d + 1) {\n"
+                       "        let int g = int(%s_net_word(e%d));\n"
+                       "        let vec4 sa = %s_net_segment(2 * g);\n"
+                       "        let vec4 sb = %s_net_segment(2 * g + 1);\n"
+                       "        let float dx = sa.z - sa.x;\n        let float dy = sa.w - sa.y;\n"
+                       "        let float l2 = dx * dx + dy * dy;\n"
+                       "        var float t = 0.0;\n"
+                       "        if (l2 > 0.0) {\n"
+                       "            t = clamp(((rel.x - sa.x) * dx + (rel.y - sa.y) * dy) / l2, 0.0, 1.0);\n"
+                       "        }\n"
+                       "        let float ex = rel.x - (sa.x + t * dx);\n"
+                       "        let float ey = rel.y - (sa.y + t * dy);\n"
+                       "        let float d2 = ex * ex + ey * ey;\n"
+                       "        if (d2 < %F) {\n"
+                       "            let float b = sb.x + t * (sb.y - sb.x);\n"
+                       "            let float c = b + (%F * (sqrt(d2 + %F) - %F)) / (1.0 - d2 / %F);\n"
+                       "            if (!hit || c < cone) {\n"
+                       "                cone = c;\n                bed = b;\n                hit = true;\n"
+                       "            }\n        }\n    }\n",
+                       k, n, 4 + 4 * k, k, L, k, k, L, n, 5 + 4 * k, k, n, 6 + 4 * k, k, k, k,
+                       k, n, k, k, n, k, k, k, k, k, n, k, n, n, R * R, d->slope, w * w, w, R * R);
+    }
+    tf_text_format(s,
+                   "    if (!hit) {\n        return low + (sum - low);\n    }\n"
+                   "    var float carved = low;\n"
+                   "    if (cone < low) {\n        carved = cone;\n    }\n"
+                   "    let float weight = clamp((carved - bed) * %F, 0.0, 1.0);\n"
+                   "    return carved + weight * (sum - low);\n}\n\n",
+                   1.0 / (d->fade * d->depth));
+    tf_text_printf(s,
+                   "// The height at world point cell + frac: precise however far out.\n"
+                   "fn float %s_at(ivec2 cell, vec2 frac) {\n"
+                   "    let vec2 s = %s_sums_at(cell, frac);\n",
+                   n, n);
+    if (oc >= 0)
+        tf_text_printf(s, "    return %s_c%d(%s_drain(cell, frac, s.x, s.y)).x;\n}\n\n", n, oc, n);
+    else
+        tf_text_printf(s, "    return %s_drain(cell, frac, s.x, s.y);\n}\n\n", n);
+    double e = ldexp(d->spacing, -(d->levels - 1)) * 0x1p-8;
+    tf_text_format(s,
+                   "// Height and gradient: central differences across the finest spacing /\n"
+                   "// 256, as the runtime's (docs/spec.md, \"Gradients\").\n"
+                   "fn vec3 %s_gradient_at(ivec2 cell, vec2 frac) {\n"
+                   "    let float gx = (%s_at(cell, frac + vec2(%F, 0.0)) - %s_at(cell, frac - vec2(%F, 0.0))) / %F;\n"
+                   "    let float gy = (%s_at(cell, frac + vec2(0.0, %F)) - %s_at(cell, frac - vec2(0.0, %F))) / %F;\n"
+                   "    return vec3(%s_at(cell, frac), gx, gy);\n}\n\n",
+                   n, n, e, n, e, 2.0 * e, n, e, n, e, 2.0 * e, n);
+    tf_text_printf(s,
+                   "// Height and gradient at p, for points within a few thousand units of\n"
+                   "// the origin (a float's fraction shrinks beyond; use the _at forms).\n"
+                   "fn vec3 %s_gradient(vec2 p) {\n"
+                   "    let vec2 fl = floor(p);\n"
+                   "    return %s_gradient_at(ivec2(fl), p - fl);\n}\n\n"
+                   "// The height at p (see %s_gradient).\n"
+                   "fn float %s(vec2 p) {\n"
+                   "    let vec2 fl = floor(p);\n"
+                   "    return %s_at(ivec2(fl), p - fl);\n}\n",
+                   n, n, n, n, n);
+}
+
+/* GLSL finds a texel as (i & 1023, i >> 10). */
+_Static_assert(TF_SHADER_NETWORK_TEXTURE_WIDTH == 1024, "the GLSL readers shift by 10");
+
+/* The network table's bindings and readers, in each language's own
+ * syntax (docs/shader.md, "Drainage"). */
+static void put_network_bindings(tf_text *t, tf_shader_lang lang, const char *n)
+{
+    if (lang == TF_SHADER_GLSL)
+        tf_text_printf(t,
+                       "// The drainage network (tf_shader_network_build): %d-texel-wide textures.\n"
+                       "uniform highp usampler2D %s_network_words;\n"
+                       "uniform highp sampler2D %s_network_segments;\n"
+                       "uint %s_net_word(int i) {\n"
+                       "    return texelFetch(%s_network_words, ivec2(i & %d, i >> %d), 0).x;\n}\n"
+                       "vec4 %s_net_segment(int i) {\n"
+                       "    return texelFetch(%s_network_segments, ivec2(i & %d, i >> %d), 0);\n}\n",
+                       TF_SHADER_NETWORK_TEXTURE_WIDTH, n, n, n, n,
+                       TF_SHADER_NETWORK_TEXTURE_WIDTH - 1, 10, n, n,
+                       TF_SHADER_NETWORK_TEXTURE_WIDTH - 1, 10);
+    else if (lang == TF_SHADER_WGSL)
+        tf_text_printf(t,
+                       "// The drainage network (tf_shader_network_build): storage buffers.\n"
+                       "@group(1) @binding(0) var<storage, read> %s_network_words: array<u32>;\n"
+                       "@group(1) @binding(1) var<storage, read> %s_network_segments: array<vec4f>;\n"
+                       "fn %s_net_word(i: i32) -> u32 {\n    return %s_network_words[i];\n}\n"
+                       "fn %s_net_segment(i: i32) -> vec4f {\n    return %s_network_segments[i];\n}\n",
+                       n, n, n, n, n, n);
+    else
+        tf_text_printf(t,
+                       "// The drainage network (tf_shader_network_build): structured buffers.\n"
+                       "StructuredBuffer<uint> %s_network_words;\n"
+                       "StructuredBuffer<float4> %s_network_segments;\n"
+                       "uint %s_net_word(int i) {\n    return %s_network_words[i];\n}\n"
+                       "float4 %s_net_segment(int i) {\n    return %s_network_segments[i];\n}\n",
+                       n, n, n, n, n, n);
+}
+
 /* The spec's functions, in the neutral dialect. */
 static int put_spec(emitter *e, const tf_spec *spec, double min_value, double max_value)
 {
@@ -554,12 +688,21 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
             return -1;
     }
 
-    tf_text_puts(s, "// The height at world point cell + frac and its gradient (dh/dx, dh/dy):\n"
-                    "// docs/spec.md \"Evaluation\", steps 1-6, and \"Gradients\".\n");
-    tf_text_printf(s, "fn vec3 %s_gradient_at(ivec2 cell, vec2 frac) {\n", n);
+    const tf_drainage_spec *dra = &spec->drainage;
+    if (dra->levels > 0) {
+        tf_text_puts(s, "// The layers' sum at world point cell + frac and the carved layers' sum\n"
+                        "// (docs/spec.md \"Evaluation\", steps 1-5; \"Drainage\", layer sets).\n");
+        tf_text_printf(s, "fn vec2 %s_sums_at(ivec2 cell, vec2 frac) {\n", n);
+    } else {
+        tf_text_puts(s, "// The height at world point cell + frac and its gradient (dh/dx, dh/dy):\n"
+                        "// docs/spec.md \"Evaluation\", steps 1-6, and \"Gradients\".\n");
+        tf_text_printf(s, "fn vec3 %s_gradient_at(ivec2 cell, vec2 frac) {\n", n);
+    }
     tf_text_puts(s, "    let tf_s wx = tf_norm(cell.x, frac.x);\n"
                     "    let tf_s wy = tf_norm(cell.y, frac.y);\n"
                     "    var vec3 sum = vec3(0.0, 0.0, 0.0);\n");
+    if (dra->levels > 0)
+        tf_text_puts(s, "    var float low = 0.0;\n");
     tf_text bx = {0}, by = {0};
     for (size_t i = 0; i < spec->layer_count; i++) {
         const tf_layer_spec *L = &spec->layers[i];
@@ -581,8 +724,9 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
                        "    let vec3 r%zu = vec3(c%zu.x, c%zu.y * (n%zu.y * %F), c%zu.y * (n%zu.z * %F));\n",
                        i, n, i, bx.data, by.data, i, n, rd[i], i, i, i, i, i, half_f, i, i, half_f);
         if (L->mask_layer_index < 0) {
-            tf_text_format(s, "    sum = sum + %F * vec3(r%zu.x + %F, r%zu.y, r%zu.z);\n", amp, i,
-                           shift, i, i);
+            tf_text_format(s, "    let vec3 x%zu = %F * vec3(r%zu.x + %F, r%zu.y, r%zu.z);\n", i, amp,
+                           i, shift, i, i);
+            put_add(s, spec, i);
             continue;
         }
         int m = L->mask_layer_index;
@@ -597,13 +741,19 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
         /* X = ((r + shift) * amp) * w, X' = amp * (r' w + (r + shift) w' r_m') */
         tf_text_format(s,
                        "    let float v%zu = r%zu.x + %F;\n"
-                       "    sum = sum + vec3((v%zu * %F) * w%zu.x, "
+                       "    let vec3 x%zu = vec3((v%zu * %F) * w%zu.x, "
                        "%F * (r%zu.y * w%zu.x + v%zu * (w%zu.y * r%d.y)), "
                        "%F * (r%zu.z * w%zu.x + v%zu * (w%zu.y * r%d.z)));\n",
-                       i, i, shift, i, amp, i, amp, i, i, i, i, m, amp, i, i, i, i, m);
+                       i, i, shift, i, i, amp, i, amp, i, i, i, i, m, amp, i, i, i, i, m);
+        put_add(s, spec, i);
     }
     tf_text_free(&bx);
     tf_text_free(&by);
+    if (dra->levels > 0) {
+        tf_text_puts(s, "    return vec2(sum.x, low);\n}\n\n");
+        put_drainage(s, n, dra, oc);
+        return 0;
+    }
     if (oc >= 0) {
         tf_text_printf(s, "    let vec2 oc = %s_c%d(sum.x);\n", n, oc);
         tf_text_puts(s, "    return vec3(oc.x, oc.y * sum.y, oc.y * sum.z);\n}\n\n");
@@ -657,12 +807,6 @@ char *tf_shader_emit(const tf_spec *spec, tf_shader_lang lang, const char *name,
         name = "terrain";
     if (check_name(name, err) != 0 || tf_spec_validate(spec, err) != 0)
         return NULL;
-    if (spec->drainage.levels > 0) {
-        tf_error_set(err, TF_ERR_ARGUMENT,
-                     "shader: $.drainage: shaders do not evaluate the drainage stage "
-                     "(docs/shader.md); remove it to emit the layers alone");
-        return NULL;
-    }
     tf_terrain *t = tf_terrain_compile(spec, err);
     if (!t)
         return NULL;
@@ -690,6 +834,8 @@ char *tf_shader_emit(const tf_spec *spec, tf_shader_lang lang, const char *name,
             tf_text_put(&neutral, sec[k].text, sec[k].len);
         }
     }
+    if (spec->drainage.levels > 0)
+        put_network_bindings(&arrays, lang, name);
     if (put_spec(&e, spec, min_value, max_value) != 0)
         goto done;
     if (neutral.out_of_range || arrays.out_of_range) {

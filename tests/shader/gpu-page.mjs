@@ -136,7 +136,31 @@ function glCheck(gl, what) {
   if (e !== gl.NO_ERROR) throw new HarnessError('webgl2', 'gl', `${what}: GL error 0x${e.toString(16)}`);
 }
 
-async function runWebGL2(cfg, pointsBuffer, source) {
+// A drainage spec's network table (docs/shader.md, "Drainage"): the words
+// as an R32UI texture and the segments as an RGBA32F texture, 1024 texels
+// wide, on texture units 1 and 2, for the uniforms the emitted GLSL names.
+function glNetwork(gl, program, name, net, maxSize) {
+  const W = 1024;
+  const upload = (unit, data, internal, format, type, per, make) => {
+    const texels = data.length / per, h = Math.max(1, Math.ceil(texels / W));
+    if (h > maxSize) throw new HarnessError('webgl2', 'setup', `the network needs ${h} rows; MAX_TEXTURE_SIZE is ${maxSize}`);
+    const padded = make(W * h * per);
+    padded.set(data);
+    const tex = gl.createTexture();
+    gl.activeTexture(gl.TEXTURE0 + unit);
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texImage2D(gl.TEXTURE_2D, 0, internal, W, h, 0, format, type, padded);
+  };
+  upload(1, new Uint32Array(net.words), gl.R32UI, gl.RED_INTEGER, gl.UNSIGNED_INT, 1, (n) => new Uint32Array(n));
+  upload(2, new Float32Array(net.segments), gl.RGBA32F, gl.RGBA, gl.FLOAT, 4, (n) => new Float32Array(n));
+  gl.activeTexture(gl.TEXTURE0);
+  gl.uniform1i(gl.getUniformLocation(program, `${name}_network_words`), 1);
+  gl.uniform1i(gl.getUniformLocation(program, `${name}_network_segments`), 2);
+}
+
+async function runWebGL2(cfg, pointsBuffer, source, net) {
   const canvas = document.createElement('canvas');
   canvas.width = canvas.height = 1;
   const gl = canvas.getContext('webgl2', { antialias: false, depth: false, stencil: false });
@@ -177,6 +201,7 @@ async function runWebGL2(cfg, pointsBuffer, source) {
   gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
   gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32I, width, height, 0, gl.RGBA_INTEGER, gl.INT, texels);
   gl.uniform1i(gl.getUniformLocation(program, 'harness_points'), 0);
+  if (net) glNetwork(gl, program, cfg.name, net, info.max_texture_size);
   glTarget(gl, gl.RGBA32F, width, height);
   gl.activeTexture(gl.TEXTURE0);
   gl.bindTexture(gl.TEXTURE_2D, ptex);
@@ -197,6 +222,7 @@ async function runWebGL2(cfg, pointsBuffer, source) {
     const bp = glProgram(gl, glFragment(source, glBenchMain(cfg.name)), 'bench');
     gl.useProgram(bp);
     gl.uniform2i(gl.getUniformLocation(bp, 'harness_origin'), cfg.benchOrigin[0], cfg.benchOrigin[1]);
+    if (net) glNetwork(gl, bp, cfg.name, net, info.max_texture_size);
     glTarget(gl, gl.R32F, N, N);
     const one = new Float32Array(4), times = [];
     const band = Math.max(1, Math.floor(cfg.glBandRows * 1024 / N));
@@ -286,7 +312,7 @@ async function gpuPipeline(device, module, what) {
 
 // Dispatches [0, count) in chunks of `chunk` invocations, one submit each
 // (short submissions, as for WebGL2's bands); resolves when all are done.
-async function gpuChunks(device, pipeline, bindGroup, params, count, width, origin, chunk) {
+async function gpuChunks(device, pipeline, bindGroup, params, count, width, origin, chunk, netGroup) {
   for (let offset = 0; offset < count; offset += chunk) {
     const p = new ArrayBuffer(32), u = new Uint32Array(p), s = new Int32Array(p);
     u[0] = offset; u[1] = count; u[2] = width; s[3] = origin[0]; s[4] = origin[1];
@@ -295,6 +321,7 @@ async function gpuChunks(device, pipeline, bindGroup, params, count, width, orig
     const pass = enc.beginComputePass();
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);
+    if (netGroup) pass.setBindGroup(1, netGroup);
     pass.dispatchWorkgroups(Math.ceil(Math.min(chunk, count - offset) / 64));
     pass.end();
     device.queue.submit([enc.finish()]);
@@ -302,7 +329,21 @@ async function gpuChunks(device, pipeline, bindGroup, params, count, width, orig
   await device.queue.onSubmittedWorkDone();
 }
 
-async function runWebGPU(cfg, pointsBuffer, source) {
+// The network table as the emitted WGSL declares it: two read-only storage
+// buffers at @group(1) @binding(0) and (1).
+function gpuNetwork(device, pipeline, net) {
+  const U = GPUBufferUsage;
+  const buffer = (data) => {
+    const b = device.createBuffer({ size: Math.max(16, Math.ceil(data.byteLength / 16) * 16), usage: U.STORAGE | U.COPY_DST });
+    device.queue.writeBuffer(b, 0, data);
+    return b;
+  };
+  return device.createBindGroup({ layout: pipeline.getBindGroupLayout(1), entries: [
+    { binding: 0, resource: { buffer: buffer(net.words) } },
+    { binding: 1, resource: { buffer: buffer(net.segments) } }] });
+}
+
+async function runWebGPU(cfg, pointsBuffer, source, net) {
   if (!navigator.gpu) throw new HarnessError('webgpu', 'setup', 'navigator.gpu is missing (not a secure context, or WebGPU disabled)');
   const adapter = await navigator.gpu.requestAdapter();
   if (!adapter) throw new HarnessError('webgpu', 'setup', 'no WebGPU adapter');
@@ -312,7 +353,7 @@ async function runWebGPU(cfg, pointsBuffer, source) {
     is_fallback: ai.isFallbackAdapter ?? adapter.isFallbackAdapter };
   log(`webgpu: ${info.adapter}`);
   const n = cfg.count, N = cfg.bench;
-  const need = Math.max(n * 16, N * N * 4, 256);
+  const need = Math.max(n * 16, N * N * 4, 256, net ? net.words.byteLength : 0, net ? net.segments.byteLength : 0);
   if (need > adapter.limits.maxStorageBufferBindingSize || need > adapter.limits.maxBufferSize) {
     throw new HarnessError('webgpu', 'setup', `${need} bytes exceed the adapter's storage buffer limit`);
   }
@@ -343,7 +384,8 @@ async function runWebGPU(cfg, pointsBuffer, source) {
     { binding: 0, resource: { buffer: points } }, { binding: 1, resource: { buffer: results } },
     { binding: 2, resource: { buffer: params } }] });
   t = now();
-  await gpuChunks(device, pipeline, bindGroup, params, n, 0, [0, 0], cfg.gpuChunk);
+  const netGroup = net ? gpuNetwork(device, pipeline, net) : null;
+  await gpuChunks(device, pipeline, bindGroup, params, n, 0, [0, 0], cfg.gpuChunk, netGroup);
   const enc = device.createCommandEncoder();
   enc.copyBufferToBuffer(results, 0, readback, 0, bytes);
   device.queue.submit([enc.finish()]);
@@ -362,10 +404,10 @@ async function runWebGPU(cfg, pointsBuffer, source) {
     const bparams = device.createBuffer({ size: 32, usage: U.UNIFORM | U.COPY_DST });
     const bg = device.createBindGroup({ layout: bpipe.getBindGroupLayout(0), entries: [
       { binding: 0, resource: { buffer: grid } }, { binding: 1, resource: { buffer: bparams } }] });
-    const times = [];
+    const times = [], bnet = net ? gpuNetwork(device, bpipe, net) : null;
     for (let rep = 0; rep <= cfg.benchReps; rep++) {
       t = now();
-      await gpuChunks(device, bpipe, bg, bparams, N * N, N, cfg.benchOrigin, cfg.gpuChunk * 4);
+      await gpuChunks(device, bpipe, bg, bparams, N * N, N, cfg.benchOrigin, cfg.gpuChunk * 4, bnet);
       const s = (now() - t) / 1e3;
       if (rep > 0) times.push(s);
     }
@@ -384,14 +426,19 @@ async function main() {
   const cfg = await (await fetchOk('/config.json')).json();
   const pointsBuffer = await (await fetchOk('/points.bin')).arrayBuffer();
   if (pointsBuffer.byteLength !== cfg.count * 16) throw new HarnessError('harness', 'io', 'points.bin has the wrong size');
+  let net = null;
+  if (cfg.network) {
+    net = { words: await (await fetchOk('/network-words.bin')).arrayBuffer(),
+      segments: await (await fetchOk('/network-segments.bin')).arrayBuffer() };
+  }
   const done = { bench: cfg.bench > 0 ? { n: cfg.bench, reps: cfg.benchReps, origin: cfg.benchOrigin } : undefined };
   if (cfg.glsl) {
-    const r = await runWebGL2(cfg, pointsBuffer, await (await fetchOk('/shader.glsl')).text());
+    const r = await runWebGL2(cfg, pointsBuffer, await (await fetchOk('/shader.glsl')).text(), net);
     done.webgl2 = r.info;
     if (r.bench) done.bench.webgl2 = r.bench;
   }
   if (cfg.wgsl) {
-    const r = await runWebGPU(cfg, pointsBuffer, await (await fetchOk('/shader.wgsl')).text());
+    const r = await runWebGPU(cfg, pointsBuffer, await (await fetchOk('/shader.wgsl')).text(), net);
     done.webgpu = r.info;
     if (r.bench) done.bench.webgpu = r.bench;
   }

@@ -3,6 +3,7 @@
 // on a list of points, and writes back what the GPU computed:
 //   node tests/shader/gpu.mjs --glsl FILE.glsl --wgsl FILE.wgsl --name NAME \
 //        --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y]
+//        [--network WORDS.bin,SEGMENTS.bin]
 // POINTS.txt: one point a line, "cx cy fx fy" (integer cell within +-2^24,
 // float32 fraction); '#' lines are comments. DIR/glsl.txt and DIR/wgsl.txt
 // get one line a point, "h dhdx dhdy" (h from NAME_at, the slopes from
@@ -23,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const usage = 'usage: node gpu.mjs [--glsl FILE.glsl] [--wgsl FILE.wgsl] [--name NAME] --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y]';
+const usage = 'usage: node gpu.mjs [--glsl FILE.glsl] [--wgsl FILE.wgsl] [--name NAME] --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y] [--network WORDS.bin,SEGMENTS.bin]';
 
 function die(message, code = 2) {
   console.error(`gpu.mjs: ${message}`);
@@ -43,6 +44,9 @@ const opt = { name: 'terrain', bench: 0, benchOrigin: [0, 0] };
     else if (a === '--out') opt.out = v();
     else if (a === '--bench') opt.bench = Number(v());
     else if (a === '--bench-origin') opt.benchOrigin = v().split(',').map(Number);
+    // a drainage spec's network table (tests/shader_compare network): the
+    // words as little-endian uint32, the segments as float32, 8 a segment
+    else if (a === '--network') opt.network = v().split(',');
     else if (a === '-h' || a === '--help') { console.log(usage); process.exit(0); }
     else die(`unknown argument ${a}\n${usage}`);
   }
@@ -82,12 +86,21 @@ function readPoints(path) {
 }
 
 const points = readPoints(opt.points);
+let network = null;
+if (opt.network) {
+  if (opt.network.length !== 2) die(`--network WORDS.bin,SEGMENTS.bin\n${usage}`);
+  const words = readFileSync(opt.network[0]), segments = readFileSync(opt.network[1]);
+  if (words.length === 0 || words.length % 4 !== 0 || segments.length % 32 !== 0) {
+    die(`${opt.network.join(',')}: not a network's words (4 bytes each) and segments (32 bytes each)`);
+  }
+  network = { words, segments };
+}
 const glslSource = opt.glsl ? readFileSync(opt.glsl, 'utf8') : null;
 const wgslSource = opt.wgsl ? readFileSync(opt.wgsl, 'utf8') : null;
 mkdirSync(opt.out, { recursive: true });
 
 const config = {
-  name: opt.name, count: points.count, glsl: !!opt.glsl, wgsl: !!opt.wgsl,
+  name: opt.name, count: points.count, glsl: !!opt.glsl, wgsl: !!opt.wgsl, network: !!network,
   bench: opt.bench, benchReps: Number(process.env.TF_SHADER_BENCH_REPS || 5), benchOrigin: opt.benchOrigin,
   // rows of 1024 points a WebGL2 draw, points a WebGPU submit
   glBandRows: Number(process.env.TF_SHADER_GL_BAND_ROWS || 16),
@@ -107,6 +120,8 @@ const fixed = {
   '/points.bin': ['application/octet-stream', () => points.bytes],
   '/shader.glsl': ['text/plain', () => glslSource ?? ''],
   '/shader.wgsl': ['text/plain', () => wgslSource ?? ''],
+  '/network-words.bin': ['application/octet-stream', () => network?.words ?? Buffer.alloc(0)],
+  '/network-segments.bin': ['application/octet-stream', () => network?.segments ?? Buffer.alloc(0)],
 };
 const server = createServer((req, res) => {
   const path = new URL(req.url, 'http://127.0.0.1').pathname;
