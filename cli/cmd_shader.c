@@ -17,7 +17,7 @@
 static const cli_command SHADER = {
     .name = "shader",
     .usage = "SPEC --lang glsl|wgsl|hlsl [-o FILE] [--name NAME]\n"
-             "       terrafit shader SPEC --network X,Y,W,H -o FILE",
+             "SPEC --network X,Y,W,H -o FILE",
     .about = "Write SPEC as one self-contained shader source: NAME(p) and\n"
              "NAME_at(cell, frac) give the height, NAME_gradient(p) and\n"
              "NAME_gradient_at(cell, frac) the height and its gradient, NAME_MIN_VALUE\n"

@@ -2,9 +2,10 @@
  * Shader emission (lib/shader, docs/shader.md) without a GPU: the neutral
  * dialect's translation of each construct to GLSL, WGSL and HLSL, the
  * emitted entry points and tables, the same text every run, refusals (bad
- * names, languages, invalid specs, a drainage stage), and the runtime
- * accessors the emitter reads (curve segments, fractal octaves). The GPU
- * runs are tests/shader_gpu.sh.
+ * names, languages, invalid specs), the runtime accessors the emitter
+ * reads (curve segments, fractal octaves), and drainage specs' network
+ * tables (their layout, and that every sub-segment reaching a point is in
+ * the bin a shader finds for it). The GPU runs are tests/shader_gpu.sh.
  */
 #include <check.h>
 #include <math.h>
@@ -138,7 +139,7 @@ START_TEST(emits_the_entry_points_the_same_every_run)
 }
 END_TEST
 
-START_TEST(refuses_bad_names_specs_and_drainage)
+START_TEST(refuses_bad_names_and_specs)
 {
     tf_spec *s = load_sample("samples/kinds/fbm.json");
     tf_error err;
@@ -180,8 +181,11 @@ START_TEST(refuses_bad_names_specs_and_drainage)
     free(at_limit);
     free(pts);
     tf_drainage_set_defaults(s, 1, 64.0, 0.2, 0.01);
-    ck_assert_ptr_null(tf_shader_emit(s, TF_SHADER_HLSL, "x", &err));
-    ck_assert_ptr_nonnull(strstr(err.message, "$.drainage"));
+    char *drained = tf_shader_emit(s, TF_SHADER_HLSL, "x", &err);
+    ck_assert_msg(drained != NULL, "%s", err.message);
+    ck_assert_ptr_nonnull(strstr(drained, "StructuredBuffer<uint> x_network_words;"));
+    ck_assert_ptr_nonnull(strstr(drained, "float x_drain(int2 cell, float2 frac, float sum, float low)"));
+    free(drained);
     tf_spec_free(s);
 }
 END_TEST
@@ -229,6 +233,127 @@ START_TEST(accessors_give_the_runtimes_values)
 }
 END_TEST
 
+/* A network's table: the header, each level's bins in order, items that
+ * name segments in increasing order within a bin, and, at points spread
+ * over the box, every sub-segment whose reach holds the point (measured
+ * from its float ends in doubles) listed in the bin the shader computes
+ * for the point in floats. */
+START_TEST(network_tables_hold_every_reaching_segment)
+{
+    static const char *const SPECS[] = {"tests/data/terrain/drainage.json",
+                                        "tests/data/terrain/drainage-breach.json"};
+    static const int32_t BOX[][4] = {{-123, 77, 301, 157}, {999000, -1000300, 600, 500},
+                                     {-2147483000, 2147482000, 347, 1000}};
+    tf_spec *spec = load_sample(SPECS[_i / 3]);
+    const int32_t *b = BOX[_i % 3];
+    tf_error err;
+    tf_terrain *t = tf_terrain_compile(spec, &err);
+    ck_assert_msg(t != NULL, "%s", err.message);
+    tf_shader_network net;
+    ck_assert_msg(tf_shader_network_build(t, b[0], b[1], (uint32_t)b[2], (uint32_t)b[3], &net,
+                                          &err) == 0,
+                  "%s", err.message);
+    const uint32_t *w = net.words;
+    ck_assert_int_eq((int32_t)w[0], b[0]);
+    ck_assert_int_eq((int32_t)w[1], b[1]);
+    ck_assert_uint_eq(w[2], (uint32_t)b[2]);
+    ck_assert_uint_eq(w[3], (uint32_t)b[3]);
+    const tf_drainage_spec *d = &spec->drainage;
+    size_t base = 4 + 4 * TF_MAX_DRAINAGE_LEVELS, items = base;
+    for (int k = 0; k < d->levels; k++)
+        items += (size_t)w[4 + 4 * k] * w[5 + 4 * k] + 1;
+    for (int k = 0; k < d->levels; k++) {
+        ck_assert_uint_eq(w[6 + 4 * k], base);
+        size_t nb = (size_t)w[4 + 4 * k] * w[5 + 4 * k];
+        ck_assert_uint_eq(w[base], k == 0 ? items : w[w[6 + 4 * (k - 1)] + w[4 * k] * w[4 * k + 1]]);
+        for (size_t c = 0; c < nb; c++) {
+            ck_assert_uint_le(w[base + c], w[base + c + 1]);
+            for (uint32_t e = w[base + c]; e < w[base + c + 1]; e++) {
+                ck_assert_uint_lt(w[e], net.segment_count);
+                if (e > w[base + c])
+                    ck_assert_uint_lt(w[e - 1], w[e]);
+            }
+        }
+        base += nb + 1;
+    }
+    ck_assert_uint_eq(w[w[6 + 4 * (d->levels - 1)] + w[4 * d->levels] * w[4 * d->levels + 1]],
+                      net.word_count);
+    uint32_t r = 777u + (uint32_t)_i;
+    for (int p = 0; p < 1500; p++) {
+        r = r * 1664525u + 1013904223u;
+        float rx = (float)((double)b[2] * (r >> 8) * 0x1p-24);
+        r = r * 1664525u + 1013904223u;
+        float ry = (float)((double)b[3] * (r >> 8) * 0x1p-24);
+        for (int k = 0; k < d->levels; k++) {
+            float L = (float)ldexp(d->spacing, -k);
+            double R = d->reach * ldexp(d->spacing, -k);
+            int nx = (int)w[4 + 4 * k], ny = (int)w[5 + 4 * k];
+            int bi = (int)floorf(rx / L), bj = (int)floorf(ry / L);
+            bi = bi < 0 ? 0 : bi > nx - 1 ? nx - 1 : bi;
+            bj = bj < 0 ? 0 : bj > ny - 1 ? ny - 1 : bj;
+            size_t c = w[6 + 4 * k] + (size_t)bj * (size_t)nx + (size_t)bi;
+            for (size_t g = 0; g < net.segment_count; g++) {
+                const float *q = &net.segments[8 * g];
+                double dx = (double)q[2] - q[0], dy = (double)q[3] - q[1], l2 = dx * dx + dy * dy;
+                double u = l2 > 0.0 ? ((rx - q[0]) * dx + (ry - q[1]) * dy) / l2 : 0.0;
+                u = u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+                double ex = rx - (q[0] + u * dx), ey = ry - (q[1] + u * dy);
+                if (!(ex * ex + ey * ey < R * R))
+                    continue;
+                int found = 0, level = -1;
+                for (uint32_t e = w[c]; e < w[c + 1] && !found; e++)
+                    found = w[e] == g;
+                /* the segment's level: the one whose bins list it anywhere */
+                for (int m = 0; m < d->levels && level < 0; m++) {
+                    size_t nb = (size_t)w[4 + 4 * m] * w[5 + 4 * m], f = w[6 + 4 * m];
+                    for (uint32_t e = w[f]; e < w[f + nb] && level < 0; e++)
+                        if (w[e] == g)
+                            level = m;
+                }
+                ck_assert_msg(level != k || found,
+                              "box %d: segment %zu reaches (%g, %g) but is not in its level-%d bin",
+                              _i % 3, g, (double)rx, (double)ry, k);
+            }
+        }
+    }
+    tf_shader_network_free(&net);
+    ck_assert_ptr_null(net.words);
+    tf_terrain_free(t);
+    tf_spec_free(spec);
+}
+END_TEST
+
+START_TEST(network_refusals)
+{
+    tf_spec *plain = load_sample("samples/kinds/fbm.json");
+    tf_spec *spec = load_sample("tests/data/terrain/drainage.json");
+    tf_error err;
+    tf_terrain *p = tf_terrain_compile(plain, &err), *t = tf_terrain_compile(spec, &err);
+    tf_shader_network net;
+    ck_assert_int_eq(tf_shader_network_build(p, 0, 0, 10, 10, &net, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "no drainage stage"));
+    ck_assert_ptr_null(net.words);
+    ck_assert_int_eq(tf_shader_network_build(NULL, 0, 0, 10, 10, &net, &err), -1);
+    ck_assert_int_eq(tf_shader_network_build(t, 0, 0, 10, 10, NULL, &err), -1);
+    ck_assert_int_eq(tf_shader_network_build(t, 0, 0, 0, 10, &net, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_int_eq(tf_shader_network_build(t, 0, 0, 10, TF_SHADER_NETWORK_MAX_SIDE + 1, &net,
+                                             &err),
+                     -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    /* finest cells of 20: 65536 units a side is 3277^2 cells */
+    ck_assert_int_eq(tf_shader_network_build(t, 0, 0, 65536, 65536, &net, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "finest cells"));
+    ck_assert_ptr_null(net.words);
+    tf_shader_network_free(NULL);
+    tf_terrain_free(p);
+    tf_terrain_free(t);
+    tf_spec_free(plain);
+    tf_spec_free(spec);
+}
+END_TEST
+
 static Suite *shader_suite(void)
 {
     Suite *s = suite_create("shader");
@@ -237,7 +362,9 @@ static Suite *shader_suite(void)
     tcase_add_test(tc, refuses_an_unreadable_line);
     tcase_add_test(tc, floats_are_exact_literals);
     tcase_add_test(tc, emits_the_entry_points_the_same_every_run);
-    tcase_add_test(tc, refuses_bad_names_specs_and_drainage);
+    tcase_add_test(tc, refuses_bad_names_and_specs);
+    tcase_add_loop_test(tc, network_tables_hold_every_reaching_segment, 0, 6);
+    tcase_add_test(tc, network_refusals);
     tcase_add_test(tc, accessors_give_the_runtimes_values);
     suite_add_tcase(s, tc);
     return s;

@@ -92,7 +92,7 @@ int tf_shader_network_build(const tf_terrain *t, int32_t x0, int32_t y0, uint32_
     }
     const tf_drainage_spec *d = &spec->drainage;
     /* Refuse before building: a network costs the runtime about 220 bytes
-     * and the table about 20 words a finest cell. */
+     * and the table about 300 bytes a finest cell. */
     double fine = ldexp(d->spacing, -(d->levels - 1));
     double cells = (floor((double)width / fine) + 1.0) * (floor((double)height / fine) + 1.0);
     if (cells > (double)TF_SHADER_NETWORK_MAX_CELLS) {

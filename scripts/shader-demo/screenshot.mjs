@@ -5,7 +5,9 @@
 // Query parameters of the page from the environment: TF_SHOT_WIDTH,
 // TF_SHOT_HEIGHT (default 1024x640), TF_SHADER_DEMO_SPAN (world units across,
 // 2048), TF_SHADER_DEMO_ORIGIN ("X,Y": the world cell at the centre, 0,0),
-// TF_SHADER_DEMO_RELIEF (world units given to MIN..MAX, 0.15 x span).
+// TF_SHADER_DEMO_RELIEF (world units given to MIN..MAX, 0.15 x span),
+// TF_SHADER_DEMO_NETWORK (a drainage spec's network file, from `terrafit
+// shader SPEC --network X,Y,W,H -o FILE`, covering the plane).
 // playwright-core is found under $TF_SHADER_DEMO_MODULES (screenshot.sh
 // installs it outside the tree); three.js under $THREE_JS (default
 // /usr/share/javascript/three/build/three.module.js, Debian's libjs-three).
@@ -31,6 +33,7 @@ const [x, y] = (env.TF_SHADER_DEMO_ORIGIN || '0,0').split(',');
 const query = new URLSearchParams({ width, height, name, x, y });
 if (env.TF_SHADER_DEMO_SPAN) query.set('span', env.TF_SHADER_DEMO_SPAN);
 if (env.TF_SHADER_DEMO_RELIEF) query.set('relief', env.TF_SHADER_DEMO_RELIEF);
+if (env.TF_SHADER_DEMO_NETWORK) query.set('network', '1');
 
 // A fixed set of files; nothing else is served.
 const files = {
@@ -39,6 +42,7 @@ const files = {
   '/three.module.js': ['text/javascript', three],
   '/shader.glsl': ['text/plain', shader],
 };
+if (env.TF_SHADER_DEMO_NETWORK) files['/network.bin'] = ['application/octet-stream', env.TF_SHADER_DEMO_NETWORK];
 const server = createServer((req, res) => {
   const f = files[new URL(req.url, 'http://127.0.0.1').pathname];
   let body;

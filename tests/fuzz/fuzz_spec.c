@@ -225,7 +225,9 @@ static int has_word(const char *text, const char *word)
 
 /* tf_shader_emit of a valid spec: the source, with its entry point and no
  * literal a shader compiler cannot read, or a refusal with a reason (a
- * drainage stage, a constant or curve past a shader's limits). */
+ * constant or curve past a shader's limits); a drainage spec's network
+ * table over a small box: built with consistent counts, or refused with a
+ * limit (a finest lattice too fine for the box). */
 static void check_shader(const tf_spec *spec, uint8_t pick)
 {
     tf_error err;
@@ -236,9 +238,22 @@ static void check_shader(const tf_spec *spec, uint8_t pick)
         FUZZ_CHECK(err.code == TF_ERR_ARGUMENT || err.code == TF_ERR_LIMIT ||
                        err.code == TF_ERR_NOMEM,
                    "a valid spec's shader refused with code %d: %s", err.code, err.message);
-        FUZZ_CHECK(err.code != TF_ERR_ARGUMENT || spec->drainage.levels > 0,
-                   "a valid spec without drainage refused: %s", err.message);
+        FUZZ_CHECK(err.code != TF_ERR_ARGUMENT, "a valid spec refused: %s", err.message);
         return;
+    }
+    if (spec->drainage.levels > 0) {
+        FUZZ_CHECK(strstr(src, "t_network_words") != NULL, "a drainage spec without its table");
+        tf_terrain *t = tf_terrain_compile(spec, &err);
+        tf_shader_network net;
+        if (t && tf_shader_network_build(t, -3, 5, 24, 17, &net, &err) == 0) {
+            FUZZ_CHECK(net.word_count >= 4 + 4 * TF_MAX_DRAINAGE_LEVELS && net.words[2] == 24,
+                       "a network table of %zu words", net.word_count);
+            tf_shader_network_free(&net);
+        } else if (t) {
+            FUZZ_CHECK(err.code == TF_ERR_LIMIT || err.code == TF_ERR_NOMEM,
+                       "a network table refused with code %d: %s", err.code, err.message);
+        }
+        tf_terrain_free(t);
     }
     FUZZ_CHECK(strstr(src, "t_gradient_at(") != NULL, "no t_gradient_at in the %s",
                tf_shader_lang_name(lang));
