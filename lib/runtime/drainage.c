@@ -695,7 +695,109 @@ __attribute__((target("avx2"))) static void carve_row(tf_drainage_work *w, const
             out[4 * g + (size_t)q] = carve_from(dr, c[q], b[q], sum[4 * g + (size_t)q], low[4 * g + (size_t)q]);
     }
 }
+
+#if TF_HAVE_AVX512_PATH
+/* carve_row with eight points a group (AVX-512F): the same operations
+ * lane by lane, masks in place of blends and movemasks; half the loop and
+ * test work a point, the arithmetic the same on a processor that splits a
+ * 512-bit operation in two. */
+__attribute__((target("avx512f,avx512dq"))) static void carve_row8(tf_drainage_work *w, const double *px,
+                                                      size_t ng, const unsigned char *ok,
+                                                      double py, const double *sum,
+                                                      const double *low, double *out)
+{
+    const tf_drainage *dr = w->dr;
+    __m512d cone[TF_DRAINAGE_TILE_MAX / 8], bed[TF_DRAINAGE_TILE_MAX / 8];
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    const __m512d inf = _mm512_set1_pd(INFINITY), vy = _mm512_set1_pd(py);
+    for (size_t g = 0; g < ng; g++) {
+        cone[g] = inf;
+        bed[g] = _mm512_set1_pd(-INFINITY);
+    }
+    double xlo = px[0], xhi = px[8 * ng - 1], step4 = ng > 1 ? px[8] - px[0] : 1.0;
+    for (int k = 0; k < dr->levels; k++) {
+        dlevel *lv = &w->cur.level[k];
+        double L = dr->L[k], m = dr->margin[k];
+        const __m512d R2 = _mm512_set1_pd(dr->R2[k]), w2 = _mm512_set1_pd(dr->w2[k]);
+        const __m512d wk = _mm512_set1_pd(dr->w[k]), slope = _mm512_set1_pd(dr->slope);
+        /* node rows whose sub-segments may reach py: a node's boxes lie
+         * within margin[k] of it (the y test below is the exact one) */
+        int64_t j0 = cell_floor((py - m) / L) - 1, j1 = cell_floor((py + m) / L) + 1;
+        j0 = j0 < lv->nj0 ? lv->nj0 : j0;
+        j1 = j1 > lv->nj0 + (int64_t)lv->nny - 1 ? lv->nj0 + (int64_t)lv->nny - 1 : j1;
+        size_t ring = (size_t)(lv->ni0 - lv->vi0);
+        for (int64_t j = j0; j <= j1; j++) {
+            size_t base = (size_t)(j - lv->vj0) * lv->vnx + ring;
+            for (size_t a = 0; a < lv->nnx; a++) {
+                size_t slot = base + a;
+                for (int si = 0; si < lv->nseg[slot]; si++) {
+                    const dseg *s = &lv->seg[2 * slot + (size_t)si];
+                    if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
+                        continue;
+                    /* the groups whose points may lie in [x0, x1] */
+                    double f0 = (s->x0 - xlo) / step4, f1 = (s->x1 - xlo) / step4;
+                    size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
+                    size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
+                    g1 = g1 >= ng ? ng - 1 : g1;
+                    while (g0 > 0 && px[8 * g0] > s->x0)
+                        g0--;
+                    while (g1 + 1 < ng && px[8 * g1 + 7] < s->x1)
+                        g1++;
+                    double dx = s->bx - s->ax, dy = s->by - s->ay;
+                    double l2 = dx * dx + dy * dy;
+                    const __m512d vax = _mm512_set1_pd(s->ax), vdx = _mm512_set1_pd(dx);
+                    const __m512d vay = _mm512_set1_pd(s->ay), vdy = _mm512_set1_pd(dy);
+                    const __m512d vx0 = _mm512_set1_pd(s->x0), vx1 = _mm512_set1_pd(s->x1);
+                    const __m512d cy = _mm512_set1_pd((py - s->ay) * dy), vl2 = _mm512_set1_pd(l2);
+                    const __m512d vba = _mm512_set1_pd(s->ba), vdb = _mm512_set1_pd(s->bb - s->ba);
+                    for (size_t g = g0; g <= g1; g++) {
+                        if (!ok[g])
+                            continue;
+                        __m512d x = _mm512_loadu_pd(px + 8 * g);
+                        __mmask8 outside = (__mmask8)(_mm512_cmp_pd_mask(x, vx0, _CMP_LT_OQ) |
+                                                      _mm512_cmp_pd_mask(x, vx1, _CMP_GT_OQ));
+                        if (outside == 0xFF)
+                            continue;
+                        __m512d t = zero;
+                        if (l2 > 0.0) {
+                            __m512d along = _mm512_mul_pd(_mm512_sub_pd(x, vax), vdx);
+                            t = _mm512_div_pd(_mm512_add_pd(along, cy), vl2);
+                            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_LT_OQ), t, zero);
+                            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, one, _CMP_GT_OQ), t, one);
+                        }
+                        __m512d qx = _mm512_add_pd(vax, _mm512_mul_pd(t, vdx));
+                        __m512d qy = _mm512_add_pd(vay, _mm512_mul_pd(t, vdy));
+                        __m512d ex = _mm512_sub_pd(x, qx), ey = _mm512_sub_pd(vy, qy);
+                        __m512d d2 = _mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey));
+                        __mmask8 reach = (__mmask8)(~outside & _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ));
+                        if (reach == 0)
+                            continue;
+                        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
+                        __m512d b = _mm512_add_pd(vba, _mm512_mul_pd(t, vdb));
+                        __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
+                        __m512d c = _mm512_add_pd(b, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
+                        c = _mm512_mask_blend_pd(reach, inf, c);
+                        __mmask8 lower = _mm512_cmp_pd_mask(c, cone[g], _CMP_LT_OQ);
+                        cone[g] = _mm512_mask_blend_pd(lower, cone[g], c);
+                        bed[g] = _mm512_mask_blend_pd(lower, bed[g], b);
+                    }
+                }
+            }
+        }
+    }
+    for (size_t g = 0; g < ng; g++) {
+        if (!ok[g])
+            continue;
+        double c[8], b[8];
+        _mm512_storeu_pd(c, cone[g]);
+        _mm512_storeu_pd(b, bed[g]);
+        for (int q = 0; q < 8; q++)
+            out[8 * g + (size_t)q] = carve_from(dr, c[q], b[q], sum[8 * g + (size_t)q], low[8 * g + (size_t)q]);
+    }
+}
 #endif
+#endif
+
 
 /* Beyond 2^50 finest cells from the origin a lattice index no longer has
  * room for a node's fraction: NaN, as simplex does at 2^52. */
@@ -704,6 +806,48 @@ static int out_of_range(const tf_drainage *dr, double x, double y)
     double L = dr->L[dr->levels - 1];
     return !(fabs(x / L) < 0x1p50) || !(fabs(y / L) < 0x1p50);
 }
+
+#if TF_HAVE_AVX2_PATH
+/* The row's samples from `first`, in groups of `lanes` (4 or 8) as many
+ * as `avail` holds, by carve_row or carve_row8; a group with a lane out of
+ * range or without a sum goes point by point. Returns the samples done.
+ * sum, low and out are the row's. */
+static size_t carve_groups(tf_drainage_work *w, tf_simd_level simd, size_t lanes, double x0,
+                           int64_t i0, double step, size_t first, size_t avail, double y,
+                           const double *sum, const double *low, double *out)
+{
+    const tf_drainage *dr = w->dr;
+    double px[TF_DRAINAGE_TILE_MAX];
+    unsigned char ok[TF_DRAINAGE_TILE_MAX / 4];
+    size_t ng = avail / lanes, n = lanes * ng;
+    for (size_t i = 0; i < n; i++)
+        px[i] = x0 + (double)(i0 + (int64_t)(first + i)) * step;
+    for (size_t g = 0; g < ng; g++) {
+        ok[g] = 1;
+        for (size_t m = lanes * g; m < lanes * (g + 1); m++)
+            ok[g] = ok[g] && !out_of_range(dr, px[m], y) && !isnan(sum[first + m]);
+    }
+#if TF_HAVE_AVX512_PATH
+    if (lanes == 8 && simd >= TF_SIMD_AVX512)
+        carve_row8(w, px, ng, ok, y, sum + first, low + first, out + first);
+    else
+#endif
+        carve_row(w, px, ng, ok, y, sum + first, low + first, out + first);
+    (void)simd;
+    for (size_t g = 0; g < ng; g++) {
+        if (ok[g])
+            continue;
+        for (size_t m = lanes * g; m < lanes * (g + 1); m++) {
+            size_t k = first + m;
+            if (out_of_range(dr, px[m], y) || isnan(sum[k]))
+                out[k] = NAN;
+            else
+                out[k] = carve(w, px[m], y, sum[k], low[k]);
+        }
+    }
+    return n;
+}
+#endif
 
 /* Single samples lay out a box of 2 SAMPLE_PAD finest cells a side when
  * the queries move through the terrain: on the fitted Jacksboro spec (4
@@ -844,32 +988,16 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                 size_t done = 0; /* samples from ti carved by carve_row */
 #if TF_HAVE_AVX2_PATH
                 if (t->simd >= TF_SIMD_AVX2 && built && tw * th > 1 && tw >= 4) {
-                    double px[TF_DRAINAGE_TILE_MAX];
-                    unsigned char ok[TF_DRAINAGE_TILE_MAX / 4];
-                    size_t ng = tw / 4;
-                    for (size_t i = 0; i < 4 * ng; i++)
-                        px[i] = x0 + (double)(i0 + (int64_t)(ti + i)) * step;
-                    for (size_t g = 0; g < ng; g++) {
-                        ok[g] = 1;
-                        for (size_t m = 4 * g; m < 4 * g + 4; m++)
-                            ok[g] = ok[g] && !out_of_range(dr, px[m], y) &&
-                                    !isnan(sum[j * nx + ti + m]);
-                    }
-                    carve_row(w, px, ng, ok, y, sum + j * nx + ti, low + j * nx + ti,
-                              out + j * nx + ti);
-                    done = 4 * ng;
-                    /* groups not carved (a lane out of range or NaN) go one by one below */
-                    for (size_t g = 0; g < ng; g++) {
-                        if (ok[g])
-                            continue;
-                        for (size_t i = ti + 4 * g; i < ti + 4 * g + 4; i++) {
-                            double x = px[i - ti];
-                            size_t k = j * nx + i;
-                            if (out_of_range(dr, x, y) || isnan(sum[k]))
-                                out[k] = NAN;
-                            else
-                                out[k] = carve(w, x, y, sum[k], low[k]);
-                        }
+                    /* groups of eight on the AVX-512 path, then of four */
+                    size_t lanes = 4;
+#if TF_HAVE_AVX512_PATH
+                    lanes = t->simd >= TF_SIMD_AVX512 && tw >= 8 ? 8 : 4;
+#endif
+                    while (lanes >= 4 && tw - done >= lanes) {
+                        done += carve_groups(w, t->simd, lanes, x0, i0, step, ti + done,
+                                             tw - done, y, sum + j * nx, low + j * nx,
+                                             out + j * nx);
+                        lanes /= 2;
                     }
                 }
 #endif
