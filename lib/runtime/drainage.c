@@ -139,7 +139,6 @@ typedef struct {
     size_t bnx, bny;
     uint32_t *bin_start; /* bnx * bny + 1 */
     uint32_t *bin_items;
-    uint32_t bin_most; /* the most items in one bin */
     int binned;
 } dlevel;
 
@@ -166,8 +165,6 @@ typedef struct {
 struct tf_drainage_work {
     dlayout cur;
     dlayout parked[SAMPLE_PARKED]; /* the most recently left first */
-    uint32_t *merged; /* two bins' lists in one (carve_four) */
-    size_t merged_capacity;
     const tf_terrain *t;
     const tf_drainage *dr;
 };
@@ -182,7 +179,6 @@ void tf_drainage_work_free(tf_drainage_work *w)
         for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++)
             free(a->items[k]);
     }
-    free(w->merged);
     free(w);
 }
 
@@ -283,7 +279,6 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->nseg = carve_bytes(&p, nv);
         lv->bin_start = carve_bytes(&p, (lv->bnx * lv->bny + 1) * sizeof(uint32_t));
         lv->binned = 0;
-        lv->bin_most = 0;
         memset(lv->state, 0, nv);
     }
     return 0;
@@ -550,11 +545,8 @@ static int bin_level(tf_drainage_work *w, int k)
             }
         }
         if (pass == 0) {
-            for (size_t c = 0; c < nb; c++) {
-                if (lv->bin_start[c + 1] > lv->bin_most)
-                    lv->bin_most = lv->bin_start[c + 1];
+            for (size_t c = 0; c < nb; c++)
                 lv->bin_start[c + 1] += lv->bin_start[c];
-            }
             size_t items = lv->bin_start[nb];
             if (items > w->cur.items_capacity[k]) {
                 uint32_t *grown = realloc(w->cur.items[k], items * sizeof *grown);
@@ -572,13 +564,6 @@ static int bin_level(tf_drainage_work *w, int k)
         }
     }
     lv->binned = 1;
-    if (2 * (size_t)lv->bin_most > w->merged_capacity) {
-        uint32_t *grown = realloc(w->merged, 2 * (size_t)lv->bin_most * sizeof *grown);
-        if (!grown)
-            return -1;
-        w->merged = grown;
-        w->merged_capacity = 2 * (size_t)lv->bin_most;
-    }
     return 0;
 }
 
@@ -606,129 +591,213 @@ static double carve(tf_drainage_work *w, double x, double y, double sum, double 
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
-/* The items of bins c0 .. c1 of one bin row (c1 - c0 <= 1) in item order,
- * each once: every sub-segment that can reach a point of those bins. A
- * sub-segment outside a point's own bin gives it +inf (its box test), so
- * going through the union in item order picks, for each point, the cone
- * that its own list picks: the first lowest. */
-static size_t merged_items(tf_drainage_work *w, const dlevel *lv, size_t c0, size_t c1,
-                           const uint32_t **items)
-{
-    if (!lv->bin_items) { /* a level with no sub-segment: no items, and no arithmetic on NULL */
-        *items = NULL;
-        return 0;
-    }
-    const uint32_t *a = lv->bin_items + lv->bin_start[c0], *ae = lv->bin_items + lv->bin_start[c0 + 1];
-    if (c1 == c0) {
-        *items = a;
-        return (size_t)(ae - a);
-    }
-    const uint32_t *b = lv->bin_items + lv->bin_start[c1], *be = lv->bin_items + lv->bin_start[c1 + 1];
-    uint32_t *out = w->merged;
-    size_t n = 0;
-    while (a < ae || b < be) {
-        uint32_t next = b == be || (a < ae && *a <= *b) ? *a : *b;
-        a += a < ae && *a == next;
-        b += b < be && *b == next;
-        out[n++] = next;
-    }
-    *items = out;
-    return n;
-}
-
-/* Level k's cones at four points (px[0..3], py) of a binned level, the
- * lowest kept per lane with its bed: seg_cone and consider lane by lane,
- * the same IEEE operations in the same order (a separate multiply and
- * add), with the early returns as masks. */
-__attribute__((target("avx2"))) static void level_cones_four(tf_drainage_work *w, int k,
-                                                             const uint32_t *items, size_t n,
-                                                             __m256d px, double py,
-                                                             __m256d *cone, __m256d *bed)
-{
-    const tf_drainage *dr = w->dr;
-    const dseg *seg = w->cur.level[k].seg;
-    const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
-    const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
-    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
-    const __m256d inf = _mm256_set1_pd(INFINITY), vy = _mm256_set1_pd(py);
-    __m256d best = *cone, best_bed = *bed;
-    for (size_t e = 0; e < n; e++) {
-        const dseg *s = &seg[items[e]];
-        if (py < s->y0 || py > s->y1)
-            continue; /* every lane outside the box: +inf, never lower */
-        __m256d outside = _mm256_or_pd(_mm256_cmp_pd(px, _mm256_set1_pd(s->x0), _CMP_LT_OQ),
-                                       _mm256_cmp_pd(px, _mm256_set1_pd(s->x1), _CMP_GT_OQ));
-        if (_mm256_movemask_pd(outside) == 0xF)
-            continue;
-        double dx = s->bx - s->ax, dy = s->by - s->ay;
-        double l2 = dx * dx + dy * dy;
-        __m256d t = zero;
-        if (l2 > 0.0) {
-            __m256d along = _mm256_mul_pd(_mm256_sub_pd(px, _mm256_set1_pd(s->ax)),
-                                          _mm256_set1_pd(dx));
-            t = _mm256_div_pd(_mm256_add_pd(along, _mm256_set1_pd((py - s->ay) * dy)),
-                              _mm256_set1_pd(l2));
-            t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
-            t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
-        }
-        __m256d qx = _mm256_add_pd(_mm256_set1_pd(s->ax), _mm256_mul_pd(t, _mm256_set1_pd(dx)));
-        __m256d qy = _mm256_add_pd(_mm256_set1_pd(s->ay), _mm256_mul_pd(t, _mm256_set1_pd(dy)));
-        __m256d ex = _mm256_sub_pd(px, qx), ey = _mm256_sub_pd(vy, qy);
-        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
-        __m256d reach = _mm256_andnot_pd(outside, _mm256_cmp_pd(d2, R2, _CMP_LT_OQ));
-        if (_mm256_movemask_pd(reach) == 0)
-            continue;
-        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
-        __m256d b = _mm256_add_pd(_mm256_set1_pd(s->ba),
-                                  _mm256_mul_pd(t, _mm256_set1_pd(s->bb - s->ba)));
-        __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
-        __m256d c = _mm256_add_pd(b, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
-        c = _mm256_blendv_pd(inf, c, reach);
-        __m256d lower = _mm256_cmp_pd(c, best, _CMP_LT_OQ);
-        best = _mm256_blendv_pd(best, c, lower);
-        best_bed = _mm256_blendv_pd(best_bed, b, lower);
-    }
-    *cone = best;
-    *bed = best_bed;
-}
-
-/* Step 5b at four points (px[0..3], py) of one row, every level binned:
- * the bits of carve at each. 0 when the points' bins at some level are too
- * far apart (a coarse step): then the caller carves them one by one. */
-__attribute__((target("avx2"))) static int carve_four(tf_drainage_work *w, const double *px,
+/* Step 5b along one row of a tile, the levels laid out and linked: px[0 ..
+ * 4 ng) the row's points, group g the four from 4 g, carved where ok[g].
+ * Each sub-segment that can reach the row is taken once, with its row
+ * constants, and its cones computed for the groups its box overlaps. Per
+ * lane these are seg_cone's IEEE operations (a separate multiply and add,
+ * the early returns as masks) and consider's choice, in the tie order
+ * (level, node row, node column, sub-segment): the bits of carve. The
+ * sub-segments that cannot reach a lane give it +inf in either, so going
+ * through every node row near the row instead of the point's bins changes
+ * nothing. */
+__attribute__((target("avx2"))) static void carve_row(tf_drainage_work *w, const double *px,
+                                                      size_t ng, const unsigned char *ok,
                                                       double py, const double *sum,
                                                       const double *low, double *out)
 {
     const tf_drainage *dr = w->dr;
-    __m256d x = _mm256_loadu_pd(px);
-    __m256d cone = _mm256_set1_pd(INFINITY), bed = _mm256_set1_pd(-INFINITY);
-    for (int k = 0; k < dr->levels; k++) {
-        const dlevel *lv = &w->cur.level[k];
-        double L = dr->L[k];
-        int64_t bj = cell_floor((py - lv->by0) / L);
-        if (bj < 0 || (size_t)bj >= lv->bny)
-            continue; /* no node of this level reaches the row */
-        double lo = px[0] < px[3] ? px[0] : px[3], hi = px[0] < px[3] ? px[3] : px[0];
-        int64_t b0 = cell_floor((lo - lv->bx0) / L), b1 = cell_floor((hi - lv->bx0) / L);
-        b0 = b0 < 0 ? 0 : b0;
-        b1 = b1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : b1;
-        if (b1 < b0)
-            continue;
-        if (b1 - b0 > 1)
-            return 0;
-        size_t row = (size_t)bj * lv->bnx;
-        const uint32_t *items;
-        size_t n = merged_items(w, lv, row + (size_t)b0, row + (size_t)b1, &items);
-        level_cones_four(w, k, items, n, x, py, &cone, &bed);
+    __m256d cone[TF_DRAINAGE_TILE_MAX / 4], bed[TF_DRAINAGE_TILE_MAX / 4];
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    const __m256d inf = _mm256_set1_pd(INFINITY), vy = _mm256_set1_pd(py);
+    for (size_t g = 0; g < ng; g++) {
+        cone[g] = inf;
+        bed[g] = _mm256_set1_pd(-INFINITY);
     }
-    double c[4], b[4];
-    _mm256_storeu_pd(c, cone);
-    _mm256_storeu_pd(b, bed);
-    for (int m = 0; m < 4; m++)
-        out[m] = carve_from(dr, c[m], b[m], sum[m], low[m]);
-    return 1;
+    double xlo = px[0], xhi = px[4 * ng - 1], step4 = ng > 1 ? px[4] - px[0] : 1.0;
+    for (int k = 0; k < dr->levels; k++) {
+        dlevel *lv = &w->cur.level[k];
+        double L = dr->L[k], m = dr->margin[k];
+        const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
+        const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
+        /* node rows whose sub-segments may reach py: a node's boxes lie
+         * within margin[k] of it (the y test below is the exact one) */
+        int64_t j0 = cell_floor((py - m) / L) - 1, j1 = cell_floor((py + m) / L) + 1;
+        j0 = j0 < lv->nj0 ? lv->nj0 : j0;
+        j1 = j1 > lv->nj0 + (int64_t)lv->nny - 1 ? lv->nj0 + (int64_t)lv->nny - 1 : j1;
+        size_t ring = (size_t)(lv->ni0 - lv->vi0);
+        for (int64_t j = j0; j <= j1; j++) {
+            size_t base = (size_t)(j - lv->vj0) * lv->vnx + ring;
+            for (size_t a = 0; a < lv->nnx; a++) {
+                size_t slot = base + a;
+                for (int si = 0; si < lv->nseg[slot]; si++) {
+                    const dseg *s = &lv->seg[2 * slot + (size_t)si];
+                    if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
+                        continue;
+                    /* the groups whose points may lie in [x0, x1] */
+                    double f0 = (s->x0 - xlo) / step4, f1 = (s->x1 - xlo) / step4;
+                    size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
+                    size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
+                    g1 = g1 >= ng ? ng - 1 : g1;
+                    while (g0 > 0 && px[4 * g0] > s->x0)
+                        g0--;
+                    while (g1 + 1 < ng && px[4 * g1 + 3] < s->x1)
+                        g1++;
+                    double dx = s->bx - s->ax, dy = s->by - s->ay;
+                    double l2 = dx * dx + dy * dy;
+                    const __m256d vax = _mm256_set1_pd(s->ax), vdx = _mm256_set1_pd(dx);
+                    const __m256d vay = _mm256_set1_pd(s->ay), vdy = _mm256_set1_pd(dy);
+                    const __m256d vx0 = _mm256_set1_pd(s->x0), vx1 = _mm256_set1_pd(s->x1);
+                    const __m256d cy = _mm256_set1_pd((py - s->ay) * dy), vl2 = _mm256_set1_pd(l2);
+                    const __m256d vba = _mm256_set1_pd(s->ba), vdb = _mm256_set1_pd(s->bb - s->ba);
+                    for (size_t g = g0; g <= g1; g++) {
+                        if (!ok[g])
+                            continue;
+                        __m256d x = _mm256_loadu_pd(px + 4 * g);
+                        __m256d outside = _mm256_or_pd(_mm256_cmp_pd(x, vx0, _CMP_LT_OQ),
+                                                       _mm256_cmp_pd(x, vx1, _CMP_GT_OQ));
+                        if (_mm256_movemask_pd(outside) == 0xF)
+                            continue;
+                        __m256d t = zero;
+                        if (l2 > 0.0) {
+                            __m256d along = _mm256_mul_pd(_mm256_sub_pd(x, vax), vdx);
+                            t = _mm256_div_pd(_mm256_add_pd(along, cy), vl2);
+                            t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
+                            t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
+                        }
+                        __m256d qx = _mm256_add_pd(vax, _mm256_mul_pd(t, vdx));
+                        __m256d qy = _mm256_add_pd(vay, _mm256_mul_pd(t, vdy));
+                        __m256d ex = _mm256_sub_pd(x, qx), ey = _mm256_sub_pd(vy, qy);
+                        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+                        __m256d reach = _mm256_andnot_pd(outside, _mm256_cmp_pd(d2, R2, _CMP_LT_OQ));
+                        if (_mm256_movemask_pd(reach) == 0)
+                            continue;
+                        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
+                        __m256d b = _mm256_add_pd(vba, _mm256_mul_pd(t, vdb));
+                        __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
+                        __m256d c = _mm256_add_pd(b, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
+                        c = _mm256_blendv_pd(inf, c, reach);
+                        __m256d lower = _mm256_cmp_pd(c, cone[g], _CMP_LT_OQ);
+                        cone[g] = _mm256_blendv_pd(cone[g], c, lower);
+                        bed[g] = _mm256_blendv_pd(bed[g], b, lower);
+                    }
+                }
+            }
+        }
+    }
+    for (size_t g = 0; g < ng; g++) {
+        if (!ok[g])
+            continue;
+        double c[4], b[4];
+        _mm256_storeu_pd(c, cone[g]);
+        _mm256_storeu_pd(b, bed[g]);
+        for (int q = 0; q < 4; q++)
+            out[4 * g + (size_t)q] = carve_from(dr, c[q], b[q], sum[4 * g + (size_t)q], low[4 * g + (size_t)q]);
+    }
+}
+
+#if TF_HAVE_AVX512_PATH
+/* carve_row with eight points a group (AVX-512F): the same operations
+ * lane by lane, masks in place of blends and movemasks; half the loop and
+ * test work a point, the arithmetic the same on a processor that splits a
+ * 512-bit operation in two. */
+__attribute__((target("avx512f,avx512dq"))) static void carve_row8(tf_drainage_work *w, const double *px,
+                                                      size_t ng, const unsigned char *ok,
+                                                      double py, const double *sum,
+                                                      const double *low, double *out)
+{
+    const tf_drainage *dr = w->dr;
+    __m512d cone[TF_DRAINAGE_TILE_MAX / 8], bed[TF_DRAINAGE_TILE_MAX / 8];
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    const __m512d inf = _mm512_set1_pd(INFINITY), vy = _mm512_set1_pd(py);
+    for (size_t g = 0; g < ng; g++) {
+        cone[g] = inf;
+        bed[g] = _mm512_set1_pd(-INFINITY);
+    }
+    double xlo = px[0], xhi = px[8 * ng - 1], step4 = ng > 1 ? px[8] - px[0] : 1.0;
+    for (int k = 0; k < dr->levels; k++) {
+        dlevel *lv = &w->cur.level[k];
+        double L = dr->L[k], m = dr->margin[k];
+        const __m512d R2 = _mm512_set1_pd(dr->R2[k]), w2 = _mm512_set1_pd(dr->w2[k]);
+        const __m512d wk = _mm512_set1_pd(dr->w[k]), slope = _mm512_set1_pd(dr->slope);
+        /* node rows whose sub-segments may reach py: a node's boxes lie
+         * within margin[k] of it (the y test below is the exact one) */
+        int64_t j0 = cell_floor((py - m) / L) - 1, j1 = cell_floor((py + m) / L) + 1;
+        j0 = j0 < lv->nj0 ? lv->nj0 : j0;
+        j1 = j1 > lv->nj0 + (int64_t)lv->nny - 1 ? lv->nj0 + (int64_t)lv->nny - 1 : j1;
+        size_t ring = (size_t)(lv->ni0 - lv->vi0);
+        for (int64_t j = j0; j <= j1; j++) {
+            size_t base = (size_t)(j - lv->vj0) * lv->vnx + ring;
+            for (size_t a = 0; a < lv->nnx; a++) {
+                size_t slot = base + a;
+                for (int si = 0; si < lv->nseg[slot]; si++) {
+                    const dseg *s = &lv->seg[2 * slot + (size_t)si];
+                    if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
+                        continue;
+                    /* the groups whose points may lie in [x0, x1] */
+                    double f0 = (s->x0 - xlo) / step4, f1 = (s->x1 - xlo) / step4;
+                    size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
+                    size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
+                    g1 = g1 >= ng ? ng - 1 : g1;
+                    while (g0 > 0 && px[8 * g0] > s->x0)
+                        g0--;
+                    while (g1 + 1 < ng && px[8 * g1 + 7] < s->x1)
+                        g1++;
+                    double dx = s->bx - s->ax, dy = s->by - s->ay;
+                    double l2 = dx * dx + dy * dy;
+                    const __m512d vax = _mm512_set1_pd(s->ax), vdx = _mm512_set1_pd(dx);
+                    const __m512d vay = _mm512_set1_pd(s->ay), vdy = _mm512_set1_pd(dy);
+                    const __m512d vx0 = _mm512_set1_pd(s->x0), vx1 = _mm512_set1_pd(s->x1);
+                    const __m512d cy = _mm512_set1_pd((py - s->ay) * dy), vl2 = _mm512_set1_pd(l2);
+                    const __m512d vba = _mm512_set1_pd(s->ba), vdb = _mm512_set1_pd(s->bb - s->ba);
+                    for (size_t g = g0; g <= g1; g++) {
+                        if (!ok[g])
+                            continue;
+                        __m512d x = _mm512_loadu_pd(px + 8 * g);
+                        __mmask8 outside = (__mmask8)(_mm512_cmp_pd_mask(x, vx0, _CMP_LT_OQ) |
+                                                      _mm512_cmp_pd_mask(x, vx1, _CMP_GT_OQ));
+                        if (outside == 0xFF)
+                            continue;
+                        __m512d t = zero;
+                        if (l2 > 0.0) {
+                            __m512d along = _mm512_mul_pd(_mm512_sub_pd(x, vax), vdx);
+                            t = _mm512_div_pd(_mm512_add_pd(along, cy), vl2);
+                            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_LT_OQ), t, zero);
+                            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, one, _CMP_GT_OQ), t, one);
+                        }
+                        __m512d qx = _mm512_add_pd(vax, _mm512_mul_pd(t, vdx));
+                        __m512d qy = _mm512_add_pd(vay, _mm512_mul_pd(t, vdy));
+                        __m512d ex = _mm512_sub_pd(x, qx), ey = _mm512_sub_pd(vy, qy);
+                        __m512d d2 = _mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey));
+                        __mmask8 reach = (__mmask8)(~outside & _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ));
+                        if (reach == 0)
+                            continue;
+                        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
+                        __m512d b = _mm512_add_pd(vba, _mm512_mul_pd(t, vdb));
+                        __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
+                        __m512d c = _mm512_add_pd(b, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
+                        c = _mm512_mask_blend_pd(reach, inf, c);
+                        __mmask8 lower = _mm512_cmp_pd_mask(c, cone[g], _CMP_LT_OQ);
+                        cone[g] = _mm512_mask_blend_pd(lower, cone[g], c);
+                        bed[g] = _mm512_mask_blend_pd(lower, bed[g], b);
+                    }
+                }
+            }
+        }
+    }
+    for (size_t g = 0; g < ng; g++) {
+        if (!ok[g])
+            continue;
+        double c[8], b[8];
+        _mm512_storeu_pd(c, cone[g]);
+        _mm512_storeu_pd(b, bed[g]);
+        for (int q = 0; q < 8; q++)
+            out[8 * g + (size_t)q] = carve_from(dr, c[q], b[q], sum[8 * g + (size_t)q], low[8 * g + (size_t)q]);
+    }
 }
 #endif
+#endif
+
 
 /* Beyond 2^50 finest cells from the origin a lattice index no longer has
  * room for a node's fraction: NaN, as simplex does at 2^52. */
@@ -737,6 +806,48 @@ static int out_of_range(const tf_drainage *dr, double x, double y)
     double L = dr->L[dr->levels - 1];
     return !(fabs(x / L) < 0x1p50) || !(fabs(y / L) < 0x1p50);
 }
+
+#if TF_HAVE_AVX2_PATH
+/* The row's samples from `first`, in groups of `lanes` (4 or 8) as many
+ * as `avail` holds, by carve_row or carve_row8; a group with a lane out of
+ * range or without a sum goes point by point. Returns the samples done.
+ * sum, low and out are the row's. */
+static size_t carve_groups(tf_drainage_work *w, tf_simd_level simd, size_t lanes, double x0,
+                           int64_t i0, double step, size_t first, size_t avail, double y,
+                           const double *sum, const double *low, double *out)
+{
+    const tf_drainage *dr = w->dr;
+    double px[TF_DRAINAGE_TILE_MAX];
+    unsigned char ok[TF_DRAINAGE_TILE_MAX / 4];
+    size_t ng = avail / lanes, n = lanes * ng;
+    for (size_t i = 0; i < n; i++)
+        px[i] = x0 + (double)(i0 + (int64_t)(first + i)) * step;
+    for (size_t g = 0; g < ng; g++) {
+        ok[g] = 1;
+        for (size_t m = lanes * g; m < lanes * (g + 1); m++)
+            ok[g] = ok[g] && !out_of_range(dr, px[m], y) && !isnan(sum[first + m]);
+    }
+#if TF_HAVE_AVX512_PATH
+    if (lanes == 8 && simd >= TF_SIMD_AVX512)
+        carve_row8(w, px, ng, ok, y, sum + first, low + first, out + first);
+    else
+#endif
+        carve_row(w, px, ng, ok, y, sum + first, low + first, out + first);
+    (void)simd;
+    for (size_t g = 0; g < ng; g++) {
+        if (ok[g])
+            continue;
+        for (size_t m = lanes * g; m < lanes * (g + 1); m++) {
+            size_t k = first + m;
+            if (out_of_range(dr, px[m], y) || isnan(sum[k]))
+                out[k] = NAN;
+            else
+                out[k] = carve(w, px[m], y, sum[k], low[k]);
+        }
+    }
+    return n;
+}
+#endif
 
 /* Single samples lay out a box of 2 SAMPLE_PAD finest cells a side when
  * the queries move through the terrain: on the fitted Jacksboro spec (4
@@ -874,25 +985,25 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                 built = bin_level(w, k) == 0;
             for (size_t j = tj; j < tj + th; j++) {
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
-                for (size_t i = ti; i < ti + tw; i++) {
+                size_t done = 0; /* samples from ti carved by carve_row */
+#if TF_HAVE_AVX2_PATH
+                if (t->simd >= TF_SIMD_AVX2 && built && tw * th > 1 && tw >= 4) {
+                    /* groups of eight on the AVX-512 path, then of four */
+                    size_t lanes = 4;
+#if TF_HAVE_AVX512_PATH
+                    lanes = t->simd >= TF_SIMD_AVX512 && tw >= 8 ? 8 : 4;
+#endif
+                    while (lanes >= 4 && tw - done >= lanes) {
+                        done += carve_groups(w, t->simd, lanes, x0, i0, step, ti + done,
+                                             tw - done, y, sum + j * nx, low + j * nx,
+                                             out + j * nx);
+                        lanes /= 2;
+                    }
+                }
+#endif
+                for (size_t i = ti + done; i < ti + tw; i++) {
                     double x = x0 + (double)(i0 + (int64_t)i) * step;
                     size_t k = j * nx + i;
-#if TF_HAVE_AVX2_PATH
-                    /* four at a time on the AVX2 path, where all four are
-                     * in range and have sums */
-                    if (t->simd >= TF_SIMD_AVX2 && built && tw * th > 1 && i + 4 <= ti + tw) {
-                        double px[4];
-                        int ok = 1;
-                        for (int m = 0; m < 4; m++) {
-                            px[m] = x0 + (double)(i0 + (int64_t)(i + (size_t)m)) * step;
-                            ok = ok && !out_of_range(dr, px[m], y) && !isnan(sum[k + (size_t)m]);
-                        }
-                        if (ok && carve_four(w, px, y, sum + k, low + k, out + k)) {
-                            i += 3;
-                            continue;
-                        }
-                    }
-#endif
                     if (!built || out_of_range(dr, x, y) || isnan(sum[k]))
                         out[k] = NAN;
                     else
