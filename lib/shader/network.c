@@ -60,13 +60,24 @@ static void bin_span(const level_bins *lb, double lo, double hi, size_t n, size_
     *b = i1 < 0.0 ? 0 : i1 >= (double)n ? n - 1 : (size_t)i1;
 }
 
-static void seg_rel(const tf_drainage_segment *g, int32_t x0, int32_t y0, double *ax,
-                    double *ay, double *bx, double *by)
+/* Segment g's ends relative to the box's corner, and the bins of its
+ * level that its reach covers: columns i0 .. i1, rows j0 .. j1. */
+typedef struct {
+    double ax, ay, bx, by;
+    size_t i0, i1, j0, j1;
+} seg_place;
+
+static seg_place place_segment(const tf_drainage_segment *g, const level_bins *b, int32_t x0,
+                               int32_t y0)
 {
-    *ax = g->ax - (double)x0;
-    *ay = g->ay - (double)y0;
-    *bx = g->bx - (double)x0;
-    *by = g->by - (double)y0;
+    seg_place p;
+    p.ax = g->ax - (double)x0;
+    p.ay = g->ay - (double)y0;
+    p.bx = g->bx - (double)x0;
+    p.by = g->by - (double)y0;
+    bin_span(b, fmin(p.ax, p.bx), fmax(p.ax, p.bx), b->nx, &p.i0, &p.i1);
+    bin_span(b, fmin(p.ay, p.by), fmax(p.ay, p.by), b->ny, &p.j0, &p.j1);
+    return p;
 }
 
 int tf_shader_network_build(const tf_terrain *t, int32_t x0, int32_t y0, uint32_t width,
@@ -124,13 +135,8 @@ int tf_shader_network_build(const tf_terrain *t, int32_t x0, int32_t y0, uint32_
         words += lb[k].nx * lb[k].ny + 1;
     }
     for (size_t e = 0; e < l.n && words + items <= TF_SHADER_NETWORK_MAX_WORDS; e++) {
-        const tf_drainage_segment *g = &l.s[e];
-        double ax, ay, bx, by;
-        seg_rel(g, x0, y0, &ax, &ay, &bx, &by);
-        size_t i0, i1, j0, j1;
-        bin_span(&lb[g->level], fmin(ax, bx), fmax(ax, bx), lb[g->level].nx, &i0, &i1);
-        bin_span(&lb[g->level], fmin(ay, by), fmax(ay, by), lb[g->level].ny, &j0, &j1);
-        items += (i1 - i0 + 1) * (j1 - j0 + 1);
+        seg_place q = place_segment(&l.s[e], &lb[l.s[e].level], x0, y0);
+        items += (q.i1 - q.i0 + 1) * (q.j1 - q.j0 + 1);
     }
     if (words + items > TF_SHADER_NETWORK_MAX_WORDS || l.n > TF_SHADER_NETWORK_MAX_WORDS) {
         tf_error_set(err, TF_ERR_LIMIT,
@@ -168,19 +174,15 @@ int tf_shader_network_build(const tf_terrain *t, int32_t x0, int32_t y0, uint32_
         const tf_drainage_segment *g = &l.s[e];
         const level_bins *b = &lb[g->level];
         size_t first = w[6 + 4 * g->level];
-        double ax, ay, bx, by;
-        seg_rel(g, x0, y0, &ax, &ay, &bx, &by);
-        size_t i0, i1, j0, j1;
-        bin_span(b, fmin(ax, bx), fmax(ax, bx), b->nx, &i0, &i1);
-        bin_span(b, fmin(ay, by), fmax(ay, by), b->ny, &j0, &j1);
-        for (size_t j = j0; j <= j1; j++)
-            for (size_t i = i0; i <= i1; i++)
+        seg_place q = place_segment(g, b, x0, y0);
+        for (size_t j = q.j0; j <= q.j1; j++)
+            for (size_t i = q.i0; i <= q.i1; i++)
                 w[first + 1 + j * b->nx + i]++;
         float *o = &seg[8 * e];
-        o[0] = (float)ax;
-        o[1] = (float)ay;
-        o[2] = (float)bx;
-        o[3] = (float)by;
+        o[0] = (float)q.ax;
+        o[1] = (float)q.ay;
+        o[2] = (float)q.bx;
+        o[3] = (float)q.by;
         o[4] = (float)g->bed_a;
         o[5] = (float)g->bed_b;
         o[6] = 0.0f;
@@ -197,16 +199,11 @@ int tf_shader_network_build(const tf_terrain *t, int32_t x0, int32_t y0, uint32_
     }
     /* fill: a cursor per bin, kept in the start word and restored after */
     for (size_t e = 0; e < l.n; e++) {
-        const tf_drainage_segment *g = &l.s[e];
-        const level_bins *b = &lb[g->level];
-        size_t first = w[6 + 4 * g->level];
-        double ax, ay, bx, by;
-        seg_rel(g, x0, y0, &ax, &ay, &bx, &by);
-        size_t i0, i1, j0, j1;
-        bin_span(b, fmin(ax, bx), fmax(ax, bx), b->nx, &i0, &i1);
-        bin_span(b, fmin(ay, by), fmax(ay, by), b->ny, &j0, &j1);
-        for (size_t j = j0; j <= j1; j++)
-            for (size_t i = i0; i <= i1; i++)
+        const level_bins *b = &lb[l.s[e].level];
+        size_t first = w[6 + 4 * l.s[e].level];
+        seg_place q = place_segment(&l.s[e], b, x0, y0);
+        for (size_t j = q.j0; j <= q.j1; j++)
+            for (size_t i = q.i0; i <= q.i1; i++)
                 w[w[first + j * b->nx + i]++] = (uint32_t)e;
     }
     for (int k = 0; k < d->levels; k++) {

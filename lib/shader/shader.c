@@ -517,6 +517,22 @@ static int check_name(const char *name, tf_error *err)
     return ok ? 0 : -1;
 }
 
+/* NAME_gradient(p) and NAME(p): the _at forms at floor(p) and p - floor(p). */
+static void put_point_forms(tf_text *s, const char *n)
+{
+    tf_text_printf(s,
+                   "// Height and gradient at p, for points within a few thousand units of\n"
+                   "// the origin (a float's fraction shrinks beyond; use the _at forms).\n"
+                   "fn vec3 %s_gradient(vec2 p) {\n"
+                   "    let vec2 fl = floor(p);\n"
+                   "    return %s_gradient_at(ivec2(fl), p - fl);\n}\n\n"
+                   "// The height at p (see %s_gradient).\n"
+                   "fn float %s(vec2 p) {\n"
+                   "    let vec2 fl = floor(p);\n"
+                   "    return %s_at(ivec2(fl), p - fl);\n}\n",
+                   n, n, n, n, n);
+}
+
 /* Step 5's addition of layer i's contribution x_i, and with a drainage
  * stage the carved layers' own sum (added in layer order to 0.0). */
 static void put_add(tf_text *s, const tf_spec *spec, size_t i)
@@ -601,17 +617,7 @@ static void put_drainage(tf_text *s, const char *n, const tf_drainage_spec *d, i
                    "    let float gy = (%s_at(cell, frac + vec2(0.0, %F)) - %s_at(cell, frac - vec2(0.0, %F))) / %F;\n"
                    "    return vec3(%s_at(cell, frac), gx, gy);\n}\n\n",
                    n, n, e, n, e, 2.0 * e, n, e, n, e, 2.0 * e, n);
-    tf_text_printf(s,
-                   "// Height and gradient at p, for points within a few thousand units of\n"
-                   "// the origin (a float's fraction shrinks beyond; use the _at forms).\n"
-                   "fn vec3 %s_gradient(vec2 p) {\n"
-                   "    let vec2 fl = floor(p);\n"
-                   "    return %s_gradient_at(ivec2(fl), p - fl);\n}\n\n"
-                   "// The height at p (see %s_gradient).\n"
-                   "fn float %s(vec2 p) {\n"
-                   "    let vec2 fl = floor(p);\n"
-                   "    return %s_at(ivec2(fl), p - fl);\n}\n",
-                   n, n, n, n, n);
+    put_point_forms(s, n);
 }
 
 /* GLSL finds a texel as (i & 1023, i >> 10). */
@@ -763,16 +769,9 @@ static int put_spec(emitter *e, const tf_spec *spec, double min_value, double ma
     tf_text_printf(s,
                    "// The height at world point cell + frac: precise however far out.\n"
                    "fn float %s_at(ivec2 cell, vec2 frac) {\n"
-                   "    return %s_gradient_at(cell, frac).x;\n}\n\n"
-                   "// Height and gradient at p, for points within a few thousand units of\n"
-                   "// the origin (a float's fraction shrinks beyond; use the _at forms).\n"
-                   "fn vec3 %s_gradient(vec2 p) {\n"
-                   "    let vec2 fl = floor(p);\n"
-                   "    return %s_gradient_at(ivec2(fl), p - fl);\n}\n\n"
-                   "// The height at p (see %s_gradient).\n"
-                   "fn float %s(vec2 p) {\n"
-                   "    return %s_gradient(p).x;\n}\n",
-                   n, n, n, n, n, n, n);
+                   "    return %s_gradient_at(cell, frac).x;\n}\n\n",
+                   n, n);
+    put_point_forms(s, n);
     return 0;
 }
 
