@@ -1027,13 +1027,17 @@ int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     if (prepare(t, dr, q, w) != 0)
         return -1;
     for (int k = 0; k < dr->levels; k++) {
+        /* Link and bin the level whole before the next: a finer node's
+         * value then finds the coarser cones in its bin instead of going
+         * node by node (the window's way; the same links). */
+        if (bin_level(w, k) != 0)
+            return -1;
         dlevel *lv = &w->cur.level[k];
         size_t ring = (size_t)(lv->ni0 - lv->vi0);
         /* node box rows, then columns: the tie order of Cone_(<K) */
         for (size_t b = 0; b < lv->nny; b++) {
             for (size_t a = 0; a < lv->nnx; a++) {
                 size_t slot = (b + ring) * lv->vnx + a + ring;
-                ensure_link(w, k, slot);
                 for (int s = 0; s < lv->nseg[slot]; s++) {
                     const dseg *g = &lv->seg[2 * slot + (size_t)s];
                     if (g->x1 < x0 || g->x0 > x1 || g->y1 < y0 || g->y0 > y1)
