@@ -114,6 +114,7 @@ typedef struct {
     double ax, ay, bx, by; /* the sub-segment's ends */
     double ba, bb;         /* the bed at each end */
     double x0, y0, x1, y1; /* the box of its reach */
+    double lo;             /* below every cone it gives (rows of a tile) */
 } dseg;
 
 /* Node state bits. */
@@ -316,14 +317,21 @@ static inline double seg_cone(const tf_drainage *dr, int k, const dseg *s, doubl
     return bed + (dr->slope * profile) / s_;
 }
 
-static dseg make_seg(double ax, double ay, double bx, double by, double ba, double bb,
-                     double R)
+static dseg make_seg(const tf_drainage *dr, int k, double ax, double ay, double bx, double by,
+                     double ba, double bb)
 {
-    dseg g = {ax, ay, bx, by, ba, bb, 0, 0, 0, 0};
+    double R = dr->R[k];
+    dseg g = {ax, ay, bx, by, ba, bb, 0, 0, 0, 0, 0};
     g.x0 = (ax < bx ? ax : bx) - R;
     g.x1 = (ax < bx ? bx : ax) + R;
     g.y0 = (ay < by ? ay : by) - R;
     g.y1 = (ay < by ? by : ay) + R;
+    /* A cone is its bed, between ba and bb, plus slope profile / s with
+     * profile >= 0 and 0 < s <= 1. In doubles the bed's interpolation can
+     * land a few ulps below the lower end, and the profile an ulp of w
+     * below 0 (only where d is next to nothing and s is 1); 2^-40 of their
+     * sizes covers both with room. */
+    g.lo = (ba < bb ? ba : bb) - 0x1p-40 * (fabs(ba) + fabs(bb) + dr->slope * dr->w[k]);
     return g;
 }
 
@@ -442,13 +450,13 @@ static void ensure_value(tf_drainage_work *w, int k, size_t slot)
 static void set_link(const tf_drainage *dr, int k, dlevel *lv, size_t slot, uint32_t h,
                      double bx, double by, double bb)
 {
-    double ax = lv->px[slot], ay = lv->py[slot], ba = lv->bed[slot], R = dr->R[k];
+    double ax = lv->px[slot], ay = lv->py[slot], ba = lv->bed[slot];
     double f = dr->bend * (2.0 * unit_of(tf_mix32(h + 2u)) - 1.0);
     double dx = bx - ax, dy = by - ay;
     double mx = (ax + 0.5 * dx) - f * dy, my = (ay + 0.5 * dy) + f * dx;
     double bm = ba + 0.5 * (bb - ba);
-    lv->seg[2 * slot] = make_seg(ax, ay, mx, my, ba, bm, R);
-    lv->seg[2 * slot + 1] = make_seg(mx, my, bx, by, bm, bb, R);
+    lv->seg[2 * slot] = make_seg(dr, k, ax, ay, mx, my, ba, bm);
+    lv->seg[2 * slot + 1] = make_seg(dr, k, mx, my, bx, by, bm, bb);
     lv->nseg[slot] = 2;
 }
 
@@ -591,35 +599,43 @@ static double carve(tf_drainage_work *w, double x, double y, double sum, double 
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
-/* Step 5b along one row of a tile, the levels laid out and linked: px[0 ..
- * 4 ng) the row's points, group g the four from 4 g, carved where ok[g].
- * Each sub-segment that can reach the row is taken once, with its row
- * constants, and its cones computed for the groups its box overlaps. Per
- * lane these are seg_cone's IEEE operations (a separate multiply and add,
- * the early returns as masks) and consider's choice, in the tie order
- * (level, node row, node column, sub-segment): the bits of carve. The
- * sub-segments that cannot reach a lane give it +inf in either, so going
- * through every node row near the row instead of the point's bins changes
- * nothing. */
-__attribute__((target("avx2"))) static void carve_row(tf_drainage_work *w, const double *px,
-                                                      size_t ng, const unsigned char *ok,
-                                                      double py, const double *sum,
-                                                      const double *low, double *out)
+/* ---- rows of a tile, in vector lanes
+ *
+ * Step 5b along one row of a tile, the levels laid out and linked: px[0 ..
+ * lanes ng) the row's points, group g the `lanes` (4 or 8) from lanes g,
+ * carved where ok[g]. row_walk takes each sub-segment that can reach the
+ * row once, in the tie order (level, node row, node column, sub-segment),
+ * finds the groups its box overlaps, drops those it cannot lower, and
+ * hands the rest to a kernel that computes its cones there. Per lane the
+ * kernels do seg_cone's IEEE operations (a separate multiply and add, the
+ * early returns as masks) and consider's choice: the bits of carve. A
+ * sub-segment that cannot reach a lane, or that row_walk drops, gives it
+ * no lower cone, so going through every node row near the row instead of
+ * the point's bins changes nothing.
+ *
+ * The drop: a cone is at least lo + slope * profile(d) (its bed is at
+ * least lo, and 1/s >= 1), and d is at least the gap between the group's
+ * points and the sub-segment's box. When lo + slope * profile(gap) passes
+ * the group's highest cone so far (top), no lane's cone can go lower, and
+ * a tie keeps the earlier one. The test is made on squares, without a
+ * root: gap^2 + w^2 > (G / slope + w)^2 with G = top - lo, the gap shrunk
+ * by 2^-40 of the coordinates' size and the right side grown by 2^-30, far
+ * beyond the rounding of the lanes' own arithmetic. On the fitted Jacksboro
+ * spec it drops about 4 in 5 of the (sub-segment, group) pairs. */
+
+typedef void (*row_kernel)(void *ctx, int k, const dseg *s, const size_t *group, size_t n);
+
+static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t ng,
+                     const unsigned char *ok, double py, const double *top, row_kernel kernel,
+                     void *ctx)
 {
     const tf_drainage *dr = w->dr;
-    __m256d cone[TF_DRAINAGE_TILE_MAX / 4], bed[TF_DRAINAGE_TILE_MAX / 4];
-    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
-    const __m256d inf = _mm256_set1_pd(INFINITY), vy = _mm256_set1_pd(py);
-    for (size_t g = 0; g < ng; g++) {
-        cone[g] = inf;
-        bed[g] = _mm256_set1_pd(-INFINITY);
-    }
-    double xlo = px[0], xhi = px[4 * ng - 1], step4 = ng > 1 ? px[4] - px[0] : 1.0;
+    size_t group[TF_DRAINAGE_TILE_MAX / 4];
+    double xlo = px[0], xhi = px[lanes * ng - 1], span = ng > 1 ? px[lanes] - px[0] : 1.0;
     for (int k = 0; k < dr->levels; k++) {
         dlevel *lv = &w->cur.level[k];
-        double L = dr->L[k], m = dr->margin[k];
-        const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
-        const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
+        double L = dr->L[k], m = dr->margin[k], wk = dr->w[k], w2k = dr->w2[k];
+        double islope = dr->slope > 0.0 ? 1.0 / dr->slope : INFINITY;
         /* node rows whose sub-segments may reach py: a node's boxes lie
          * within margin[k] of it (the y test below is the exact one) */
         int64_t j0 = cell_floor((py - m) / L) - 1, j1 = cell_floor((py + m) / L) + 1;
@@ -635,167 +651,192 @@ __attribute__((target("avx2"))) static void carve_row(tf_drainage_work *w, const
                     if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
                         continue;
                     /* the groups whose points may lie in [x0, x1] */
-                    double f0 = (s->x0 - xlo) / step4, f1 = (s->x1 - xlo) / step4;
+                    double f0 = (s->x0 - xlo) / span, f1 = (s->x1 - xlo) / span;
                     size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
                     size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
                     g1 = g1 >= ng ? ng - 1 : g1;
-                    while (g0 > 0 && px[4 * g0] > s->x0)
+                    while (g0 > 0 && px[lanes * g0] > s->x0)
                         g0--;
-                    while (g1 + 1 < ng && px[4 * g1 + 3] < s->x1)
+                    while (g1 + 1 < ng && px[lanes * g1 + lanes - 1] < s->x1)
                         g1++;
-                    double dx = s->bx - s->ax, dy = s->by - s->ay;
-                    double l2 = dx * dx + dy * dy;
-                    const __m256d vax = _mm256_set1_pd(s->ax), vdx = _mm256_set1_pd(dx);
-                    const __m256d vay = _mm256_set1_pd(s->ay), vdy = _mm256_set1_pd(dy);
-                    const __m256d vx0 = _mm256_set1_pd(s->x0), vx1 = _mm256_set1_pd(s->x1);
-                    const __m256d cy = _mm256_set1_pd((py - s->ay) * dy), vl2 = _mm256_set1_pd(l2);
-                    const __m256d vba = _mm256_set1_pd(s->ba), vdb = _mm256_set1_pd(s->bb - s->ba);
+                    double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
+                    double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
+                    double eps = 0x1p-40 * (fabs(xlo) + fabs(xhi) + fabs(py) + fabs(sx0) +
+                                            fabs(sx1) + fabs(sy0) + fabs(sy1));
+                    double gy = py < sy0 ? sy0 - py : py > sy1 ? py - sy1 : 0.0;
+                    gy = gy > eps ? gy - eps : 0.0;
+                    size_t n = 0;
                     for (size_t g = g0; g <= g1; g++) {
                         if (!ok[g])
                             continue;
-                        __m256d x = _mm256_loadu_pd(px + 4 * g);
-                        __m256d outside = _mm256_or_pd(_mm256_cmp_pd(x, vx0, _CMP_LT_OQ),
-                                                       _mm256_cmp_pd(x, vx1, _CMP_GT_OQ));
-                        if (_mm256_movemask_pd(outside) == 0xF)
+                        double G = top[g] - s->lo;
+                        if (!(G >= 0.0))
+                            continue; /* every lane's cone is below lo */
+                        double gx0 = px[lanes * g], gx1 = px[lanes * g + lanes - 1];
+                        double gx = sx0 > gx1 ? sx0 - gx1 : gx0 > sx1 ? gx0 - sx1 : 0.0;
+                        gx = gx > eps ? gx - eps : 0.0;
+                        double q = G * islope + wk;
+                        if (gx * gx + gy * gy + w2k > q * q * (1.0 + 0x1p-30))
                             continue;
-                        __m256d t = zero;
-                        if (l2 > 0.0) {
-                            __m256d along = _mm256_mul_pd(_mm256_sub_pd(x, vax), vdx);
-                            t = _mm256_div_pd(_mm256_add_pd(along, cy), vl2);
-                            t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
-                            t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
-                        }
-                        __m256d qx = _mm256_add_pd(vax, _mm256_mul_pd(t, vdx));
-                        __m256d qy = _mm256_add_pd(vay, _mm256_mul_pd(t, vdy));
-                        __m256d ex = _mm256_sub_pd(x, qx), ey = _mm256_sub_pd(vy, qy);
-                        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
-                        __m256d reach = _mm256_andnot_pd(outside, _mm256_cmp_pd(d2, R2, _CMP_LT_OQ));
-                        if (_mm256_movemask_pd(reach) == 0)
-                            continue;
-                        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
-                        __m256d b = _mm256_add_pd(vba, _mm256_mul_pd(t, vdb));
-                        __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
-                        __m256d c = _mm256_add_pd(b, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
-                        c = _mm256_blendv_pd(inf, c, reach);
-                        __m256d lower = _mm256_cmp_pd(c, cone[g], _CMP_LT_OQ);
-                        cone[g] = _mm256_blendv_pd(cone[g], c, lower);
-                        bed[g] = _mm256_blendv_pd(bed[g], b, lower);
+                        group[n++] = g;
                     }
+                    if (n > 0)
+                        kernel(ctx, k, s, group, n);
                 }
             }
         }
     }
-    for (size_t g = 0; g < ng; g++) {
-        if (!ok[g])
+}
+
+/* A kernel's state: each group's lowest cone and its bed, lane by lane,
+ * and top, the highest of its lanes' cones (row_walk's drop). */
+typedef struct {
+    const tf_drainage *dr;
+    const double *px;
+    double py;
+    void *cone, *bed; /* __m256d or __m512d, one a group */
+    double *top;
+} row_state;
+
+__attribute__((target("avx2"))) static void row_kernel4(void *ctx, int k, const dseg *s,
+                                                        const size_t *group, size_t n)
+{
+    row_state *st = ctx;
+    const tf_drainage *dr = st->dr;
+    __m256d *cone = st->cone, *bed = st->bed;
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    const __m256d inf = _mm256_set1_pd(INFINITY), vy = _mm256_set1_pd(st->py);
+    const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
+    const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
+    double dx = s->bx - s->ax, dy = s->by - s->ay;
+    double l2 = dx * dx + dy * dy;
+    const __m256d vax = _mm256_set1_pd(s->ax), vdx = _mm256_set1_pd(dx);
+    const __m256d vay = _mm256_set1_pd(s->ay), vdy = _mm256_set1_pd(dy);
+    const __m256d vx0 = _mm256_set1_pd(s->x0), vx1 = _mm256_set1_pd(s->x1);
+    const __m256d cy = _mm256_set1_pd((st->py - s->ay) * dy), vl2 = _mm256_set1_pd(l2);
+    const __m256d vba = _mm256_set1_pd(s->ba), vdb = _mm256_set1_pd(s->bb - s->ba);
+    for (size_t e = 0; e < n; e++) {
+        size_t g = group[e];
+        __m256d x = _mm256_loadu_pd(st->px + 4 * g);
+        __m256d outside = _mm256_or_pd(_mm256_cmp_pd(x, vx0, _CMP_LT_OQ),
+                                       _mm256_cmp_pd(x, vx1, _CMP_GT_OQ));
+        if (_mm256_movemask_pd(outside) == 0xF)
             continue;
-        double c[4], b[4];
-        _mm256_storeu_pd(c, cone[g]);
-        _mm256_storeu_pd(b, bed[g]);
-        for (int q = 0; q < 4; q++)
-            out[4 * g + (size_t)q] = carve_from(dr, c[q], b[q], sum[4 * g + (size_t)q], low[4 * g + (size_t)q]);
+        __m256d t = zero;
+        if (l2 > 0.0) {
+            __m256d along = _mm256_mul_pd(_mm256_sub_pd(x, vax), vdx);
+            t = _mm256_div_pd(_mm256_add_pd(along, cy), vl2);
+            t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
+            t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
+        }
+        __m256d qx = _mm256_add_pd(vax, _mm256_mul_pd(t, vdx));
+        __m256d qy = _mm256_add_pd(vay, _mm256_mul_pd(t, vdy));
+        __m256d ex = _mm256_sub_pd(x, qx), ey = _mm256_sub_pd(vy, qy);
+        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+        __m256d reach = _mm256_andnot_pd(outside, _mm256_cmp_pd(d2, R2, _CMP_LT_OQ));
+        if (_mm256_movemask_pd(reach) == 0)
+            continue;
+        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
+        __m256d b = _mm256_add_pd(vba, _mm256_mul_pd(t, vdb));
+        __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
+        __m256d c = _mm256_add_pd(b, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
+        c = _mm256_blendv_pd(inf, c, reach);
+        __m256d lower = _mm256_cmp_pd(c, cone[g], _CMP_LT_OQ);
+        if (_mm256_movemask_pd(lower) == 0)
+            continue;
+        cone[g] = _mm256_blendv_pd(cone[g], c, lower);
+        bed[g] = _mm256_blendv_pd(bed[g], b, lower);
+        __m256d m = _mm256_max_pd(cone[g], _mm256_permute_pd(cone[g], 5));
+        m = _mm256_max_pd(m, _mm256_permute2f128_pd(m, m, 1));
+        st->top[g] = _mm256_cvtsd_f64(m);
     }
 }
 
 #if TF_HAVE_AVX512_PATH
-/* carve_row with eight points a group (AVX-512F): the same operations
- * lane by lane, masks in place of blends and movemasks; half the loop and
- * test work a point, the arithmetic the same on a processor that splits a
- * 512-bit operation in two. */
-__attribute__((target("avx512f,avx512dq"))) static void carve_row8(tf_drainage_work *w, const double *px,
-                                                      size_t ng, const unsigned char *ok,
-                                                      double py, const double *sum,
-                                                      const double *low, double *out)
+/* row_kernel4 with eight lanes (AVX-512F): the same operations lane by
+ * lane, masks in place of blends and movemasks. */
+__attribute__((target("avx512f,avx512dq"))) static void row_kernel8(void *ctx, int k,
+                                                                   const dseg *s,
+                                                                   const size_t *group,
+                                                                   size_t n)
 {
-    const tf_drainage *dr = w->dr;
-    __m512d cone[TF_DRAINAGE_TILE_MAX / 8], bed[TF_DRAINAGE_TILE_MAX / 8];
+    row_state *st = ctx;
+    const tf_drainage *dr = st->dr;
+    __m512d *cone = st->cone, *bed = st->bed;
     const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
-    const __m512d inf = _mm512_set1_pd(INFINITY), vy = _mm512_set1_pd(py);
-    for (size_t g = 0; g < ng; g++) {
-        cone[g] = inf;
-        bed[g] = _mm512_set1_pd(-INFINITY);
-    }
-    double xlo = px[0], xhi = px[8 * ng - 1], step4 = ng > 1 ? px[8] - px[0] : 1.0;
-    for (int k = 0; k < dr->levels; k++) {
-        dlevel *lv = &w->cur.level[k];
-        double L = dr->L[k], m = dr->margin[k];
-        const __m512d R2 = _mm512_set1_pd(dr->R2[k]), w2 = _mm512_set1_pd(dr->w2[k]);
-        const __m512d wk = _mm512_set1_pd(dr->w[k]), slope = _mm512_set1_pd(dr->slope);
-        /* node rows whose sub-segments may reach py: a node's boxes lie
-         * within margin[k] of it (the y test below is the exact one) */
-        int64_t j0 = cell_floor((py - m) / L) - 1, j1 = cell_floor((py + m) / L) + 1;
-        j0 = j0 < lv->nj0 ? lv->nj0 : j0;
-        j1 = j1 > lv->nj0 + (int64_t)lv->nny - 1 ? lv->nj0 + (int64_t)lv->nny - 1 : j1;
-        size_t ring = (size_t)(lv->ni0 - lv->vi0);
-        for (int64_t j = j0; j <= j1; j++) {
-            size_t base = (size_t)(j - lv->vj0) * lv->vnx + ring;
-            for (size_t a = 0; a < lv->nnx; a++) {
-                size_t slot = base + a;
-                for (int si = 0; si < lv->nseg[slot]; si++) {
-                    const dseg *s = &lv->seg[2 * slot + (size_t)si];
-                    if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
-                        continue;
-                    /* the groups whose points may lie in [x0, x1] */
-                    double f0 = (s->x0 - xlo) / step4, f1 = (s->x1 - xlo) / step4;
-                    size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
-                    size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
-                    g1 = g1 >= ng ? ng - 1 : g1;
-                    while (g0 > 0 && px[8 * g0] > s->x0)
-                        g0--;
-                    while (g1 + 1 < ng && px[8 * g1 + 7] < s->x1)
-                        g1++;
-                    double dx = s->bx - s->ax, dy = s->by - s->ay;
-                    double l2 = dx * dx + dy * dy;
-                    const __m512d vax = _mm512_set1_pd(s->ax), vdx = _mm512_set1_pd(dx);
-                    const __m512d vay = _mm512_set1_pd(s->ay), vdy = _mm512_set1_pd(dy);
-                    const __m512d vx0 = _mm512_set1_pd(s->x0), vx1 = _mm512_set1_pd(s->x1);
-                    const __m512d cy = _mm512_set1_pd((py - s->ay) * dy), vl2 = _mm512_set1_pd(l2);
-                    const __m512d vba = _mm512_set1_pd(s->ba), vdb = _mm512_set1_pd(s->bb - s->ba);
-                    for (size_t g = g0; g <= g1; g++) {
-                        if (!ok[g])
-                            continue;
-                        __m512d x = _mm512_loadu_pd(px + 8 * g);
-                        __mmask8 outside = (__mmask8)(_mm512_cmp_pd_mask(x, vx0, _CMP_LT_OQ) |
-                                                      _mm512_cmp_pd_mask(x, vx1, _CMP_GT_OQ));
-                        if (outside == 0xFF)
-                            continue;
-                        __m512d t = zero;
-                        if (l2 > 0.0) {
-                            __m512d along = _mm512_mul_pd(_mm512_sub_pd(x, vax), vdx);
-                            t = _mm512_div_pd(_mm512_add_pd(along, cy), vl2);
-                            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_LT_OQ), t, zero);
-                            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, one, _CMP_GT_OQ), t, one);
-                        }
-                        __m512d qx = _mm512_add_pd(vax, _mm512_mul_pd(t, vdx));
-                        __m512d qy = _mm512_add_pd(vay, _mm512_mul_pd(t, vdy));
-                        __m512d ex = _mm512_sub_pd(x, qx), ey = _mm512_sub_pd(vy, qy);
-                        __m512d d2 = _mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey));
-                        __mmask8 reach = (__mmask8)(~outside & _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ));
-                        if (reach == 0)
-                            continue;
-                        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
-                        __m512d b = _mm512_add_pd(vba, _mm512_mul_pd(t, vdb));
-                        __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
-                        __m512d c = _mm512_add_pd(b, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
-                        c = _mm512_mask_blend_pd(reach, inf, c);
-                        __mmask8 lower = _mm512_cmp_pd_mask(c, cone[g], _CMP_LT_OQ);
-                        cone[g] = _mm512_mask_blend_pd(lower, cone[g], c);
-                        bed[g] = _mm512_mask_blend_pd(lower, bed[g], b);
-                    }
-                }
-            }
-        }
-    }
-    for (size_t g = 0; g < ng; g++) {
-        if (!ok[g])
+    const __m512d inf = _mm512_set1_pd(INFINITY), vy = _mm512_set1_pd(st->py);
+    const __m512d R2 = _mm512_set1_pd(dr->R2[k]), w2 = _mm512_set1_pd(dr->w2[k]);
+    const __m512d wk = _mm512_set1_pd(dr->w[k]), slope = _mm512_set1_pd(dr->slope);
+    double dx = s->bx - s->ax, dy = s->by - s->ay;
+    double l2 = dx * dx + dy * dy;
+    const __m512d vax = _mm512_set1_pd(s->ax), vdx = _mm512_set1_pd(dx);
+    const __m512d vay = _mm512_set1_pd(s->ay), vdy = _mm512_set1_pd(dy);
+    const __m512d vx0 = _mm512_set1_pd(s->x0), vx1 = _mm512_set1_pd(s->x1);
+    const __m512d cy = _mm512_set1_pd((st->py - s->ay) * dy), vl2 = _mm512_set1_pd(l2);
+    const __m512d vba = _mm512_set1_pd(s->ba), vdb = _mm512_set1_pd(s->bb - s->ba);
+    for (size_t e = 0; e < n; e++) {
+        size_t g = group[e];
+        __m512d x = _mm512_loadu_pd(st->px + 8 * g);
+        __mmask8 outside = (__mmask8)(_mm512_cmp_pd_mask(x, vx0, _CMP_LT_OQ) |
+                                      _mm512_cmp_pd_mask(x, vx1, _CMP_GT_OQ));
+        if (outside == 0xFF)
             continue;
-        double c[8], b[8];
-        _mm512_storeu_pd(c, cone[g]);
-        _mm512_storeu_pd(b, bed[g]);
-        for (int q = 0; q < 8; q++)
-            out[8 * g + (size_t)q] = carve_from(dr, c[q], b[q], sum[8 * g + (size_t)q], low[8 * g + (size_t)q]);
+        __m512d t = zero;
+        if (l2 > 0.0) {
+            __m512d along = _mm512_mul_pd(_mm512_sub_pd(x, vax), vdx);
+            t = _mm512_div_pd(_mm512_add_pd(along, cy), vl2);
+            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_LT_OQ), t, zero);
+            t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, one, _CMP_GT_OQ), t, one);
+        }
+        __m512d qx = _mm512_add_pd(vax, _mm512_mul_pd(t, vdx));
+        __m512d qy = _mm512_add_pd(vay, _mm512_mul_pd(t, vdy));
+        __m512d ex = _mm512_sub_pd(x, qx), ey = _mm512_sub_pd(vy, qy);
+        __m512d d2 = _mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey));
+        __mmask8 reach = (__mmask8)(~outside & _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ));
+        if (reach == 0)
+            continue;
+        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
+        __m512d b = _mm512_add_pd(vba, _mm512_mul_pd(t, vdb));
+        __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
+        __m512d c = _mm512_add_pd(b, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
+        c = _mm512_mask_blend_pd(reach, inf, c);
+        __mmask8 lower = _mm512_cmp_pd_mask(c, cone[g], _CMP_LT_OQ);
+        if (lower == 0)
+            continue;
+        cone[g] = _mm512_mask_blend_pd(lower, cone[g], c);
+        bed[g] = _mm512_mask_blend_pd(lower, bed[g], b);
+        st->top[g] = _mm512_reduce_max_pd(cone[g]);
     }
 }
 #endif
+
+/* Step 5b along the row by row_walk and the kernel of `lanes` lanes; the
+ * lanes' cones and beds in vectors of 4 or 8 (as doubles, for the
+ * kernel's type), then carve_from lane by lane. */
+static void carve_row(tf_drainage_work *w, size_t lanes, const double *px, size_t ng,
+                      const unsigned char *ok, double py, const double *sum, const double *low,
+                      double *out)
+{
+    _Alignas(64) double cone[TF_DRAINAGE_TILE_MAX], bed[TF_DRAINAGE_TILE_MAX];
+    double top[TF_DRAINAGE_TILE_MAX / 4];
+    size_t n = lanes * ng;
+    for (size_t i = 0; i < n; i++) {
+        cone[i] = INFINITY;
+        bed[i] = -INFINITY;
+    }
+    for (size_t g = 0; g < ng; g++)
+        top[g] = INFINITY;
+    row_state st = {w->dr, px, py, cone, bed, top};
+    row_kernel kernel = row_kernel4;
+#if TF_HAVE_AVX512_PATH
+    if (lanes == 8)
+        kernel = row_kernel8;
+#endif
+    row_walk(w, px, lanes, ng, ok, py, top, kernel, &st);
+    for (size_t i = 0; i < n; i++)
+        if (ok[i / lanes])
+            out[i] = carve_from(w->dr, cone[i], bed[i], sum[i], low[i]);
+}
 #endif
 
 
@@ -809,11 +850,11 @@ static int out_of_range(const tf_drainage *dr, double x, double y)
 
 #if TF_HAVE_AVX2_PATH
 /* The row's samples from `first`, in groups of `lanes` (4 or 8) as many
- * as `avail` holds, by carve_row or carve_row8; a group with a lane out of
+ * as `avail` holds, by carve_row; a group with a lane out of
  * range or without a sum goes point by point. Returns the samples done.
  * sum, low and out are the row's. */
-static size_t carve_groups(tf_drainage_work *w, tf_simd_level simd, size_t lanes, double x0,
-                           int64_t i0, double step, size_t first, size_t avail, double y,
+static size_t carve_groups(tf_drainage_work *w, size_t lanes, double x0, int64_t i0,
+                           double step, size_t first, size_t avail, double y,
                            const double *sum, const double *low, double *out)
 {
     const tf_drainage *dr = w->dr;
@@ -827,13 +868,7 @@ static size_t carve_groups(tf_drainage_work *w, tf_simd_level simd, size_t lanes
         for (size_t m = lanes * g; m < lanes * (g + 1); m++)
             ok[g] = ok[g] && !out_of_range(dr, px[m], y) && !isnan(sum[first + m]);
     }
-#if TF_HAVE_AVX512_PATH
-    if (lanes == 8 && simd >= TF_SIMD_AVX512)
-        carve_row8(w, px, ng, ok, y, sum + first, low + first, out + first);
-    else
-#endif
-        carve_row(w, px, ng, ok, y, sum + first, low + first, out + first);
-    (void)simd;
+    carve_row(w, lanes, px, ng, ok, y, sum + first, low + first, out + first);
     for (size_t g = 0; g < ng; g++) {
         if (ok[g])
             continue;
@@ -994,7 +1029,7 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                     lanes = t->simd >= TF_SIMD_AVX512 && tw >= 8 ? 8 : 4;
 #endif
                     while (lanes >= 4 && tw - done >= lanes) {
-                        done += carve_groups(w, t->simd, lanes, x0, i0, step, ti + done,
+                        done += carve_groups(w, lanes, x0, i0, step, ti + done,
                                              tw - done, y, sum + j * nx, low + j * nx,
                                              out + j * nx);
                         lanes /= 2;
