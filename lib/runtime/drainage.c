@@ -140,6 +140,10 @@ typedef struct {
     size_t bnx, bny;
     uint32_t *bin_start; /* bnx * bny + 1 */
     uint32_t *bin_items;
+    /* and for the rows of a tile, each row of bins (bny + 1 starts) with
+     * the sub-segments whose reach overlaps it in y, in slot order */
+    uint32_t *row_start;
+    uint32_t *row_items;
     int binned;
 } dlevel;
 
@@ -149,6 +153,8 @@ typedef struct {
     unsigned char *block;
     uint32_t *items[TF_MAX_DRAINAGE_LEVELS]; /* each level's bin lists */
     size_t items_capacity[TF_MAX_DRAINAGE_LEVELS];
+    uint32_t *row_items[TF_MAX_DRAINAGE_LEVELS]; /* and its row lists */
+    size_t row_capacity[TF_MAX_DRAINAGE_LEVELS];
     dlevel level[TF_MAX_DRAINAGE_LEVELS];
     /* The id of the stage whose single samples the levels were laid out
      * for (0: none, or laid out for a window): a later single sample of
@@ -177,8 +183,10 @@ void tf_drainage_work_free(tf_drainage_work *w)
     for (int m = 0; m <= SAMPLE_PARKED; m++) {
         dlayout *a = m == 0 ? &w->cur : &w->parked[m - 1];
         free(a->block);
-        for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++)
+        for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++) {
             free(a->items[k]);
+            free(a->row_items[k]);
+        }
     }
     free(w);
 }
@@ -233,7 +241,7 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         lv->bnx = lv->nnx;
         lv->bny = lv->nny;
         bytes += nv * (7 * sizeof(double) + 3 + 2 * sizeof(dseg)) +
-                 (lv->bnx * lv->bny + 1) * sizeof(uint32_t) + 16 * 8;
+                 (lv->bnx * lv->bny + 1 + lv->bny + 1) * sizeof(uint32_t) + 16 * 8;
         need.x0 = (double)lv->vi0 * L;
         need.y0 = (double)lv->vj0 * L;
         need.x1 = (double)(lv->vi0 + (int64_t)lv->vnx) * L;
@@ -279,6 +287,7 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->qok = carve_bytes(&p, nv);
         lv->nseg = carve_bytes(&p, nv);
         lv->bin_start = carve_bytes(&p, (lv->bnx * lv->bny + 1) * sizeof(uint32_t));
+        lv->row_start = carve_bytes(&p, (lv->bny + 1) * sizeof(uint32_t));
         lv->binned = 0;
         memset(lv->state, 0, nv);
     }
@@ -524,6 +533,7 @@ static int bin_level(tf_drainage_work *w, int k)
     double L = dr->L[k];
     int64_t ring = lv->ni0 - lv->vi0;
     memset(lv->bin_start, 0, (nb + 1) * sizeof *lv->bin_start);
+    memset(lv->row_start, 0, (lv->bny + 1) * sizeof *lv->row_start);
     for (int pass = 0; pass < 2; pass++) {
         for (size_t b = 0; b < lv->nny; b++) {
             for (size_t a = 0; a < lv->nnx; a++) {
@@ -540,6 +550,12 @@ static int bin_level(tf_drainage_work *w, int k)
                     j0 = j0 < 0 ? 0 : j0;
                     i1 = i1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : i1;
                     j1 = j1 >= (int64_t)lv->bny ? (int64_t)lv->bny - 1 : j1;
+                    for (int64_t bj = j0; i0 <= i1 && bj <= j1; bj++) {
+                        if (pass == 0)
+                            lv->row_start[bj + 1]++;
+                        else
+                            lv->row_items[lv->row_start[bj]++] = (uint32_t)(2 * slot + (size_t)s);
+                    }
                     for (int64_t bj = j0; bj <= j1; bj++)
                         for (int64_t bi = i0; bi <= i1; bi++) {
                             size_t c = (size_t)bj * lv->bnx + (size_t)bi;
@@ -564,11 +580,25 @@ static int bin_level(tf_drainage_work *w, int k)
                 w->cur.items_capacity[k] = items;
             }
             lv->bin_items = w->cur.items[k];
+            for (size_t r = 0; r < lv->bny; r++)
+                lv->row_start[r + 1] += lv->row_start[r];
+            items = lv->row_start[lv->bny];
+            if (items > w->cur.row_capacity[k]) {
+                uint32_t *grown = realloc(w->cur.row_items[k], items * sizeof *grown);
+                if (!grown)
+                    return -1;
+                w->cur.row_items[k] = grown;
+                w->cur.row_capacity[k] = items;
+            }
+            lv->row_items = w->cur.row_items[k];
         } else {
             /* the fill moved each start to the next bin's: shift back */
             for (size_t c = nb; c > 0; c--)
                 lv->bin_start[c] = lv->bin_start[c - 1];
             lv->bin_start[0] = 0;
+            for (size_t r = lv->bny; r > 0; r--)
+                lv->row_start[r] = lv->row_start[r - 1];
+            lv->row_start[0] = 0;
         }
     }
     lv->binned = 1;
@@ -631,59 +661,64 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
 {
     const tf_drainage *dr = w->dr;
     size_t group[TF_DRAINAGE_TILE_MAX / 4];
+    double gxlo[TF_DRAINAGE_TILE_MAX / 4], gxhi[TF_DRAINAGE_TILE_MAX / 4];
     double xlo = px[0], xhi = px[lanes * ng - 1], span = ng > 1 ? px[lanes] - px[0] : 1.0;
+    double islope = dr->slope > 0.0 ? 1.0 / dr->slope : INFINITY;
+    for (size_t g = 0; g < ng; g++) {
+        gxlo[g] = px[lanes * g];
+        gxhi[g] = px[lanes * g + lanes - 1];
+    }
     for (int k = 0; k < dr->levels; k++) {
-        dlevel *lv = &w->cur.level[k];
-        double L = dr->L[k], m = dr->margin[k], wk = dr->w[k], w2k = dr->w2[k];
-        double islope = dr->slope > 0.0 ? 1.0 / dr->slope : INFINITY;
-        /* node rows whose sub-segments may reach py: a node's boxes lie
-         * within margin[k] of it (the y test below is the exact one) */
-        int64_t j0 = cell_floor((py - m) / L) - 1, j1 = cell_floor((py + m) / L) + 1;
-        j0 = j0 < lv->nj0 ? lv->nj0 : j0;
-        j1 = j1 > lv->nj0 + (int64_t)lv->nny - 1 ? lv->nj0 + (int64_t)lv->nny - 1 : j1;
-        size_t ring = (size_t)(lv->ni0 - lv->vi0);
-        for (int64_t j = j0; j <= j1; j++) {
-            size_t base = (size_t)(j - lv->vj0) * lv->vnx + ring;
-            for (size_t a = 0; a < lv->nnx; a++) {
-                size_t slot = base + a;
-                for (int si = 0; si < lv->nseg[slot]; si++) {
-                    const dseg *s = &lv->seg[2 * slot + (size_t)si];
-                    if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
-                        continue;
-                    /* the groups whose points may lie in [x0, x1] */
-                    double f0 = (s->x0 - xlo) / span, f1 = (s->x1 - xlo) / span;
-                    size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
-                    size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
-                    g1 = g1 >= ng ? ng - 1 : g1;
-                    while (g0 > 0 && px[lanes * g0] > s->x0)
-                        g0--;
-                    while (g1 + 1 < ng && px[lanes * g1 + lanes - 1] < s->x1)
-                        g1++;
-                    double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
-                    double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
-                    double eps = 0x1p-40 * (fabs(xlo) + fabs(xhi) + fabs(py) + fabs(sx0) +
-                                            fabs(sx1) + fabs(sy0) + fabs(sy1));
-                    double gy = py < sy0 ? sy0 - py : py > sy1 ? py - sy1 : 0.0;
-                    gy = gy > eps ? gy - eps : 0.0;
-                    size_t n = 0;
-                    for (size_t g = g0; g <= g1; g++) {
-                        if (!ok[g])
-                            continue;
-                        double G = top[g] - s->lo;
-                        if (!(G >= 0.0))
-                            continue; /* every lane's cone is below lo */
-                        double gx0 = px[lanes * g], gx1 = px[lanes * g + lanes - 1];
-                        double gx = sx0 > gx1 ? sx0 - gx1 : gx0 > sx1 ? gx0 - sx1 : 0.0;
-                        gx = gx > eps ? gx - eps : 0.0;
-                        double q = G * islope + wk;
-                        if (gx * gx + gy * gy + w2k > q * q * (1.0 + 0x1p-30))
-                            continue;
-                        group[n++] = g;
-                    }
-                    if (n > 0)
-                        kernel(ctx, k, s, group, n);
-                }
+        const dlevel *lv = &w->cur.level[k];
+        double wk = dr->w[k], w2k = dr->w2[k];
+        /* the sub-segments whose reach overlaps py's row of bins, in slot
+         * order (the y test below is the exact one); none beyond the bins,
+         * as for a single sample's bin */
+        int64_t bj = cell_floor((py - lv->by0) / dr->L[k]);
+        if (bj < 0 || (size_t)bj >= lv->bny)
+            continue;
+        /* the highest of the groups' tops: they only go down, so this
+         * stays above them through the level */
+        double rowtop = -INFINITY;
+        for (size_t g = 0; g < ng; g++)
+            rowtop = ok[g] && !(top[g] <= rowtop) ? top[g] : rowtop;
+        for (uint32_t e = lv->row_start[bj]; e < lv->row_start[bj + 1]; e++) {
+            const dseg *s = &lv->seg[lv->row_items[e]];
+            if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
+                continue;
+            double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
+            double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
+            double eps = 0x1p-40 * (fabs(xlo) + fabs(xhi) + fabs(py) + fabs(sx0) + fabs(sx1) +
+                                    fabs(sy0) + fabs(sy1));
+            double gy = py < sy0 ? sy0 - py : py > sy1 ? py - sy1 : 0.0;
+            gy = gy > eps ? gy - eps : 0.0;
+            double gyw = gy * gy + w2k;
+            /* the drop below, for the whole row at once */
+            double G = rowtop - s->lo, q = G * islope + wk;
+            if (!(G >= 0.0) || gyw > q * q * (1.0 + 0x1p-30))
+                continue;
+            /* the groups whose points may lie in [x0, x1] */
+            double f0 = (s->x0 - xlo) / span, f1 = (s->x1 - xlo) / span;
+            size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
+            size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
+            g1 = g1 >= ng ? ng - 1 : g1;
+            while (g0 > 0 && px[lanes * g0] > s->x0)
+                g0--;
+            while (g1 + 1 < ng && px[lanes * g1 + lanes - 1] < s->x1)
+                g1++;
+            /* each group's drop, without branches: G < 0 (or NaN) when
+             * every lane's cone is below lo */
+            size_t n = 0;
+            for (size_t g = g0; g <= g1; g++) {
+                double Gg = top[g] - s->lo, qg = Gg * islope + wk;
+                double gx = sx0 - gxhi[g] > gxlo[g] - sx1 ? sx0 - gxhi[g] : gxlo[g] - sx1;
+                gx = gx > eps ? gx - eps : 0.0;
+                int keep = ok[g] & (Gg >= 0.0) & !(gx * gx + gyw > qg * qg * (1.0 + 0x1p-30));
+                group[n] = g;
+                n += (size_t)keep;
             }
+            if (n > 0)
+                kernel(ctx, k, s, group, n);
         }
     }
 }
