@@ -213,13 +213,14 @@ START_TEST(single_samples_reuse_the_network_exactly)
 END_TEST
 
 /* tf_terrain_window_rows: the window tiles' height (64 finest cells of 12
- * world units, at most 256 rows) for a drainage spec, 1 otherwise and for
+ * world units, at most 512 rows) for a drainage spec, 1 otherwise and for
  * bad steps; and a window cut into bands of it, or of any other height,
  * gives the bits of the whole window. */
 START_TEST(window_rows)
 {
     tf_terrain *t = make_terrain(1, "auto"), *plain = make_terrain(0, "auto");
-    ck_assert_uint_eq(tf_terrain_window_rows(t, 1.0), 256);
+    ck_assert_uint_eq(tf_terrain_window_rows(t, 1.0), 512);
+    ck_assert_uint_eq(tf_terrain_window_rows(t, 2.0), 384);
     ck_assert_uint_eq(tf_terrain_window_rows(t, 6.0), 128);
     ck_assert_uint_eq(tf_terrain_window_rows(t, 100.0), 7);
     ck_assert_uint_eq(tf_terrain_window_rows(t, 1000.0), 1);

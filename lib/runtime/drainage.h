@@ -44,7 +44,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
 
 /* The rows (and columns) of the tiles over which a window at this step
  * builds the network once: about 64 finest cells, 1 to TF_DRAINAGE_TILE_MAX. */
-#define TF_DRAINAGE_TILE_MAX 256
+#define TF_DRAINAGE_TILE_MAX 512
 size_t tf_drainage_tile(const tf_drainage *dr, double step);
 
 /* Step 5b over a window of the lattice (tf_terrain_sample_window's): sum,

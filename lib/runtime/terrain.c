@@ -304,51 +304,67 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
     return h;
 }
 
-/* The drainage stage over a window, `rows` rows at a time (a band of the
- * network's tiles): the sum after step 5b into out (doubles), or, with
- * height set, h as floats into out_f. -1 when memory runs out. */
+/* The drainage stage over a window, a band of the network's tiles at a
+ * time (TF_DRAINAGE_TILE_MAX rows), each band in chunks of whole tiles
+ * (about DRAINED_CHUNK columns), so the scratch stays a few tens of MB
+ * however wide the window: the sum after step 5b into out (doubles), or,
+ * with height set, h as floats into out_f. Tiles start at each chunk's
+ * first column, which gives the same bits (any cut does). -1 when memory
+ * runs out. */
+#define DRAINED_CHUNK 2048
+
 static int drained_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                           int64_t j0, size_t nx, size_t ny, double *out, float *out_f)
 {
     size_t band = TF_DRAINAGE_TILE_MAX, layers = t->layer_count;
     if (nx == 0 || ny == 0)
         return 0;
-    if (nx > SIZE_MAX / (3 * band + layers) / sizeof(double))
-        return -1;
-    /* sum, low and drained of a band, then one row of every layer's
-     * redistributed values */
-    double *sum = malloc((3 * band + layers) * nx * sizeof *sum);
+    size_t tile = tf_drainage_tile(&t->drainage, step);
+    size_t chunk = DRAINED_CHUNK / tile * tile;
+    chunk = chunk < tile ? tile : chunk;
+    chunk = chunk > nx ? nx : chunk;
+    /* sum, low and drained of a band's chunk, then one row of every
+     * layer's redistributed values */
+    double *sum = malloc((3 * band + layers) * chunk * sizeof *sum);
     int own;
     tf_drainage_work *w = thread_work(&own);
     int status = sum && w ? 0 : -1;
     for (size_t j = 0; j < ny && status == 0; j += band) {
         size_t rows = ny - j < band ? ny - j : band;
-        double *low = sum + band * nx, *drained = low + band * nx, *r = drained + band * nx;
-        for (size_t b = 0; b < rows; b++) {
-            /* each layer's row on the batched path (the bits of its single
-             * samples), then steps 3-5 per sample as layers_sum does them */
-            double y = y0 + (double)(j0 + (int64_t)(j + b)) * step;
-            for (size_t i = 0; i < layers; i++)
-                tf_terrain_stage_row(t, TF_STAGE_REDISTRIBUTED, i, x0, step, i0, y, nx,
-                                     r + i * nx);
-            for (size_t k = 0; k < nx; k++) {
-                double red[TF_MAX_LAYERS];
+        for (size_t c = 0; c < nx && status == 0; c += chunk) {
+            size_t n = nx - c < chunk ? nx - c : chunk;
+            int64_t ic = i0 + (int64_t)c;
+            double *low = sum + band * n, *drained = low + band * n, *r = drained + band * n;
+            for (size_t b = 0; b < rows; b++) {
+                /* each layer's row on the batched path (the bits of its
+                 * single samples), then steps 3-5 per sample as layers_sum
+                 * does them */
+                double y = y0 + (double)(j0 + (int64_t)(j + b)) * step;
                 for (size_t i = 0; i < layers; i++)
-                    red[i] = r[i * nx + k];
-                sum[b * nx + k] = sum_from_redistributed(t, red, all_layers(t),
-                                                         t->drainage.low, &low[b * nx + k]);
+                    tf_terrain_stage_row(t, TF_STAGE_REDISTRIBUTED, i, x0, step, ic, y, n,
+                                         r + i * n);
+                for (size_t k = 0; k < n; k++) {
+                    double red[TF_MAX_LAYERS];
+                    for (size_t i = 0; i < layers; i++)
+                        red[i] = r[i * n + k];
+                    sum[b * n + k] = sum_from_redistributed(t, red, all_layers(t),
+                                                            t->drainage.low, &low[b * n + k]);
+                }
             }
-        }
-        status = tf_drainage_window(t, &t->drainage, w, x0, y0, step, i0, j0 + (int64_t)j, nx,
-                                    rows, sum, low, drained);
-        for (size_t k = 0; k < rows * nx; k++) {
-            double h = drained[k];
-            if (out_f) {
-                if (t->has_output_curve)
-                    h = tf_curve_table_eval_inline(&t->output_curve, h);
-                out_f[j * nx + k] = (float)h;
-            } else {
-                out[j * nx + k] = h;
+            status = tf_drainage_window(t, &t->drainage, w, x0, y0, step, ic,
+                                        j0 + (int64_t)j, n, rows, sum, low, drained);
+            for (size_t b = 0; b < rows; b++) {
+                for (size_t k = 0; k < n; k++) {
+                    double h = drained[b * n + k];
+                    size_t o = (j + b) * nx + c + k;
+                    if (out_f) {
+                        if (t->has_output_curve)
+                            h = tf_curve_table_eval_inline(&t->output_curve, h);
+                        out_f[o] = (float)h;
+                    } else {
+                        out[o] = h;
+                    }
+                }
             }
         }
     }

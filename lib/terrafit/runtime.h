@@ -104,7 +104,7 @@ TF_API void tf_terrain_sample_grid(const tf_terrain *t, double x0, double y0, do
 /* How many rows a window of `t` at `step` should hold to be sampled at
  * full speed: 1 when any window is (no drainage stage), else the height of
  * the tiles over which a window builds the valley network once (about 64
- * of its finest cells, 1 to 256 rows). A renderer that cuts a grid into
+ * of its finest cells, 1 to 512 rows). A renderer that cuts a grid into
  * windows (threads, streamed chunks) should cut it into bands of this many
  * rows; any cut gives the same bits. 1 for a NULL terrain or a step that
  * is not positive and finite. */
