@@ -1016,7 +1016,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
  * samples, share one network: a tile builds its nodes over its box plus a
  * margin of a few cells at every level, so small tiles spent most of their
  * time on the margins (the fitted Jacksboro spec, against tiles of at most
- * 512 samples: 1.35x as long at most 64, about 1.4x at most 256). */
+ * 512 samples: 1.35x as long at most 64, 1.15x at most 256). */
 size_t tf_drainage_tile(const tf_drainage *dr, double step)
 {
     double span = 64.0 * dr->L[dr->levels - 1] / step;
