@@ -324,8 +324,8 @@ static int drained_window(const tf_terrain *t, double x0, double y0, double step
     chunk = chunk < tile ? tile : chunk;
     chunk = chunk > nx ? nx : chunk;
     /* sum, low and drained of a band's chunk, then one row of every
-     * layer's redistributed values */
-    double *sum = malloc((3 * band + layers) * chunk * sizeof *sum);
+     * layer's redistributed values and one of its contributions */
+    double *sum = malloc((3 * band + 2 * layers) * chunk * sizeof *sum);
     int own;
     tf_drainage_work *w = thread_work(&own);
     int status = sum && w ? 0 : -1;
@@ -335,20 +335,32 @@ static int drained_window(const tf_terrain *t, double x0, double y0, double step
             size_t n = nx - c < chunk ? nx - c : chunk;
             int64_t ic = i0 + (int64_t)c;
             double *low = sum + band * n, *drained = low + band * n, *r = drained + band * n;
+            double *contribution = r + layers * n;
+            const double *rows_r[TF_MAX_LAYERS];
+            for (size_t i = 0; i < layers; i++)
+                rows_r[i] = r + i * n;
             for (size_t b = 0; b < rows; b++) {
-                /* each layer's row on the batched path (the bits of its
-                 * single samples), then steps 3-5 per sample as layers_sum
-                 * does them */
+                /* each layer's row and its contribution (steps 1-4) on the
+                 * batched path, then step 5 in layer order, the sum of them
+                 * all and of the carved ones, as sum_from_redistributed
+                 * adds them. The batched contribution is 0.0 + c, +0.0 for
+                 * a c of -0.0: the same sums, which start at +0.0 and so
+                 * never hold -0.0. */
                 double y = y0 + (double)(j0 + (int64_t)(j + b)) * step;
+                double *s_b = sum + b * n, *l_b = low + b * n;
                 for (size_t i = 0; i < layers; i++)
                     tf_terrain_stage_row(t, TF_STAGE_REDISTRIBUTED, i, x0, step, ic, y, n,
                                          r + i * n);
-                for (size_t k = 0; k < n; k++) {
-                    double red[TF_MAX_LAYERS];
-                    for (size_t i = 0; i < layers; i++)
-                        red[i] = r[i * n + k];
-                    sum[b * n + k] = sum_from_redistributed(t, red, all_layers(t),
-                                                            t->drainage.low, &low[b * n + k]);
+                for (size_t k = 0; k < n; k++)
+                    s_b[k] = l_b[k] = 0.0;
+                for (size_t i = 0; i < layers; i++) {
+                    const double *c_i = contribution;
+                    tf_terrain_combine_row(t, TF_STAGE_CONTRIBUTION, i, rows_r, n, contribution);
+                    for (size_t k = 0; k < n; k++)
+                        s_b[k] += c_i[k];
+                    if (t->drainage.low >> i & 1)
+                        for (size_t k = 0; k < n; k++)
+                            l_b[k] += c_i[k];
                 }
             }
             status = tf_drainage_window(t, &t->drainage, w, x0, y0, step, ic,
