@@ -633,21 +633,21 @@ static double carve(tf_drainage_work *w, double x, double y, double sum, double 
  *
  * Step 5b along one row of a tile, the levels laid out and linked: px[0 ..
  * lanes ng) the row's points, group g the `lanes` (4 or 8) from lanes g,
- * carved where ok[g]. row_walk takes each sub-segment that can reach the
- * row once, in the tie order (level, node row, node column, sub-segment),
- * finds the groups its box overlaps, drops those it cannot lower, and
- * hands the rest to a kernel that computes its cones there. Per lane the
- * kernels do seg_cone's IEEE operations (a separate multiply and add, the
- * early returns as masks) and consider's choice: the bits of carve. A
- * sub-segment that cannot reach a lane, or that row_walk drops, gives it
- * no lower cone, so going through every node row near the row instead of
- * the point's bins changes nothing.
+ * carved where ok[g]. row_walk takes each sub-segment of the row's list
+ * (those whose reach overlaps its row of bins) once, in the tie order
+ * (level, node row, node column, sub-segment), finds the groups its box
+ * overlaps, drops those it cannot lower, and hands the rest to a kernel
+ * that computes its cones there. Per lane the kernels do seg_cone's IEEE
+ * operations (a separate multiply and add, the early returns as masks) and
+ * consider's choice: the bits of carve. A sub-segment that cannot reach a
+ * lane, or that row_walk drops, gives it no lower cone, so taking the
+ * row's list instead of each point's bin changes nothing.
  *
  * The drop: a cone is at least lo + slope * profile(d) (its bed is at
  * least lo, and 1/s >= 1), and d is at least the gap between the group's
- * points and the sub-segment's box. When lo + slope * profile(gap) passes
- * the group's highest cone so far (top), no lane's cone can go lower, and
- * a tie keeps the earlier one. The test is made on squares, without a
+ * points and the sub-segment's box. When lo + slope * profile(gap) is at
+ * least the group's highest cone so far (top), no lane's cone can go
+ * lower (a tie keeps the earlier one). The test is made on squares, without a
  * root: gap^2 + w^2 > (G / slope + w)^2 with G = top - lo, the gap shrunk
  * by 2^-40 of the coordinates' size and the right side grown by 2^-30, far
  * beyond the rounding of the lanes' own arithmetic. On the fitted Jacksboro
