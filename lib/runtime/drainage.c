@@ -47,6 +47,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->breach = d->breach;
     dr->depth0 = d->depth;
     dr->inv_fade = 1.0 / (d->fade * d->depth);
+    dr->inv_slope = d->slope > 0.0 ? 1.0 / d->slope : INFINITY;
     const double sqrt2 = 1.4142135623730951;
     for (int k = 0; k < d->levels; k++) {
         double L = ldexp(d->spacing, -k);
@@ -525,7 +526,35 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
 
 /* ---- windows: every link of a level made, then binned */
 
-static int bin_level(tf_drainage_work *w, int k)
+/* Lists in two passes: counts in start[1 .. n] made starts, and the item
+ * array grown to hold them all (-1 when it cannot grow)... */
+static int list_starts(uint32_t *start, size_t n, uint32_t **items, size_t *capacity)
+{
+    for (size_t c = 0; c < n; c++)
+        start[c + 1] += start[c];
+    size_t need = start[n];
+    if (need > *capacity) {
+        uint32_t *grown = realloc(*items, need * sizeof *grown);
+        if (!grown)
+            return -1;
+        *items = grown;
+        *capacity = need;
+    }
+    return 0;
+}
+
+/* ... and after the fill, which moved each start to the next list's, the
+ * starts shifted back. */
+static void list_unshift(uint32_t *start, size_t n)
+{
+    for (size_t c = n; c > 0; c--)
+        start[c] = start[c - 1];
+    start[0] = 0;
+}
+
+/* Level k's links made and binned; with `rows` (windows, for row_walk)
+ * also the list of each row of bins. */
+static int bin_level(tf_drainage_work *w, int k, int rows)
 {
     const tf_drainage *dr = w->dr;
     dlevel *lv = &w->cur.level[k];
@@ -542,6 +571,7 @@ static int bin_level(tf_drainage_work *w, int k)
                     ensure_link(w, k, slot);
                 for (int s = 0; s < lv->nseg[slot]; s++) {
                     const dseg *g = &lv->seg[2 * slot + (size_t)s];
+                    uint32_t item = (uint32_t)(2 * slot + (size_t)s);
                     int64_t i0 = cell_floor((g->x0 - lv->bx0) / L);
                     int64_t i1 = cell_floor((g->x1 - lv->bx0) / L);
                     int64_t j0 = cell_floor((g->y0 - lv->by0) / L);
@@ -550,11 +580,11 @@ static int bin_level(tf_drainage_work *w, int k)
                     j0 = j0 < 0 ? 0 : j0;
                     i1 = i1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : i1;
                     j1 = j1 >= (int64_t)lv->bny ? (int64_t)lv->bny - 1 : j1;
-                    for (int64_t bj = j0; i0 <= i1 && bj <= j1; bj++) {
+                    for (int64_t bj = j0; rows && i0 <= i1 && bj <= j1; bj++) {
                         if (pass == 0)
                             lv->row_start[bj + 1]++;
                         else
-                            lv->row_items[lv->row_start[bj]++] = (uint32_t)(2 * slot + (size_t)s);
+                            lv->row_items[lv->row_start[bj]++] = item;
                     }
                     for (int64_t bj = j0; bj <= j1; bj++)
                         for (int64_t bi = i0; bi <= i1; bi++) {
@@ -562,43 +592,21 @@ static int bin_level(tf_drainage_work *w, int k)
                             if (pass == 0)
                                 lv->bin_start[c + 1]++;
                             else
-                                lv->bin_items[lv->bin_start[c]++] =
-                                    (uint32_t)(2 * slot + (size_t)s);
+                                lv->bin_items[lv->bin_start[c]++] = item;
                         }
                 }
             }
         }
         if (pass == 0) {
-            for (size_t c = 0; c < nb; c++)
-                lv->bin_start[c + 1] += lv->bin_start[c];
-            size_t items = lv->bin_start[nb];
-            if (items > w->cur.items_capacity[k]) {
-                uint32_t *grown = realloc(w->cur.items[k], items * sizeof *grown);
-                if (!grown)
-                    return -1;
-                w->cur.items[k] = grown;
-                w->cur.items_capacity[k] = items;
-            }
+            if (list_starts(lv->bin_start, nb, &w->cur.items[k], &w->cur.items_capacity[k]) ||
+                list_starts(lv->row_start, lv->bny, &w->cur.row_items[k],
+                            &w->cur.row_capacity[k]))
+                return -1;
             lv->bin_items = w->cur.items[k];
-            for (size_t r = 0; r < lv->bny; r++)
-                lv->row_start[r + 1] += lv->row_start[r];
-            items = lv->row_start[lv->bny];
-            if (items > w->cur.row_capacity[k]) {
-                uint32_t *grown = realloc(w->cur.row_items[k], items * sizeof *grown);
-                if (!grown)
-                    return -1;
-                w->cur.row_items[k] = grown;
-                w->cur.row_capacity[k] = items;
-            }
             lv->row_items = w->cur.row_items[k];
         } else {
-            /* the fill moved each start to the next bin's: shift back */
-            for (size_t c = nb; c > 0; c--)
-                lv->bin_start[c] = lv->bin_start[c - 1];
-            lv->bin_start[0] = 0;
-            for (size_t r = lv->bny; r > 0; r--)
-                lv->row_start[r] = lv->row_start[r - 1];
-            lv->row_start[0] = 0;
+            list_unshift(lv->bin_start, nb);
+            list_unshift(lv->row_start, lv->bny);
         }
     }
     lv->binned = 1;
@@ -663,7 +671,7 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
     size_t group[TF_DRAINAGE_TILE_MAX / 4];
     double gxlo[TF_DRAINAGE_TILE_MAX / 4], gxhi[TF_DRAINAGE_TILE_MAX / 4];
     double xlo = px[0], xhi = px[lanes * ng - 1], span = ng > 1 ? px[lanes] - px[0] : 1.0;
-    double islope = dr->slope > 0.0 ? 1.0 / dr->slope : INFINITY;
+    double islope = dr->inv_slope;
     for (size_t g = 0; g < ng; g++) {
         gxlo[g] = px[lanes * g];
         gxhi[g] = px[lanes * g + lanes - 1];
@@ -1005,7 +1013,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
      * queries, which the bins make cheap (one level: 3.6 us a sample in a
      * row's order without them, 0.3-0.5 us with). All give the same bits. */
     for (int k = 0; (dr->levels > 1 || pad > 0.0) && k < dr->levels; k++)
-        if (bin_level(w, k) != 0)
+        if (bin_level(w, k, 0) != 0)
             return NAN;
     w->cur.kept = id;
     w->cur.hits = 0;
@@ -1052,7 +1060,7 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
             /* a tile of one sample is a single sample: no bins */
             int built = any && prepare(t, dr, q, w) == 0;
             for (int k = 0; built && tw * th > 1 && k < dr->levels; k++)
-                built = bin_level(w, k) == 0;
+                built = bin_level(w, k, 1) == 0;
             for (size_t j = tj; j < tj + th; j++) {
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
                 size_t done = 0; /* samples from ti carved by carve_row */
@@ -1100,7 +1108,7 @@ int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         /* Link and bin the level whole before the next: a finer node's
          * value then finds the coarser cones in its bin instead of going
          * node by node (the window's way; the same links). */
-        if (bin_level(w, k) != 0)
+        if (bin_level(w, k, 0) != 0)
             return -1;
         dlevel *lv = &w->cur.level[k];
         size_t ring = (size_t)(lv->ni0 - lv->vi0);

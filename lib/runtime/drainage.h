@@ -16,6 +16,7 @@ typedef struct {
     uint32_t seed;
     double slope, jitter, bend, depth0;
     double inv_fade; /* 1 / (fade * depth) */
+    double inv_slope; /* 1 / slope (+inf at 0): only to bound cones below */
     int breach;
     double L[TF_MAX_DRAINAGE_LEVELS], D[TF_MAX_DRAINAGE_LEVELS];
     double R[TF_MAX_DRAINAGE_LEVELS], R2[TF_MAX_DRAINAGE_LEVELS];

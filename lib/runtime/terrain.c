@@ -354,13 +354,12 @@ static int drained_window(const tf_terrain *t, double x0, double y0, double step
                 for (size_t k = 0; k < n; k++)
                     s_b[k] = l_b[k] = 0.0;
                 for (size_t i = 0; i < layers; i++) {
-                    const double *c_i = contribution;
                     tf_terrain_combine_row(t, TF_STAGE_CONTRIBUTION, i, rows_r, n, contribution);
                     for (size_t k = 0; k < n; k++)
-                        s_b[k] += c_i[k];
+                        s_b[k] += contribution[k];
                     if (t->drainage.low >> i & 1)
                         for (size_t k = 0; k < n; k++)
-                            l_b[k] += c_i[k];
+                            l_b[k] += contribution[k];
                 }
             }
             status = tf_drainage_window(t, &t->drainage, w, x0, y0, step, ic,
