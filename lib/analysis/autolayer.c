@@ -32,6 +32,11 @@
 #define HEAVY_TAIL_KURTOSIS 3.0
 /* Smallest mask-curve weight, relative to the band's RMS. */
 #define MASK_WEIGHT_FLOOR 0.05
+/* The amplitude calibration averages each layer's spectrum over windows
+ * of the reference's size until they hold this many cells, and over at
+ * most CALIBRATION_WINDOWS_MAX windows (autolayer_calibration_spectrum). */
+#define CALIBRATION_CELLS ((size_t)1 << 20)
+#define CALIBRATION_WINDOWS_MAX 8
 
 /* The step between a sample window's points, in samples, for a layer of
  * frequency f: SAMPLE_LATTICE_STEP lattice units, but at least 1. */
@@ -596,65 +601,75 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
     return 0;
 }
 
-/* Each layer at amplitude 1 (its mask curve over layer 0's value
- * included: TF_STAGE_CONTRIBUTION of the spec as it stands) on a window of
- * the reference's size at the synthesis offset, as floats: the maps whose
- * spectra the calibration fits. Layer 0's redistributed values are
- * rendered once and combined with each layer's. */
-static int render_calibration_maps(autolayer_ctx *c, float **maps)
+/* Layer k's spectrum at amplitude 1 as the calibration fits it: its
+ * contribution (its mask curve over layer 0's value included:
+ * TF_STAGE_CONTRIBUTION of `t`, a terrain of the spec with every
+ * amplitude 1) on windows of the reference's size diagonally apart from
+ * the synthesis offset, each measured like the reference, averaged. The
+ * windows hold at least CALIBRATION_CELLS cells (at most
+ * CALIBRATION_WINDOWS_MAX windows): on a small reference one window holds
+ * a handful of the coarse layers' features, so its spectrum at the coarse
+ * bins is as much chance as shape (a ring's estimate varies as one over
+ * the frequencies it averages, which grow with the cells). */
+int autolayer_calibration_spectrum(autolayer_ctx *c, const tf_terrain *t, size_t k,
+                                   tf_radial_spectrum *out)
 {
-    size_t count = c->bands.count, w = c->map->width, h = c->map->height, n = c->cells;
-    tf_terrain *t = tf_terrain_compile(c->spec, c->err);
-    double *r0 = malloc(n * sizeof *r0), *rk = malloc(n * sizeof *rk);
+    size_t w = c->map->width, h = c->map->height, n = c->cells;
+    size_t windows = (CALIBRATION_CELLS + n - 1) / n;
+    if (windows > CALIBRATION_WINDOWS_MAX)
+        windows = CALIBRATION_WINDOWS_MAX;
+    double *r0 = malloc(n * sizeof *r0), *rk = k > 0 ? malloc(n * sizeof *rk) : NULL;
     double *contribution = malloc(n * sizeof *contribution);
-    int rc = 0;
-    if (!t)
-        rc = -1;
-    else if (!r0 || !rk || !contribution)
-        rc = autolayer_fail_nomem(c);
-    if (rc == 0)
-        rc = fit_render_stage(t, TF_STAGE_REDISTRIBUTED, 0, 1.0, w, h, c->opt->threads, r0,
-                              c->err);
-    const double *rows[TF_FIT_MAX_BANDS] = {r0};
-    for (size_t k = 0; k < count && rc == 0; k++) {
-        if (k > 0)
-            rc = fit_render_stage(t, TF_STAGE_REDISTRIBUTED, k, 1.0, w, h, c->opt->threads, rk,
-                                  c->err);
-        if (k > 0)
-            rows[k] = rk;
+    float *map = malloc(n * sizeof *map);
+    const double *rows[TF_FIT_MAX_BANDS] = {NULL};
+    int rc = !r0 || (k > 0 && !rk) || !contribution || !map ? autolayer_fail_nomem(c) : 0;
+    memset(out, 0, sizeof *out);
+    for (size_t wi = 0; wi < windows && rc == 0; wi++) {
+        double x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * w);
+        double y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * h);
+        rc = fit_render_stage_at(t, TF_STAGE_REDISTRIBUTED, 0, x0, y0, 1.0, w, h,
+                                 c->opt->threads, r0, c->err);
+        if (rc == 0 && k > 0)
+            rc = fit_render_stage_at(t, TF_STAGE_REDISTRIBUTED, k, x0, y0, 1.0, w, h,
+                                     c->opt->threads, rk, c->err);
+        rows[0] = r0;
+        rows[k] = k > 0 ? rk : r0;
         if (rc == 0)
             rc = fit_combine(t, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
                              contribution, c->err);
-        if (k > 0)
-            rows[k] = NULL;
         for (size_t i = 0; rc == 0 && i < n; i++)
-            maps[k][i] = (float)contribution[i];
+            map[i] = (float)contribution[i];
+        tf_radial_spectrum one;
+        memset(&one, 0, sizeof one);
+        if (rc == 0)
+            rc = tf_radial_spectrum_compute(map, NULL, w, h, wi ? &one : out, c->err);
+        for (size_t b = 0; rc == 0 && wi > 0 && b < out->bin_count; b++)
+            out->power[b] += one.power[b];
+        tf_radial_spectrum_free(&one);
     }
-    tf_terrain_free(t);
+    for (size_t b = 0; rc == 0 && b < out->bin_count; b++)
+        out->power[b] /= (double)windows;
+    if (rc != 0)
+        tf_radial_spectrum_free(out);
     free(r0);
     free(rk);
     free(contribution);
+    free(map);
     return rc;
 }
 
-/* Amplitudes from the layers' spectra, measured like the reference's. */
+/* Amplitudes from the layers' spectra (autolayer_calibration_spectrum). */
 static int stage_calibration(autolayer_ctx *c)
 {
-    size_t count = c->bands.count, w = c->map->width, h = c->map->height;
+    size_t count = c->bands.count;
     tf_radial_spectrum spectra[TF_FIT_MAX_BANDS];
     memset(spectra, 0, sizeof spectra);
-    float *maps[TF_FIT_MAX_BANDS] = {NULL};
     double amp[TF_FIT_MAX_BANDS];
-    int rc = 0;
+    tf_terrain *t = tf_terrain_compile(c->spec, c->err);
+    int rc = t ? 0 : -1;
     for (size_t k = 0; k < count && rc == 0; k++)
-        if (!(maps[k] = malloc(c->cells * sizeof **maps)))
-            rc = autolayer_fail_nomem(c);
-    if (rc == 0)
-        rc = render_calibration_maps(c, maps);
-    for (size_t k = 0; k < count && rc == 0; k++)
-        rc = tf_radial_spectrum_compute(maps[k], NULL, w, h, &spectra[k], c->err);
-    for (size_t k = 0; k < count; k++)
-        free(maps[k]);
+        rc = autolayer_calibration_spectrum(c, t, k, &spectra[k]);
+    tf_terrain_free(t);
     if (rc == 0)
         rc = autolayer_calibrate_amplitudes(spectra, &c->ref_spectrum, count, amp,
                                            &c->report->calibration_rms, c->err);

@@ -125,6 +125,12 @@ typedef struct {
     size_t done, total;
 } fit_progress;
 
+/* Layer k's spectrum at amplitude 1 as the calibration fits it, averaged
+ * over its windows (autolayer.c); `t` is the spec with every amplitude 1.
+ * 0, or -1 with c->err filled (*out then holds nothing). */
+int autolayer_calibration_spectrum(autolayer_ctx *c, const tf_terrain *t, size_t k,
+                                   tf_radial_spectrum *out);
+
 /* The step between a sample window's points, in samples, for a layer of
  * frequency f: a fixed irrational share of a lattice unit, at least 1. */
 double autolayer_sample_window_step(double f);

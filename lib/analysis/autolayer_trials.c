@@ -58,7 +58,7 @@ typedef struct {
     tf_noise_type spectrum_noise[TF_FIT_MAX_BANDS][2];
     double spectrum_freq[TF_FIT_MAX_BANDS][2];
     double *values;
-    float *scratch, *sums, *terrain, *slope, *slope_weight;
+    float *sums, *terrain, *slope, *slope_weight;
     unsigned char *ok;
     /* The reference: sorted values (output curve), range, and its [0, 1]
      * map's slopes and spectrum (the score). */
@@ -82,7 +82,6 @@ static void terrain_trials_free(terrain_trials *t)
             tf_radial_spectrum_free(&t->spectrum[k]);
     }
     free(t->values);
-    free(t->scratch);
     free(t->sums);
     free(t->terrain);
     free(t->slope);
@@ -121,7 +120,6 @@ static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
     }
     size_t n = t->cells, m = AUTOLAYER_OUTPUT_SAMPLE_SIDE;
     t->values = malloc((n > m * m ? n : m * m) * sizeof *t->values);
-    t->scratch = malloc(n * sizeof *t->scratch);
     t->sums = malloc(m * m * sizeof *t->sums);
     t->terrain = malloc(n * sizeof *t->terrain);
     t->slope = malloc(n * sizeof *t->slope);
@@ -130,7 +128,7 @@ static int terrain_trials_init(autolayer_ctx *c, terrain_trials *t)
     t->ref_unit = malloc(n * sizeof *t->ref_unit);
     t->ref_slope = malloc(n * sizeof *t->ref_slope);
     tf_error e;
-    if (!t->values || !t->scratch || !t->sums || !t->terrain || !t->slope || !t->slope_weight || !t->ok ||
+    if (!t->values || !t->sums || !t->terrain || !t->slope || !t->slope_weight || !t->ok ||
         !t->ref_unit || !t->ref_slope)
         return autolayer_fail_nomem(c);
     size_t nref = tf_sorted_values(c->map->value, c->map->weight, n, &t->ref_sorted, &e);
@@ -292,7 +290,6 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
     /* The calibration (autolayer.c's stage_calibration): each layer's spectrum at
      * amplitude 1, its mask over layer 0's value included. */
     const double *rows[TF_FIT_MAX_BANDS];
-    window_rows(t->raw, count, rows);
     tf_terrain *terrain = NULL;
     for (size_t k = 0; k < count; k++) {
         if (t->spectrum_valid[k] && t->spectrum_noise[k][0] == noise[k] &&
@@ -301,17 +298,10 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
             continue;
         if (!terrain && !(terrain = trial_terrain(t, noise, freq, NULL, NULL, 0)))
             return -1;
-        if (fit_combine(terrain, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
-                        t->values, c->err) != 0) {
-            tf_terrain_free(terrain);
-            return -1;
-        }
-        for (size_t i = 0; i < n; i++)
-            t->scratch[i] = (float)t->values[i];
         if (t->spectrum_valid[k])
             tf_radial_spectrum_free(&t->spectrum[k]);
         t->spectrum_valid[k] = 0;
-        if (tf_radial_spectrum_compute(t->scratch, NULL, w, h, &t->spectrum[k], c->err) != 0) {
+        if (autolayer_calibration_spectrum(c, terrain, k, &t->spectrum[k]) != 0) {
             tf_terrain_free(terrain);
             return -1;
         }

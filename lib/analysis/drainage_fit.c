@@ -20,12 +20,13 @@
 #include "terrafit/terrafit.h"
 
 /* The scoring windows, in widths and heights from the synthesis origin:
- * away from the curve windows below and from each other. */
+ * away from the curve's windows (x, y >= 0) and from each other. */
 static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3}, {-2, -4}};
 #define SCORE_WINDOWS (sizeof SCORE_WINDOW / sizeof SCORE_WINDOW[0])
-/* The output curve's windows: two adjacent ones. */
-static const double CURVE_WINDOW[][2] = {{0, 0}, {1, 0}};
-#define CURVE_WINDOWS (sizeof CURVE_WINDOW / sizeof CURVE_WINDOW[0])
+/* The output curve's sample: CURVE_TILES x CURVE_TILES windows of
+ * CURVE_TILE_SIDE px from the synthesis origin, toward +x and +y. */
+#define CURVE_TILES 8
+#define CURVE_TILE_SIDE 64
 /* Windows are at most this many pixels a side: a larger reference is
  * scored on its central crop (the stage costs microseconds a sample). */
 #define WINDOW_SIDE_MAX 512
@@ -261,25 +262,36 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
     s->drainage.fade = pr->fade;
     s->drainage.floor_width = pr->floor_width;
     s->drainage.reach = pr->reach;
-    size_t windows = CURVE_WINDOWS, nm = windows * c->sn, kpts = c->opt->points;
+    /* As many samples as the auto-layered fit's curve (section 11; 512 x
+     * 512), in CURVE_TILES^2 small windows at step 1 spread over a grid
+     * two coarse wavelengths apart: a couple of DEM-sized windows hold a
+     * handful of coarse features, which leaves the curve to chance, and
+     * one sparse window spread as wide costs the stage its whole network
+     * over the spread. */
+    const size_t side = CURVE_TILE_SIDE, cells = side * side;
+    size_t nm = CURVE_TILES * CURVE_TILES * cells, kpts = c->opt->points;
+    double gap = 2.0 / base->layers[0].frequency;
+    if (!(gap > (double)side))
+        gap = (double)side;
     float *sums = malloc(nm * sizeof *sums), *sum_sorted = NULL;
+    double *values = malloc(cells * sizeof *values);
     tf_point *pts = malloc(kpts * sizeof *pts);
     tf_terrain *t = NULL;
     int rc = -1;
-    if (!sums || !pts) {
+    if (!sums || !values || !pts) {
         fail_nomem(c);
         goto done;
     }
     if (tf_spec_validate(s, c->err) != 0 || !(t = tf_terrain_compile(s, c->err)))
         goto done;
-    for (size_t wi = 0; wi < windows; wi++) {
-        double x0 = TF_FIT_SYNTHESIS_OFFSET + CURVE_WINDOW[wi][0] * (double)c->sw;
-        double y0 = TF_FIT_SYNTHESIS_OFFSET + CURVE_WINDOW[wi][1] * (double)c->sh;
-        if (fit_render_stage_at(t, TF_STAGE_DRAINED, 0, x0, y0, 1.0, c->sw, c->sh,
-                                c->opt->threads, c->values, c->err) != 0)
+    for (size_t wi = 0; wi < CURVE_TILES * CURVE_TILES; wi++) {
+        double x0 = TF_FIT_SYNTHESIS_OFFSET + (double)(wi % CURVE_TILES) * gap;
+        double y0 = TF_FIT_SYNTHESIS_OFFSET + (double)(wi / CURVE_TILES) * gap;
+        if (fit_render_stage_at(t, TF_STAGE_DRAINED, 0, x0, y0, 1.0, side, side,
+                                c->opt->threads, values, c->err) != 0)
             goto done;
-        for (size_t k = 0; k < c->sn; k++)
-            sums[wi * c->sn + k] = (float)c->values[k];
+        for (size_t k = 0; k < cells; k++)
+            sums[wi * cells + k] = (float)values[k];
     }
     tf_error e;
     size_t nsum = tf_sorted_values(sums, NULL, nm, &sum_sorted, &e);
@@ -297,6 +309,7 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
     rc = 0;
 done:
     tf_terrain_free(t);
+    free(values);
     free(sums);
     free(sum_sorted);
     free(pts);
