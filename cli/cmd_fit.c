@@ -187,8 +187,11 @@ static int parse_drainage(const char *command, const cli_option *opt, const char
 static void print_drainage_summary(const tf_fit_drainage_report *d)
 {
     if (d->chosen)
-        fprintf(stderr, "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g (%s): %s\n",
-                d->levels, d->spacing, d->depth, d->slope, d->preset ? d->preset : "", d->why);
+        fprintf(stderr,
+                "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g, detail gain %.4g "
+                "(%s): %s\n",
+                d->levels, d->spacing, d->depth, d->slope, d->detail_gain,
+                d->preset ? d->preset : "", d->why);
     else if (d->considered)
         fprintf(stderr, "  drainage: none: %s\n", d->why);
 }

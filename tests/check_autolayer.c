@@ -730,6 +730,21 @@ START_TEST(drainage_carves_valleys)
     a = spec_text(off);
     ck_assert_ptr_null(strstr(a, "\"drainage\""));
     free(a);
+    /* the detail gain: a step of the search, on the detail layers only
+     * (those added after carving); the carved layers keep the amplitudes
+     * of the fit without the stage */
+    ck_assert_double_ge(d->detail_gain, 1.0);
+    ck_assert_double_le(d->detail_gain, 2.0);
+    ck_assert_double_eq(4.0 * d->detail_gain, floor(4.0 * d->detail_gain));
+    ck_assert_uint_eq(spec->layer_count, off->layer_count);
+    for (size_t i = 0; i < spec->layer_count; i++) {
+        int detail = !(spec->layers[i].frequency * spec->drainage.detail_wavelength <= 1.0);
+        ck_assert_double_eq(spec->layers[i].amp_scale,
+                            off->layers[i].amp_scale * (detail ? d->detail_gain : 1.0));
+    }
+    text = tf_fit_report_to_json(&rep, 0, &err);
+    ck_assert_int_eq(count_text(text, "\"detailGain\""), 1);
+    free(text);
     opt.drainage = TF_FIT_DRAINAGE_ON;
     opt.drainage_levels = 2;
     opt.drainage_spacing = 32.0;

@@ -41,6 +41,9 @@ static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3}, {-2, -4}};
 /* The share of the figures' ratios to their targets added to the excess
  * over them, so that of two terrains within every target the closer wins. */
 #define SCORE_CLOSENESS 0.05
+/* The detail layers' gain is tried in these steps, up to the maximum. */
+#define DETAIL_GAIN_STEP 0.25
+#define DETAIL_GAIN_MAX 2.0
 /* Carving must lower the score by this much to be kept (auto). */
 #define KEEP_MARGIN 0.05
 /* A reference whose largest catchment holds less than this share of its
@@ -247,12 +250,14 @@ static int score_spec(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_repo
     return 0;
 }
 
-/* `base` with the stage of these parameters and an output curve re-fitted
+/* `base` with the stage of these parameters, its detail layers' (those
+ * added after carving) amplitudes times `gain`, and an output curve re-fitted
  * on the carved sum (TF_STAGE_DRAINED on the curve windows, quantile
  * matched to the reference as the auto-layered fit's curve is); minValue
  * and maxValue the reference's range. NULL with err filled on failure. */
 static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, double spacing,
-                            double depth, double slope, int breach, const drainage_preset *pr)
+                            double depth, double slope, int breach, const drainage_preset *pr,
+                            double gain)
 {
     tf_spec *s = tf_spec_copy(base, c->err);
     if (!s)
@@ -262,6 +267,9 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
     s->drainage.fade = pr->fade;
     s->drainage.floor_width = pr->floor_width;
     s->drainage.reach = pr->reach;
+    for (size_t i = 0; i < s->layer_count; i++)
+        if (!(s->layers[i].frequency * s->drainage.detail_wavelength <= 1.0))
+            s->layers[i].amp_scale *= gain;
     /* As many samples as the auto-layered fit's curve (section 11; 512 x
      * 512), in CURVE_TILES^2 small windows at step 1 spread over a grid
      * two coarse wavelengths apart: a couple of DEM-sized windows hold a
@@ -457,7 +465,7 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         const drainage_preset *pr = &PRESETS[p];
         double depth = D0 * pr->depth, slope = pr->gamma * 2.0 * depth / L0;
         int levels = pr->one_level && opt->drainage_levels <= 0 ? 1 : K;
-        tf_spec *s = carved_spec(&c, spec, levels, L0, depth, slope, B, pr);
+        tf_spec *s = carved_spec(&c, spec, levels, L0, depth, slope, B, pr, 1.0);
         tf_fit_drainage_scores sc;
         if (!s || score_spec(&c, s, rep, &sc) != 0) {
             tf_spec_free(s);
@@ -480,6 +488,37 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         } else {
             tf_spec_free(s);
         }
+    }
+    /* The detail gain: carving replaces the carved layers near the network
+     * with smooth valley sides and floors, which takes power from the
+     * finer scales and steepens the spectrum (castilla's beta: +0.35). The
+     * best candidate's detail layers are raised by DETAIL_GAIN_STEP at a
+     * time while the score falls, up to DETAIL_GAIN_MAX. */
+    rep->detail_gain = 1.0;
+    int has_detail = 0;
+    for (size_t i = 0; best && i < best->layer_count; i++)
+        has_detail |= !(best->layers[i].frequency * best->drainage.detail_wavelength <= 1.0);
+    const drainage_preset *chosen = NULL;
+    for (size_t p = 0; p < PRESET_COUNT; p++)
+        if (best && PRESETS[p].name == rep->preset)
+            chosen = &PRESETS[p];
+    for (double g = 1.0 + DETAIL_GAIN_STEP; has_detail && chosen && g <= DETAIL_GAIN_MAX;
+         g += DETAIL_GAIN_STEP) {
+        tf_spec *s = carved_spec(&c, spec, rep->levels, L0, rep->depth, rep->slope, B, chosen, g);
+        tf_fit_drainage_scores sc;
+        if (!s || score_spec(&c, s, rep, &sc) != 0) {
+            tf_spec_free(s);
+            tf_spec_free(best);
+            goto done;
+        }
+        if (!(sc.score < rep->with.score)) {
+            tf_spec_free(s);
+            break;
+        }
+        tf_spec_free(best);
+        best = s;
+        rep->with = sc;
+        rep->detail_gain = g;
     }
     if (opt->drainage == TF_FIT_DRAINAGE_ON) {
         rep->chosen = 1;

@@ -233,6 +233,7 @@ static int add_drainage(cJSON *root, const tf_fit_drainage_report *d)
         bad |= add_string(p, "preset", d->preset) | add_number(p, "gamma", d->gamma) |
                add_number(p, "slope", d->slope) | add_number(p, "fade", d->fade) |
                add_number(p, "detailWavelength", d->detail_wavelength) |
+               add_number(p, "detailGain", d->detail_gain) |
                add_number(p, "floor", d->floor_width) | add_number(p, "reach", d->reach);
     if (d->windows)
         bad |= add_number(o, "windows", (double)d->windows) |

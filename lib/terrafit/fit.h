@@ -242,6 +242,7 @@ typedef struct {
     const char *preset;    /* "standard", "mild" or "smooth"; NULL when none was built */
     int levels, breach;
     double spacing, depth, slope, gamma, fade, detail_wavelength, floor_width, reach;
+    double detail_gain;    /* factor on the detail layers' ampScale (1: none) */
     size_t windows;        /* scoring windows */
     tf_fit_drainage_scores without, with;
 } tf_fit_drainage_report;
