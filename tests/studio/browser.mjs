@@ -177,12 +177,14 @@ try {
   ok("the endless view pans and zooms", endlessAfter.hash !== endlessBefore.hash && view.step > 1 && endlessAfter.sd > 5, view);
   await shot("studio-result.png", { x: 0, y: 0, width: 1400, height: 660 });
   const hillshade = await digest("#result-synthesis");
+  const hillshadeUrl = await page.evaluate(() => document.querySelector("#result-synthesis").dataset.url);
   await page.selectOption("#result-style", "color");
-  await page.waitForFunction(h => {
+  // the new picture has arrived when the image holds another URL, decoded
+  // (a fixed delay loses the race on a slow, sanitized server)
+  await page.waitForFunction(before => {
     const el = document.querySelector("#result-synthesis");
-    return el.complete && el.dataset.url;
-  }, null);
-  await page.waitForTimeout(1200);
+    return el.complete && el.naturalWidth > 0 && el.dataset.url && el.dataset.url !== before;
+  }, hillshadeUrl, { timeout: 60000 });
   ok("the result's style can be switched", (await digest("#result-synthesis")).hash !== hillshade.hash);
 
   // 3D.
