@@ -34,7 +34,7 @@
 #define MASK_WEIGHT_FLOOR 0.05
 /* The amplitude calibration averages each layer's spectrum over windows
  * of the reference's size until they hold this many cells, and over at
- * most CALIBRATION_WINDOWS_MAX windows (autolayer_calibration_spectrum). */
+ * most CALIBRATION_WINDOWS_MAX windows (autolayer_calibration_spectra). */
 #define CALIBRATION_CELLS ((size_t)1 << 20)
 #define CALIBRATION_WINDOWS_MAX 8
 
@@ -601,56 +601,77 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
     return 0;
 }
 
-/* Layer k's spectrum at amplitude 1 as the calibration fits it: its
- * contribution (its mask curve over layer 0's value included:
- * TF_STAGE_CONTRIBUTION of `t`, a terrain of the spec with every
+/* The layers' spectra at amplitude 1 as the calibration fits them: each
+ * wanted layer's contribution (its mask curve over layer 0's value
+ * included: TF_STAGE_CONTRIBUTION of `t`, a terrain of the spec with every
  * amplitude 1) on windows of the reference's size diagonally apart from
  * the synthesis offset, each measured like the reference, averaged. The
  * windows hold at least CALIBRATION_CELLS cells (at most
  * CALIBRATION_WINDOWS_MAX windows): on a small reference one window holds
  * a handful of the coarse layers' features, so its spectrum at the coarse
  * bins is as much chance as shape (a ring's estimate varies as one over
- * the frequencies it averages, which grow with the cells). */
-int autolayer_calibration_spectrum(autolayer_ctx *c, const tf_terrain *t, size_t k,
-                                   tf_radial_spectrum *out)
+ * the frequencies it averages, which grow with the cells). The windows are
+ * the outer loop, so layer 0 (every mask curve's input) is rendered once
+ * per window. */
+int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const int *wanted,
+                                  const double *const *window0, tf_radial_spectrum *out)
 {
     size_t w = c->map->width, h = c->map->height, n = c->cells;
+    size_t count = tf_terrain_layer_count(t);
     size_t windows = (CALIBRATION_CELLS + n - 1) / n;
     if (windows > CALIBRATION_WINDOWS_MAX)
         windows = CALIBRATION_WINDOWS_MAX;
-    double *r0 = malloc(n * sizeof *r0), *rk = k > 0 ? malloc(n * sizeof *rk) : NULL;
+    double *r0 = malloc(n * sizeof *r0), *rk = malloc(n * sizeof *rk);
     double *contribution = malloc(n * sizeof *contribution);
     float *map = malloc(n * sizeof *map);
     const double *rows[TF_FIT_MAX_BANDS] = {NULL};
-    int rc = !r0 || (k > 0 && !rk) || !contribution || !map ? autolayer_fail_nomem(c) : 0;
-    memset(out, 0, sizeof *out);
+    int rc = !r0 || !rk || !contribution || !map ? autolayer_fail_nomem(c) : 0;
+    for (size_t k = 0; k < count; k++)
+        if (wanted[k])
+            memset(&out[k], 0, sizeof out[k]);
     for (size_t wi = 0; wi < windows && rc == 0; wi++) {
         double x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * w);
         double y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * h);
-        rc = fit_render_stage_at(t, TF_STAGE_REDISTRIBUTED, 0, x0, y0, 1.0, w, h,
-                                 c->opt->threads, r0, c->err);
-        if (rc == 0 && k > 0)
-            rc = fit_render_stage_at(t, TF_STAGE_REDISTRIBUTED, k, x0, y0, 1.0, w, h,
-                                     c->opt->threads, rk, c->err);
-        rows[0] = r0;
-        rows[k] = k > 0 ? rk : r0;
-        if (rc == 0)
-            rc = fit_combine(t, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
-                             contribution, c->err);
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            map[i] = (float)contribution[i];
-        tf_radial_spectrum one;
-        memset(&one, 0, sizeof one);
-        if (rc == 0)
-            rc = tf_radial_spectrum_compute(map, NULL, w, h, wi ? &one : out, c->err);
-        for (size_t b = 0; rc == 0 && wi > 0 && b < out->bin_count; b++)
-            out->power[b] += one.power[b];
-        tf_radial_spectrum_free(&one);
+        /* window 0 is where the caller may already hold a layer's values */
+        if (wi == 0 && window0 && window0[0])
+            rows[0] = window0[0];
+        else if ((rc = fit_render_stage_at(t, TF_STAGE_REDISTRIBUTED, 0, x0, y0, 1.0, w, h,
+                                           c->opt->threads, r0, c->err)) == 0)
+            rows[0] = r0;
+        for (size_t k = 0; k < count && rc == 0; k++) {
+            if (!wanted[k])
+                continue;
+            if (k == 0)
+                rows[k] = rows[0];
+            else if (wi == 0 && window0 && window0[k])
+                rows[k] = window0[k];
+            else if ((rc = fit_render_stage_at(t, TF_STAGE_REDISTRIBUTED, k, x0, y0, 1.0, w, h,
+                                               c->opt->threads, rk, c->err)) == 0)
+                rows[k] = rk;
+            if (rc == 0)
+                rc = fit_combine(t, TF_STAGE_CONTRIBUTION, k, rows, n, c->opt->threads,
+                                 contribution, c->err);
+            for (size_t i = 0; rc == 0 && i < n; i++)
+                map[i] = (float)contribution[i];
+            tf_radial_spectrum one;
+            memset(&one, 0, sizeof one);
+            if (rc == 0)
+                rc = tf_radial_spectrum_compute(map, NULL, w, h, wi ? &one : &out[k], c->err);
+            for (size_t b = 0; rc == 0 && wi > 0 && b < out[k].bin_count; b++)
+                out[k].power[b] += one.power[b];
+            tf_radial_spectrum_free(&one);
+            if (k > 0)
+                rows[k] = NULL; /* combine reads only layer 0 and layer k */
+        }
     }
-    for (size_t b = 0; rc == 0 && b < out->bin_count; b++)
-        out->power[b] /= (double)windows;
-    if (rc != 0)
-        tf_radial_spectrum_free(out);
+    for (size_t k = 0; k < count; k++) {
+        if (!wanted[k])
+            continue;
+        for (size_t b = 0; rc == 0 && b < out[k].bin_count; b++)
+            out[k].power[b] /= (double)windows;
+        if (rc != 0)
+            tf_radial_spectrum_free(&out[k]);
+    }
     free(r0);
     free(rk);
     free(contribution);
@@ -658,7 +679,7 @@ int autolayer_calibration_spectrum(autolayer_ctx *c, const tf_terrain *t, size_t
     return rc;
 }
 
-/* Amplitudes from the layers' spectra (autolayer_calibration_spectrum). */
+/* Amplitudes from the layers' spectra (autolayer_calibration_spectra). */
 static int stage_calibration(autolayer_ctx *c)
 {
     size_t count = c->bands.count;
@@ -667,8 +688,11 @@ static int stage_calibration(autolayer_ctx *c)
     double amp[TF_FIT_MAX_BANDS];
     tf_terrain *t = tf_terrain_compile(c->spec, c->err);
     int rc = t ? 0 : -1;
-    for (size_t k = 0; k < count && rc == 0; k++)
-        rc = autolayer_calibration_spectrum(c, t, k, &spectra[k]);
+    int wanted[TF_FIT_MAX_BANDS] = {0};
+    for (size_t k = 0; k < count; k++)
+        wanted[k] = 1;
+    if (rc == 0)
+        rc = autolayer_calibration_spectra(c, t, wanted, NULL, spectra);
     tf_terrain_free(t);
     if (rc == 0)
         rc = autolayer_calibrate_amplitudes(spectra, &c->ref_spectrum, count, amp,

@@ -125,11 +125,15 @@ typedef struct {
     size_t done, total;
 } fit_progress;
 
-/* Layer k's spectrum at amplitude 1 as the calibration fits it, averaged
- * over its windows (autolayer.c); `t` is the spec with every amplitude 1.
- * 0, or -1 with c->err filled (*out then holds nothing). */
-int autolayer_calibration_spectrum(autolayer_ctx *c, const tf_terrain *t, size_t k,
-                                   tf_radial_spectrum *out);
+/* The spectra at amplitude 1 of the layers k with wanted[k] set, as the
+ * calibration fits them, each averaged over the calibration's windows
+ * (autolayer.c) into out[k]; `t` is the spec with every amplitude 1.
+ * window0 (NULL, or NULL entries: rendered) may hold layers' redistributed
+ * values on the first window, the reference's size at the synthesis
+ * offset. 0, or -1 with c->err filled (the wanted out[] then hold
+ * nothing). */
+int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const int *wanted,
+                                  const double *const *window0, tf_radial_spectrum *out);
 
 /* The step between a sample window's points, in samples, for a layer of
  * frequency f: a fixed irrational share of a lattice unit, at least 1. */

@@ -290,28 +290,37 @@ static int terrain_trial(terrain_trials *t, const tf_noise_type *noise, size_t k
     /* The calibration (autolayer.c's stage_calibration): each layer's spectrum at
      * amplitude 1, its mask over layer 0's value included. */
     const double *rows[TF_FIT_MAX_BANDS];
-    tf_terrain *terrain = NULL;
+    int wanted[TF_FIT_MAX_BANDS], any = 0;
     for (size_t k = 0; k < count; k++) {
-        if (t->spectrum_valid[k] && t->spectrum_noise[k][0] == noise[k] &&
-            t->spectrum_freq[k][0] == freq[k] && t->spectrum_noise[k][1] == noise[0] &&
-            t->spectrum_freq[k][1] == freq[0])
-            continue;
-        if (!terrain && !(terrain = trial_terrain(t, noise, freq, NULL, NULL, 0)))
-            return -1;
-        if (t->spectrum_valid[k])
+        wanted[k] = !(t->spectrum_valid[k] && t->spectrum_noise[k][0] == noise[k] &&
+                      t->spectrum_freq[k][0] == freq[k] && t->spectrum_noise[k][1] == noise[0] &&
+                      t->spectrum_freq[k][1] == freq[0]);
+        any |= wanted[k];
+        if (wanted[k] && t->spectrum_valid[k])
             tf_radial_spectrum_free(&t->spectrum[k]);
-        t->spectrum_valid[k] = 0;
-        if (autolayer_calibration_spectrum(c, terrain, k, &t->spectrum[k]) != 0) {
+        if (wanted[k])
+            t->spectrum_valid[k] = 0;
+    }
+    tf_terrain *terrain = NULL;
+    if (any) {
+        /* the raw windows are the calibration's first window */
+        window_rows(t->raw, count, rows);
+        if (!(terrain = trial_terrain(t, noise, freq, NULL, NULL, 0)) ||
+            autolayer_calibration_spectra(c, terrain, wanted, rows, t->spectrum) != 0) {
             tf_terrain_free(terrain);
             return -1;
         }
+        tf_terrain_free(terrain);
+    }
+    for (size_t k = 0; k < count; k++) {
+        if (!wanted[k])
+            continue;
         t->spectrum_valid[k] = 1;
         t->spectrum_noise[k][0] = noise[k];
         t->spectrum_freq[k][0] = freq[k];
         t->spectrum_noise[k][1] = noise[0];
         t->spectrum_freq[k][1] = freq[0];
     }
-    tf_terrain_free(terrain);
     double amp[TF_FIT_MAX_BANDS], calibration_rms;
     if (autolayer_calibrate_amplitudes(t->spectrum, &c->ref_spectrum, count, amp,
                                        &calibration_rms, c->err) != 0)

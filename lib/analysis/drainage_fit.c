@@ -362,6 +362,22 @@ static void wavelength_range(const tf_spec *spec, double *lmin, double *lmax)
     }
 }
 
+/* A candidate: `base` carved with these parameters (carved_spec) and
+ * scored (score_spec) into *sc. The caller owns it; NULL with the error
+ * filled on failure. */
+static tf_spec *scored_candidate(drainage_ctx *c, const tf_spec *base, int levels,
+                                 double spacing, double depth, double slope, int breach,
+                                 const drainage_preset *pr, double gain,
+                                 tf_fit_drainage_report *rep, tf_fit_drainage_scores *sc)
+{
+    tf_spec *s = carved_spec(c, base, levels, spacing, depth, slope, breach, pr, gain);
+    if (s && score_spec(c, s, rep, sc) != 0) {
+        tf_spec_free(s);
+        s = NULL;
+    }
+    return s;
+}
+
 static void ctx_free(drainage_ctx *c)
 {
     tf_layer_map_free(c->ref_unit);
@@ -461,20 +477,21 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
     if (score_spec(&c, spec, rep, &rep->without) != 0)
         goto done;
     tf_spec *best = NULL;
+    const drainage_preset *chosen = NULL;
     for (size_t p = 0; p < PRESET_COUNT; p++) {
         const drainage_preset *pr = &PRESETS[p];
         double depth = D0 * pr->depth, slope = pr->gamma * 2.0 * depth / L0;
         int levels = pr->one_level && opt->drainage_levels <= 0 ? 1 : K;
-        tf_spec *s = carved_spec(&c, spec, levels, L0, depth, slope, B, pr, 1.0);
         tf_fit_drainage_scores sc;
-        if (!s || score_spec(&c, s, rep, &sc) != 0) {
-            tf_spec_free(s);
+        tf_spec *s = scored_candidate(&c, spec, levels, L0, depth, slope, B, pr, 1.0, rep, &sc);
+        if (!s) {
             tf_spec_free(best);
             goto done;
         }
         if (!best || sc.score < rep->with.score) {
             tf_spec_free(best);
             best = s;
+            chosen = pr;
             rep->with = sc;
             rep->preset = pr->name;
             rep->gamma = pr->gamma;
@@ -498,16 +515,12 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
     int has_detail = 0;
     for (size_t i = 0; best && i < best->layer_count; i++)
         has_detail |= !(best->layers[i].frequency * best->drainage.detail_wavelength <= 1.0);
-    const drainage_preset *chosen = NULL;
-    for (size_t p = 0; p < PRESET_COUNT; p++)
-        if (best && PRESETS[p].name == rep->preset)
-            chosen = &PRESETS[p];
-    for (double g = 1.0 + DETAIL_GAIN_STEP; has_detail && chosen && g <= DETAIL_GAIN_MAX;
+    for (double g = 1.0 + DETAIL_GAIN_STEP; has_detail && g <= DETAIL_GAIN_MAX;
          g += DETAIL_GAIN_STEP) {
-        tf_spec *s = carved_spec(&c, spec, rep->levels, L0, rep->depth, rep->slope, B, chosen, g);
         tf_fit_drainage_scores sc;
-        if (!s || score_spec(&c, s, rep, &sc) != 0) {
-            tf_spec_free(s);
+        tf_spec *s = scored_candidate(&c, spec, rep->levels, L0, rep->depth, rep->slope, B,
+                                      chosen, g, rep, &sc);
+        if (!s) {
             tf_spec_free(best);
             goto done;
         }
