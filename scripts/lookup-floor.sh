@@ -53,7 +53,7 @@ for variant in exact uniform passes; do
     cli/terrafit bench --suite --simd avx2 --size "$size" --repeat "$repeat" |
         awk -F'|' '$1 ~ / splx / {
             name = substr($1, 1, 30); sub(/ +$/, "", name)
-            split($3, g, " "); n = split($NF, c, " ")
+            split($3, g, " "); n = split($(NF - 1), c, " ")
             printf "%s\t%s\t%s\n", name, g[2], c[n] }' >"$work/$variant.tsv"
 done
 printf '%-30s | %-17s | %-17s | %-17s\n' "spec (simplex, AVX2 grid)" "exact /layer t/f" \

@@ -112,15 +112,31 @@ START_TEST(window_equals_samples)
 END_TEST
 
 /* A thread keeps the network it built for one stage's single samples and
- * reuses it for the next nearby ones: whatever the order of the queries,
- * and across stages compiled, freed and compiled again (perhaps at the same
+ * windows, reuses it for the next nearby ones and starts new layouts from
+ * the nodes it already made: whatever the order of the queries, and
+ * across stages compiled, freed and compiled again (perhaps at the same
  * address), with windows in between, every sample is the bits of one made
- * from nothing. A sample right after one far away (a layout of the point's
- * own box) is the reference. */
+ * from nothing. A sample on a new thread (whose scratch holds nothing) is
+ * the reference. */
+typedef struct {
+    const tf_terrain *t;
+    double x, y, h;
+} fresh_job;
+
+static void *fresh_run(void *arg)
+{
+    fresh_job *job = arg;
+    job->h = tf_terrain_sample(job->t, job->x, job->y);
+    return NULL;
+}
+
 static double cold_sample(const tf_terrain *t, double x, double y)
 {
-    (void)tf_terrain_sample(t, x + 3.0e7, y - 2.0e7);
-    return tf_terrain_sample(t, x, y);
+    fresh_job job = {t, x, y, 0.0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, fresh_run, &job), 0);
+    pthread_join(th, NULL);
+    return job.h;
 }
 
 START_TEST(single_samples_reuse_the_network_exactly)
@@ -463,6 +479,48 @@ END_TEST
 
 typedef struct {
     const tf_terrain *t;
+    double x0, y0;
+    float *out;
+} fresh_window_job;
+
+enum { CHUNK = 34, CHUNK_STEP = 32 };
+
+static void *fresh_window_run(void *arg)
+{
+    fresh_window_job *job = arg;
+    tf_terrain_sample_window(job->t, job->x0, job->y0, 1.5, 0, 0, CHUNK, CHUNK, job->out);
+    return NULL;
+}
+
+/* A game's chunks streamed on one thread (a row, back along it, then a
+ * column, with its borders overlapping), each starting from the nodes the
+ * ones before made, are the bits of each chunk made on a new thread. */
+START_TEST(streamed_chunks_reuse_the_network_exactly)
+{
+    tf_terrain *t = make_terrain(1, PATHS[_i]);
+    float *got = malloc(CHUNK * CHUNK * sizeof *got), *ref = malloc(CHUNK * CHUNK * sizeof *ref);
+    int path[][2] = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {2, 0}, {1, 0}, {1, 1},
+                     {1, 2}, {1, 3}, {0, 3}, {0, 0}, {-1, -1}};
+    for (size_t c = 0; c < sizeof path / sizeof path[0]; c++) {
+        double x0 = -2000.25 + 1.5 * CHUNK_STEP * path[c][0];
+        double y0 = 911.5 + 1.5 * CHUNK_STEP * path[c][1];
+        tf_terrain_sample_window(t, x0, y0, 1.5, 0, 0, CHUNK, CHUNK, got);
+        fresh_window_job job = {t, x0, y0, ref};
+        pthread_t th;
+        ck_assert_int_eq(pthread_create(&th, NULL, fresh_window_run, &job), 0);
+        pthread_join(th, NULL);
+        for (size_t k = 0; k < CHUNK * CHUNK; k++)
+            ck_assert_msg(same_float(got[k], ref[k]), "chunk %zu (%d, %d), sample %zu", c,
+                          path[c][0], path[c][1], k);
+    }
+    free(got);
+    free(ref);
+    tf_terrain_free(t);
+}
+END_TEST
+
+typedef struct {
+    const tf_terrain *t;
     size_t first, count;
     double *out;
 } thread_job;
@@ -647,6 +705,7 @@ static Suite *drainage_suite(void)
     tcase_add_loop_test(tc, exported_segments_carve_the_stage, 0, 9);
     tcase_add_test(tc, exported_segments_refuse_bad_boxes);
     tcase_add_test(tc, chunks_join);
+    tcase_add_loop_test(tc, streamed_chunks_reuse_the_network_exactly, 0, PATH_COUNT);
     tcase_add_test(tc, threads_agree);
     tcase_add_test(tc, drained_stage);
     tcase_add_test(tc, gradient_is_central_difference);

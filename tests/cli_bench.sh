@@ -17,7 +17,7 @@ tiny="--size 16 --repeat 1 --threads 2"
 # ---- the table
 # shellcheck disable=SC2086 # $tiny is a list of options
 expect "bench exits 0 on a spec" 0 "$TERRAFIT" bench $tiny "$minimal"
-check "the table has its header" grep -q '^spec  *L  *pts.*sample /layer  random |.*t/f$' \
+check "the table has its header" grep -q '^spec  *L  *pts.*sample /layer  random |.*t/f |  *chunk$' \
     "$scratch/stdout"
 check "the table has one row for the spec, on a named path" \
     grep -qE "^[^ ]*minimal\\.json +1 +[0-9]+ +0 +- +splx +(avx512|avx2|none) \\|" "$scratch/stdout"
@@ -42,7 +42,8 @@ rows = doc["results"]
 names = ("minimal.json", "mask-falloff-zero.json")
 assert [r["spec"].endswith(name) for r, name in zip(rows, names)] == [True, True], rows
 for r in rows:
-    for key in ("sampleNs", "randomSampleNs", "grid1Ns", "gridAllNs", "noiseNs", "fractalNs"):
+    for key in ("sampleNs", "randomSampleNs", "grid1Ns", "gridAllNs", "noiseNs", "fractalNs",
+                "chunkUs"):
         assert r[key] > 0, (key, r)
     assert r["path"] in ("avx512", "avx2", "none") and r["threads"] == 2, r
     ratio = r["grid1Ns"] / r["fractalNs"]

@@ -54,8 +54,15 @@ typedef enum {
     WORK_GRID1,
     WORK_GRID_ALL,
     WORK_NOISE,
-    WORK_FRACTAL
+    WORK_FRACTAL,
+    WORK_CHUNKS
 } work_kind;
+
+/* A game's streaming: CHUNK_COUNT windows of CHUNK_SIDE samples a side
+ * (64 plus a border sample each side), CHUNK_STRIDE apart along a row. */
+#define CHUNK_SIDE 66
+#define CHUNK_STRIDE 64
+#define CHUNK_COUNT 16
 
 typedef struct {
     const tf_terrain *t;
@@ -64,7 +71,16 @@ typedef struct {
     float *grid;
     double *random_x, *random_y; /* size each: points of the random-order figure */
     size_t single_rows;          /* rows of the single-sample figures */
+    /* A drainage stage keeps the nodes it made on each thread and starts
+     * new networks from them (docs/spec.md, "Drainage"): each run of such
+     * a spec moves RUN_SHIFT further along x, so no run reuses the last
+     * one's and every figure is one first visit. */
+    int shift_runs;
+    unsigned runs;
+    float *chunk; /* CHUNK_SIDE^2 */
 } work;
+
+#define RUN_SHIFT 1048576.0
 
 /* Coordinates spread over the grid's square in no order: x = X0 + the
  * square's side times a fraction from a 64-bit LCG (Knuth's MMIX
@@ -99,12 +115,14 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
     const tf_terrain *t = w->t;
     double sum = 0.0;
     int wall = kind == WORK_GRID_ALL;
+    double X0 = BENCH_X0 + (w->shift_runs ? RUN_SHIFT * (double)w->runs++ : 0.0);
+    double dx = X0 - BENCH_X0;
     double start = now_seconds(wall);
     switch (kind) {
     case WORK_SAMPLE:
         for (size_t j = 0; j < w->single_rows; j++)
             for (size_t i = 0; i < n; i++)
-                sum += tf_terrain_sample(t, BENCH_X0 + (double)i * BENCH_STEP,
+                sum += tf_terrain_sample(t, X0 + (double)i * BENCH_STEP,
                                          BENCH_Y0 + (double)j * BENCH_STEP);
         break;
     case WORK_SAMPLE_RANDOM:
@@ -113,13 +131,13 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
          * the branch predictors or caches lines up with the next */
         for (size_t j = 0; j < w->single_rows; j++)
             for (size_t i = 0, jj = j; i < n; i++, jj = jj + 1 == n ? 0 : jj + 1)
-                sum += tf_terrain_sample(t, w->random_x[i], w->random_y[jj]);
+                sum += tf_terrain_sample(t, w->random_x[i] + dx, w->random_y[jj]);
         break;
     case WORK_GRID1:
-        tf_terrain_sample_grid(t, BENCH_X0, BENCH_Y0, BENCH_STEP, n, n, w->grid);
+        tf_terrain_sample_grid(t, X0, BENCH_Y0, BENCH_STEP, n, n, w->grid);
         break;
     case WORK_GRID_ALL:
-        if (tf_render_grid(t, BENCH_X0, BENCH_Y0, BENCH_STEP, n, n, w->threads, w->grid, NULL,
+        if (tf_render_grid(t, X0, BENCH_Y0, BENCH_STEP, n, n, w->threads, w->grid, NULL,
                            NULL, err) != 0)
             return -1.0;
         break;
@@ -131,13 +149,21 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
          * and masks (tf_fractal_sum_row). */
         size_t octaves = kind == WORK_NOISE ? 1 : tf_terrain_layer_count(t);
         for (size_t j = 0; j < n; j++)
-            tf_fractal_sum_row(t, octaves, BENCH_X0, BENCH_STEP, 0,
+            tf_fractal_sum_row(t, octaves, X0, BENCH_STEP, 0,
                                BENCH_Y0 + (double)j * BENCH_STEP, n, w->grid + j * n);
         break;
     }
+    case WORK_CHUNKS:
+        for (size_t c = 0; c < CHUNK_COUNT; c++) {
+            tf_terrain_sample_window(t, X0 + (double)(c * CHUNK_STRIDE) * BENCH_STEP, BENCH_Y0,
+                                     BENCH_STEP, 0, 0, CHUNK_SIDE, CHUNK_SIDE, w->chunk);
+            for (size_t k = 0; k < CHUNK_SIDE * CHUNK_SIDE; k += 97)
+                sum += w->chunk[k];
+        }
+        break;
     }
     double seconds = now_seconds(wall) - start;
-    if (kind != WORK_SAMPLE && kind != WORK_SAMPLE_RANDOM)
+    if (kind != WORK_SAMPLE && kind != WORK_SAMPLE_RANDOM && kind != WORK_CHUNKS)
         for (size_t k = 0; k < n * n; k += 97)
             sum += w->grid[k];
     *checksum += sum;
@@ -159,12 +185,14 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     w.single_rows = n;
     if (spec->drainage.levels > 0 && n > 0 && (4096 + n - 1) / n < n)
         w.single_rows = (4096 + n - 1) / n;
+    w.shift_runs = spec->drainage.levels > 0;
     w.grid = malloc(n * n * sizeof *w.grid);
+    w.chunk = malloc(CHUNK_SIDE * CHUNK_SIDE * sizeof *w.chunk);
     w.random_x = malloc(n * sizeof *w.random_x);
     w.random_y = malloc(n * sizeof *w.random_y);
     double *times = malloc((size_t)repeat * sizeof *times);
     int status = 0;
-    if (!w.grid || !w.random_x || !w.random_y || !times) {
+    if (!w.grid || !w.chunk || !w.random_x || !w.random_y || !times) {
         tf_error_set(err, TF_ERR_NOMEM, "bench: out of memory for a %zux%zu grid", n, n);
         status = -1;
     }
@@ -173,9 +201,9 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         random_coordinates(BENCH_X0, n, &state, w.random_x);
         random_coordinates(BENCH_Y0, n, &state, w.random_y);
     }
-    double *figures[] = {&r->sample_ns,  &r->random_ns, &r->grid1_ns,
-                         &r->grid_all_ns, &r->noise_ns,  &r->fractal_ns};
-    for (int kind = WORK_SAMPLE; status == 0 && kind <= WORK_FRACTAL; kind++) {
+    double *figures[] = {&r->sample_ns,  &r->random_ns, &r->grid1_ns, &r->grid_all_ns,
+                         &r->noise_ns,   &r->fractal_ns, &r->chunk_us};
+    for (int kind = WORK_SAMPLE; status == 0 && kind <= WORK_CHUNKS; kind++) {
         /* one untimed run warms caches and page-faults the grid in */
         if (run_once(&w, (work_kind)kind, &r->checksum, err) < 0.0) {
             status = -1;
@@ -189,7 +217,9 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
             }
         }
         size_t points = n * (kind == WORK_SAMPLE || kind == WORK_SAMPLE_RANDOM ? w.single_rows : n);
-        if (status == 0)
+        if (status == 0 && kind == WORK_CHUNKS)
+            *figures[kind] = median(times, repeat) * 1e6 / (double)CHUNK_COUNT;
+        else if (status == 0)
             *figures[kind] = median(times, repeat) * 1e9 / (double)points;
     }
     if (status == 0) {
@@ -207,6 +237,7 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         r->threads = w.threads;
     }
     free(w.grid);
+    free(w.chunk);
     free(w.random_x);
     free(w.random_y);
     free(times);
@@ -221,9 +252,9 @@ static double per_layer(double ns, size_t layers)
 void bench_print_table(FILE *out, const bench_result *results, size_t count)
 {
     fprintf(out,
-            "%-28s %2s %4s %2s %2s %-6s %-4s | %7s %6s %7s | %7s %6s | %7s %5s | %6s %7s %5s\n",
+            "%-28s %2s %4s %2s %2s %-6s %-4s | %7s %6s %7s | %7s %6s | %7s %5s | %6s %7s %5s | %7s\n",
             "spec", "L", "pts", "mk", "oc", "noise", "path", "sample", "/layer", "random",
-            "grid1", "/layer", "gridN", "xN", "noise", "fractal", "t/f");
+            "grid1", "/layer", "gridN", "xN", "noise", "fractal", "t/f", "chunk");
     for (size_t k = 0; k < count; k++) {
         const bench_result *r = &results[k];
         const char *noise = short_noise_name(r->noise);
@@ -236,17 +267,17 @@ void bench_print_table(FILE *out, const bench_result *results, size_t count)
             snprintf(name, sizeof name, "%s", r->name);
         fprintf(out,
                 "%-28s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f %7.2f | %7.2f %6.2f | %7.2f "
-                "%5.2f | %6.2f %7.2f %5.2f\n",
+                "%5.2f | %6.2f %7.2f %5.2f | %7.1f\n",
                 name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
                 r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->random_ns,
                 r->grid1_ns, per_layer(r->grid1_ns, r->layers), r->grid_all_ns,
                 r->grid1_ns / r->grid_all_ns,
-                r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns);
+                r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns, r->chunk_us);
     }
     fprintf(out, "ns per sample (median); /layer = per layer-sample; random = sample at points "
                  "in no order;\ngrid1 = 1 thread, gridN = %u threads, xN = grid1/gridN; noise = "
                  "layer 0's base noise alone;\nfractal = plain sum of the layers' base noises; "
-                 "t/f = grid1/fractal\n",
+                 "t/f = grid1/fractal; chunk = us per 66x66 window, 16 streamed along a row\n",
             count ? results[0].threads : 0u);
 }
 
@@ -288,6 +319,7 @@ static cJSON *result_json(const bench_result *r)
               put(o, "gridAllNs", figure(r->grid_all_ns)) &&
               put(o, "noiseNs", figure(r->noise_ns)) &&
               put(o, "fractalNs", figure(r->fractal_ns)) &&
+              put(o, "chunkUs", figure(r->chunk_us)) &&
               put(o, "sampleNsPerLayer", figure(per_layer(r->sample_ns, r->layers))) &&
               put(o, "grid1NsPerLayer", figure(per_layer(r->grid1_ns, r->layers))) &&
               put(o, "threadSpeedup", figure(r->grid1_ns / r->grid_all_ns)) &&

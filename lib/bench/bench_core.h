@@ -29,6 +29,7 @@ typedef struct {
     unsigned threads;
     /* ns per sample (divide by layers for per layer-sample) */
     double sample_ns, random_ns, grid1_ns, grid_all_ns, noise_ns, fractal_ns;
+    double chunk_us; /* per 66 x 66 window, streamed along a row */
     double checksum; /* of the grid, so no work can be skipped */
 } bench_result;
 

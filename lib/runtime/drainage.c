@@ -163,6 +163,10 @@ typedef struct {
      * made so far. */
     uint64_t kept;
     unsigned hits; /* single samples that found their nodes here */
+    /* The id of the stage whose nodes were made here (0: none), single
+     * samples' or a window's: a new layout of that stage starts from the
+     * node values and links they share (seed_level). */
+    uint64_t made;
 } dlayout;
 
 /* Single samples keep this many layouts besides the current one: queries
@@ -258,10 +262,70 @@ static void *carve_bytes(unsigned char **p, size_t bytes)
     return r;
 }
 
-/* Lay out every level's arrays for query box q, all nodes unknown. */
+/* Level k of the current layout takes the node values and links made in
+ * the parked layouts of the same stage wherever their boxes overlap: both
+ * are functions of the lattice, not of the box they were made for (a
+ * node's value reads the coarser cones over every node that can reach it,
+ * in the lattice's tie order), so they are the bits the new layout would
+ * make. Windows' tiles overlap their neighbours' by the levels' margins,
+ * and a game's chunks each other's coarse levels. */
+static void seed_level(tf_drainage_work *w, int k, uint64_t id)
+{
+    dlevel *d = &w->cur.level[k];
+    for (int m = 0; m < SAMPLE_PARKED; m++) {
+        if (w->parked[m].made != id)
+            continue;
+        const dlevel *s = &w->parked[m].level[k];
+        int64_t i0 = d->vi0 > s->vi0 ? d->vi0 : s->vi0;
+        int64_t j0 = d->vj0 > s->vj0 ? d->vj0 : s->vj0;
+        int64_t di1 = d->vi0 + (int64_t)d->vnx, si1 = s->vi0 + (int64_t)s->vnx;
+        int64_t dj1 = d->vj0 + (int64_t)d->vny, sj1 = s->vj0 + (int64_t)s->vny;
+        int64_t i1 = di1 < si1 ? di1 : si1, j1 = dj1 < sj1 ? dj1 : sj1;
+        for (int64_t j = j0; j < j1; j++) {
+            size_t ds = (size_t)(j - d->vj0) * d->vnx + (size_t)(i0 - d->vi0);
+            size_t ss = (size_t)(j - s->vj0) * s->vnx + (size_t)(i0 - s->vi0);
+            for (int64_t i = i0; i < i1; i++, ds++, ss++) {
+                unsigned char give = s->state[ss] & (unsigned char)~d->state[ds];
+                if (give & NODE_VALUE) {
+                    d->px[ds] = s->px[ss];
+                    d->py[ds] = s->py[ss];
+                    d->val[ds] = s->val[ss];
+                    d->bed[ds] = s->bed[ss];
+                    d->qok[ds] = s->qok[ss];
+                    if (s->qok[ss]) {
+                        d->qx[ds] = s->qx[ss];
+                        d->qy[ds] = s->qy[ss];
+                        d->qbed[ds] = s->qbed[ss];
+                    }
+                }
+                if (give & NODE_LINK) {
+                    d->nseg[ds] = s->nseg[ss];
+                    for (int g = 0; g < s->nseg[ss]; g++)
+                        d->seg[2 * ds + (size_t)g] = s->seg[2 * ss + (size_t)g];
+                }
+                d->state[ds] |= give;
+            }
+        }
+    }
+}
+
+/* The current layout parked (the most recently left first) and the
+ * storage of the one left longest ago made current. */
+static void rotate(tf_drainage_work *w)
+{
+    dlayout spare = w->parked[SAMPLE_PARKED - 1];
+    for (int m = SAMPLE_PARKED - 1; m > 0; m--)
+        w->parked[m] = w->parked[m - 1];
+    w->parked[0] = w->cur;
+    w->cur = spare;
+}
+
+/* Lay out every level's arrays for query box q, all nodes unknown but
+ * those the parked layouts of the stage made (seed_level). */
 static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_drainage_work *w)
 {
     w->cur.kept = 0;
+    w->cur.made = 0;
     size_t bytes = plan_levels(dr, q, w->cur.level);
     if (bytes > w->cur.capacity) {
         unsigned char *grown = realloc(w->cur.block, bytes);
@@ -291,7 +355,10 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->row_start = carve_bytes(&p, (lv->bny + 1) * sizeof(uint32_t));
         lv->binned = 0;
         memset(lv->state, 0, nv);
+        if (dr->id != 0)
+            seed_level(w, k, dr->id);
     }
+    w->cur.made = dr->id;
     return 0;
 }
 
@@ -552,20 +619,58 @@ static void list_unshift(uint32_t *start, size_t n)
     start[0] = 0;
 }
 
+/* The range [*c0, *c0 + *n) clipped to [lo, lo + len). */
+static void clip_range(int64_t *c0, size_t *n, int64_t lo, size_t len)
+{
+    int64_t a = *c0 > lo ? *c0 : lo, b = *c0 + (int64_t)*n, e = lo + (int64_t)len;
+    b = b < e ? b : e;
+    *c0 = a;
+    *n = b > a ? (size_t)(b - a) : 0;
+}
+
 /* Level k's links made and binned; with `rows` (windows, for row_walk)
- * also the list of each row of bins. */
-static int bin_level(tf_drainage_work *w, int k, int rows)
+ * also the list of each row of bins. With `need` (windows), only the part
+ * of the node box that can reach it: the bins over its cells (one more
+ * each side, for rounding) and the nodes within the level's margin of it.
+ * Every query of a window's level falls in its need box (the tile's points,
+ * and the finer levels' nodes whose values are still to make), so the
+ * cones are those of the whole box; a seeded layout then skips the coarse
+ * levels' wide margins. */
+static int bin_level(tf_drainage_work *w, int k, int rows, const dbox *need)
 {
     const tf_drainage *dr = w->dr;
     dlevel *lv = &w->cur.level[k];
-    size_t nb = lv->bnx * lv->bny;
     double L = dr->L[k];
     int64_t ring = lv->ni0 - lv->vi0;
+    int64_t na = lv->ni0, nb_ = lv->nj0;
+    size_t nna = lv->nnx, nnb = lv->nny;
+    if (need) {
+        cell_range(need->x0, need->x1, dr->margin[k], L, &na, &nna);
+        cell_range(need->y0, need->y1, dr->margin[k], L, &nb_, &nnb);
+        clip_range(&na, &nna, lv->ni0, lv->nnx);
+        clip_range(&nb_, &nnb, lv->nj0, lv->nny);
+        int64_t bi0, bj0;
+        size_t bnx, bny;
+        cell_range(need->x0, need->x1, 0.0, L, &bi0, &bnx);
+        cell_range(need->y0, need->y1, 0.0, L, &bj0, &bny);
+        clip_range(&bi0, &bnx, lv->ni0, lv->nnx);
+        clip_range(&bj0, &bny, lv->nj0, lv->nny);
+        lv->bx0 = (double)bi0 * L;
+        lv->by0 = (double)bj0 * L;
+        lv->bnx = bnx;
+        lv->bny = bny;
+    } else {
+        lv->bx0 = (double)lv->ni0 * L;
+        lv->by0 = (double)lv->nj0 * L;
+        lv->bnx = lv->nnx;
+        lv->bny = lv->nny;
+    }
+    size_t nb = lv->bnx * lv->bny;
     memset(lv->bin_start, 0, (nb + 1) * sizeof *lv->bin_start);
     memset(lv->row_start, 0, (lv->bny + 1) * sizeof *lv->row_start);
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t b = 0; b < lv->nny; b++) {
-            for (size_t a = 0; a < lv->nnx; a++) {
+        for (size_t b = (size_t)(nb_ - lv->nj0); b < (size_t)(nb_ - lv->nj0) + nnb; b++) {
+            for (size_t a = (size_t)(na - lv->ni0); a < (size_t)(na - lv->ni0) + nna; a++) {
                 size_t slot = (b + (size_t)ring) * lv->vnx + a + (size_t)ring;
                 if (pass == 0)
                     ensure_link(w, k, slot);
@@ -998,11 +1103,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         else
             sy = oy < 0.0 ? -pad : pad;
     }
-    dlayout spare = w->parked[SAMPLE_PARKED - 1];
-    for (int m = SAMPLE_PARKED - 1; m > 0; m--)
-        w->parked[m] = w->parked[m - 1];
-    w->parked[0] = w->cur;
-    w->cur = spare;
+    rotate(w);
     dbox qp = {x - pad + sx, y - pad + sy, x + pad + sx, y + pad + sy};
     if (prepare(t, dr, qp, w) != 0)
         return NAN;
@@ -1013,7 +1114,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
      * queries, which the bins make cheap (one level: 3.6 us a sample in a
      * row's order without them, 0.3-0.5 us with). All give the same bits. */
     for (int k = 0; (dr->levels > 1 || pad > 0.0) && k < dr->levels; k++)
-        if (bin_level(w, k, 0) != 0)
+        if (bin_level(w, k, 0, NULL) != 0)
             return NAN;
     w->cur.kept = id;
     w->cur.hits = 0;
@@ -1031,6 +1132,54 @@ size_t tf_drainage_tile(const tf_drainage *dr, double step)
     return span >= 1.0 && span <= (double)TF_DRAINAGE_TILE_MAX ? (size_t)span
            : span > (double)TF_DRAINAGE_TILE_MAX              ? TF_DRAINAGE_TILE_MAX
                                                               : 1;
+}
+
+/* Each level's need box for a window's tile q (bin_level): q, and the
+ * cells of the finer levels' nodes whose values are still to make (a node
+ * lies in its cell): those its binned nodes link to (within a ring of
+ * them, as ensure_link looks) that no kept layout made. Cones are asked
+ * for nowhere else. */
+static void need_boxes(tf_drainage_work *w, dbox q, dbox *need)
+{
+    const tf_drainage *dr = w->dr;
+    dbox acc = q;
+    for (int k = dr->levels - 1; k >= 0; k--) {
+        need[k] = acc;
+        const dlevel *lv = &w->cur.level[k];
+        double L = dr->L[k];
+        int64_t ring = lv->ni0 - lv->vi0, a0, b0;
+        size_t an, bn;
+        cell_range(acc.x0, acc.x1, dr->margin[k], L, &a0, &an);
+        cell_range(acc.y0, acc.y1, dr->margin[k], L, &b0, &bn);
+        clip_range(&a0, &an, lv->ni0, lv->nnx);
+        clip_range(&b0, &bn, lv->nj0, lv->nny);
+        if (an == 0 || bn == 0)
+            continue;
+        a0 -= ring;
+        b0 -= ring;
+        an += 2 * (size_t)ring;
+        bn += 2 * (size_t)ring;
+        int64_t i0 = INT64_MAX, i1 = INT64_MIN, j0 = INT64_MAX, j1 = INT64_MIN;
+        for (int64_t j = b0; j < b0 + (int64_t)bn; j++) {
+            const unsigned char *st = lv->state + (size_t)(j - lv->vj0) * lv->vnx;
+            for (int64_t i = a0; i < a0 + (int64_t)an; i++) {
+                if (st[i - lv->vi0] & NODE_VALUE)
+                    continue;
+                i0 = i < i0 ? i : i0;
+                i1 = i > i1 ? i : i1;
+                j0 = j < j0 ? j : j0;
+                j1 = j > j1 ? j : j1;
+            }
+        }
+        if (i0 <= i1) {
+            double x0 = (double)i0 * L, x1 = (double)(i1 + 1) * L;
+            double y0 = (double)j0 * L, y1 = (double)(j1 + 1) * L;
+            acc.x0 = x0 < acc.x0 ? x0 : acc.x0;
+            acc.y0 = y0 < acc.y0 ? y0 : acc.y0;
+            acc.x1 = x1 > acc.x1 ? x1 : acc.x1;
+            acc.y1 = y1 > acc.y1 ? y1 : acc.y1;
+        }
+    }
 }
 
 int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
@@ -1057,10 +1206,17 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                     q.y1 = y > q.y1 ? y : q.y1;
                 }
             }
-            /* a tile of one sample is a single sample: no bins */
+            /* a tile of one sample is a single sample: no bins; the
+             * layout left is parked, so the next tile (or the next
+             * window: a game's next chunk) starts from its nodes */
+            if (any)
+                rotate(w);
             int built = any && prepare(t, dr, q, w) == 0;
+            dbox need[TF_MAX_DRAINAGE_LEVELS];
+            if (built && tw * th > 1)
+                need_boxes(w, q, need);
             for (int k = 0; built && tw * th > 1 && k < dr->levels; k++)
-                built = bin_level(w, k, 1) == 0;
+                built = bin_level(w, k, 1, &need[k]) == 0;
             for (size_t j = tj; j < tj + th; j++) {
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
                 size_t done = 0; /* samples from ti carved by carve_row */
@@ -1108,7 +1264,7 @@ int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         /* Link and bin the level whole before the next: a finer node's
          * value then finds the coarser cones in its bin instead of going
          * node by node (the window's way; the same links). */
-        if (bin_level(w, k, 0) != 0)
+        if (bin_level(w, k, 0, NULL) != 0)
             return -1;
         dlevel *lv = &w->cur.level[k];
         size_t ring = (size_t)(lv->ni0 - lv->vi0);
