@@ -22,8 +22,14 @@
  *     tf_terrain_free(t);
  *
  * Threads: a loaded terrain is read-only; any number of threads may sample it
- * at once. Sampling never allocates. Evaluation order and every formula are in
- * docs/spec.md; the base noises in docs/noise.md.
+ * at once. Sampling a spec without a drainage stage never allocates. A
+ * drainage stage keeps a scratch per thread (the networks it built, freed
+ * when the thread ends): allocated at the thread's first sample of one,
+ * grown when a network needs a larger box than any before, at most nine
+ * networks of at most a window tile's box each; a window of such a spec
+ * also allocates its rows' sums for the call. A sample whose allocation
+ * fails is NaN. Evaluation order and every formula are in docs/spec.md;
+ * the base noises in docs/noise.md.
  *
  * Build with pkg-config: `pkg-config --cflags --libs terrafit-runtime`.
  */
@@ -91,7 +97,8 @@ TF_API tf_terrain *tf_terrain_parse(const char *json, size_t len, tf_error *err)
 /* Raw height h at world point (x, y): the sum of the layers, through the
  * output curve when the spec has one (docs/spec.md, steps 1-6). 1 world
  * unit = 1 reference pixel. Non-finite coordinates give a non-finite
- * result. Never allocates; safe from many threads. */
+ * result. Safe from many threads; never allocates without a drainage stage
+ * (above). */
 TF_API double tf_terrain_sample(const tf_terrain *t, double x, double y);
 
 /* nx * ny samples on a regular grid, row-major:
@@ -160,7 +167,8 @@ TF_API void tf_terrain_sample_window(const tf_terrain *t, double x0, double y0, 
  * output curve (docs/spec.md, "Gradients"), with the base noises'
  * derivatives analytic where docs/noise.md gives them and central
  * differences otherwise. Normals without extra samples: (-dh/dx, -dh/dy, 1)
- * normalized. Never allocates; safe from many threads. */
+ * normalized. Safe from many threads; never allocates without a drainage
+ * stage (above). */
 TF_API double tf_terrain_sample_gradient(const tf_terrain *t, double x, double y, double *dhdx,
                                   double *dhdy);
 
@@ -185,7 +193,8 @@ typedef enum {
 } tf_stage;
 
 /* A stage's value at world point (x, y); NaN for an unknown stage or a
- * layer the terrain does not have. Never allocates; safe from many threads. */
+ * layer the terrain does not have. Safe from many threads; never allocates
+ * without a drainage stage (above). */
 TF_API double tf_terrain_sample_stage(const tf_terrain *t, tf_stage stage, size_t layer,
                                       double x, double y);
 
@@ -193,7 +202,9 @@ TF_API double tf_terrain_sample_stage(const tf_terrain *t, tf_stage stage, size_
  * in doubles: out[j*nx + i] == tf_terrain_sample_stage(t, stage, layer,
  * x0 + (double)(i0 + i) * step, y0 + (double)(j0 + j) * step) bit for
  * bit. Only the layers the stage reads are evaluated. 0 on success; -1
- * with TF_ERR_ARGUMENT for an unknown stage or layer. Never allocates. */
+ * with TF_ERR_ARGUMENT for an unknown stage or layer, or TF_ERR_NOMEM when
+ * a drainage stage's network cannot be allocated (the only stages that
+ * allocate: TF_STAGE_DRAINED and TF_STAGE_HEIGHT of such a spec, above). */
 TF_API int tf_terrain_sample_stage_window(const tf_terrain *t, tf_stage stage, size_t layer,
                                           double x0, double y0, double step, int64_t i0,
                                           int64_t j0, size_t nx, size_t ny, double *out,
