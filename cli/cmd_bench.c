@@ -1,8 +1,9 @@
 /*
  * `terrafit bench`: time a spec's evaluation (docs/performance.md): ns per
  * sample and per layer-sample for the single-sample call (in grid order and
- * in no order), the grid on one and on all threads, the base noise alone
- * and a plain fractal sum of it.
+ * in no order), the grid on one and on all threads, the base noise alone,
+ * a plain fractal sum of it, and microseconds per 66 x 66 chunk streamed
+ * along a row.
  * Timings are medians of several runs; nothing is asserted about them.
  */
 #include <stdio.h>
@@ -26,8 +27,11 @@ static const cli_command BENCH = {
              "print ns per sample and per layer-sample (the median of R runs) for:\n"
              "the single-sample call (at the grid's points, and at N x N points in\n"
              "no order), the grid call on 1 thread and on all threads,\n"
-             "layer 0's base noise alone, and a plain fractal sum of the layers'\n"
-             "base noises (one octave per layer).\n",
+             "layer 0's base noise alone, a plain fractal sum of the layers'\n"
+             "base noises (one octave per layer), and the microseconds per 66 x 66\n"
+             "window of 16 streamed 64 apart along a row (a game's chunks). Each\n"
+             "run of a spec with a drainage stage moves 2^20 along x, so no run\n"
+             "reuses the networks the last one built.\n",
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
