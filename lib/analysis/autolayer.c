@@ -627,7 +627,7 @@ int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const i
     const double *rows[TF_FIT_MAX_BANDS] = {NULL};
     int rc = !r0 || !rk || !contribution || !map ? autolayer_fail_nomem(c) : 0;
     for (size_t k = 0; k < count; k++)
-        if (wanted[k])
+        if (!wanted || wanted[k])
             memset(&out[k], 0, sizeof out[k]);
     for (size_t wi = 0; wi < windows && rc == 0; wi++) {
         double x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * w);
@@ -639,7 +639,7 @@ int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const i
                                            c->opt->threads, r0, c->err)) == 0)
             rows[0] = r0;
         for (size_t k = 0; k < count && rc == 0; k++) {
-            if (!wanted[k])
+            if (wanted && !wanted[k])
                 continue;
             if (k == 0)
                 rows[k] = rows[0];
@@ -665,7 +665,7 @@ int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const i
         }
     }
     for (size_t k = 0; k < count; k++) {
-        if (!wanted[k])
+        if (wanted && !wanted[k])
             continue;
         for (size_t b = 0; rc == 0 && b < out[k].bin_count; b++)
             out[k].power[b] /= (double)windows;
@@ -688,11 +688,8 @@ static int stage_calibration(autolayer_ctx *c)
     double amp[TF_FIT_MAX_BANDS];
     tf_terrain *t = tf_terrain_compile(c->spec, c->err);
     int rc = t ? 0 : -1;
-    int wanted[TF_FIT_MAX_BANDS] = {0};
-    for (size_t k = 0; k < count; k++)
-        wanted[k] = 1;
     if (rc == 0)
-        rc = autolayer_calibration_spectra(c, t, wanted, NULL, spectra);
+        rc = autolayer_calibration_spectra(c, t, NULL, NULL, spectra);
     tf_terrain_free(t);
     if (rc == 0)
         rc = autolayer_calibrate_amplitudes(spectra, &c->ref_spectrum, count, amp,

@@ -241,12 +241,9 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         lv->vnx = lv->nnx + 2 * (size_t)ring;
         lv->vny = lv->nny + 2 * (size_t)ring;
         size_t nv = lv->vnx * lv->vny;
-        lv->bx0 = (double)lv->ni0 * L;
-        lv->by0 = (double)lv->nj0 * L;
-        lv->bnx = lv->nnx;
-        lv->bny = lv->nny;
+        /* bins: at most one per node cell (bin_level sets the grid) */
         bytes += nv * (7 * sizeof(double) + 3 + 2 * sizeof(dseg)) +
-                 (lv->bnx * lv->bny + 1 + lv->bny + 1) * sizeof(uint32_t) + 16 * 8;
+                 (lv->nnx * lv->nny + 1 + lv->nny + 1) * sizeof(uint32_t) + 16 * 8;
         need.x0 = (double)lv->vi0 * L;
         need.y0 = (double)lv->vj0 * L;
         need.x1 = (double)(lv->vi0 + (int64_t)lv->vnx) * L;
@@ -351,8 +348,8 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->state = carve_bytes(&p, nv);
         lv->qok = carve_bytes(&p, nv);
         lv->nseg = carve_bytes(&p, nv);
-        lv->bin_start = carve_bytes(&p, (lv->bnx * lv->bny + 1) * sizeof(uint32_t));
-        lv->row_start = carve_bytes(&p, (lv->bny + 1) * sizeof(uint32_t));
+        lv->bin_start = carve_bytes(&p, (lv->nnx * lv->nny + 1) * sizeof(uint32_t));
+        lv->row_start = carve_bytes(&p, (lv->nny + 1) * sizeof(uint32_t));
         lv->binned = 0;
         memset(lv->state, 0, nv);
         if (dr->id != 0)
@@ -628,6 +625,17 @@ static void clip_range(int64_t *c0, size_t *n, int64_t lo, size_t len)
     *n = b > a ? (size_t)(b - a) : 0;
 }
 
+/* The nodes of level k's node box within the level's margin of box b:
+ * columns [*a0, *a0 + *an), rows [*b0, *b0 + *bn). */
+static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b, int64_t *a0,
+                         size_t *an, int64_t *b0, size_t *bn)
+{
+    cell_range(b.x0, b.x1, dr->margin[k], dr->L[k], a0, an);
+    cell_range(b.y0, b.y1, dr->margin[k], dr->L[k], b0, bn);
+    clip_range(a0, an, lv->ni0, lv->nnx);
+    clip_range(b0, bn, lv->nj0, lv->nny);
+}
+
 /* Level k's links made and binned; with `rows` (windows, for row_walk)
  * also the list of each row of bins. With `need` (windows), only the part
  * of the node box that can reach it: the bins over its cells (one more
@@ -645,10 +653,7 @@ static int bin_level(tf_drainage_work *w, int k, int rows, const dbox *need)
     int64_t na = lv->ni0, nb_ = lv->nj0;
     size_t nna = lv->nnx, nnb = lv->nny;
     if (need) {
-        cell_range(need->x0, need->x1, dr->margin[k], L, &na, &nna);
-        cell_range(need->y0, need->y1, dr->margin[k], L, &nb_, &nnb);
-        clip_range(&na, &nna, lv->ni0, lv->nnx);
-        clip_range(&nb_, &nnb, lv->nj0, lv->nny);
+        margin_nodes(dr, lv, k, *need, &na, &nna, &nb_, &nnb);
         int64_t bi0, bj0;
         size_t bnx, bny;
         cell_range(need->x0, need->x1, 0.0, L, &bi0, &bnx);
@@ -1149,10 +1154,7 @@ static void need_boxes(tf_drainage_work *w, dbox q, dbox *need)
         double L = dr->L[k];
         int64_t ring = lv->ni0 - lv->vi0, a0, b0;
         size_t an, bn;
-        cell_range(acc.x0, acc.x1, dr->margin[k], L, &a0, &an);
-        cell_range(acc.y0, acc.y1, dr->margin[k], L, &b0, &bn);
-        clip_range(&a0, &an, lv->ni0, lv->nnx);
-        clip_range(&b0, &bn, lv->nj0, lv->nny);
+        margin_nodes(dr, lv, k, acc, &a0, &an, &b0, &bn);
         if (an == 0 || bn == 0)
             continue;
         a0 -= ring;
