@@ -638,6 +638,26 @@ static double *curve_table_new(tf_curve_table *table, const tf_point *pts, size_
     return storage;
 }
 
+#if TF_HAVE_AVX2_PATH
+/* The vector rows of curve lookups, each path's pair: plain and unit. */
+typedef struct {
+    const char *name;
+    int (*available)(void);
+    void (*row)(const tf_curve_table *, const double *, size_t, double *);
+    void (*unit_row)(const tf_curve_table *, const double *, size_t, double *);
+} curve_row_path;
+
+static const curve_row_path CURVE_ROWS[] = {
+    {"avx2", tf_simd_avx2_available, tf_curve_table_eval_row_avx2,
+     tf_curve_table_eval_unit_row_avx2},
+#if TF_HAVE_AVX512_PATH
+    {"avx512", tf_simd_avx512_available, tf_curve_table_eval_row_avx512,
+     tf_curve_table_eval_unit_row_avx512},
+#endif
+};
+#define CURVE_ROW_PATHS (sizeof CURVE_ROWS / sizeof CURVE_ROWS[0])
+#endif
+
 /* The vector curve lookup finds the binary search's segment and the same
  * bits, for knots, points between and beyond them, NaN and infinities. */
 START_TEST(curve_rows_match_the_scalar_lookup)
@@ -676,26 +696,31 @@ START_TEST(curve_rows_match_the_scalar_lookup)
     for (size_t k = 0; k < N; k++)
         ck_assert(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])));
 #if TF_HAVE_AVX2_PATH
-    /* whole rows and every kind of tail (blocks of 64, groups of 4) */
-    static const size_t lengths[] = {N, 1, 3, 4, 5, 63, 64, 65, 130};
-    for (size_t c = 0; tf_simd_avx2_available() && c < sizeof lengths / sizeof lengths[0]; c++) {
-        tf_curve_table_eval_row_avx2(&table, u, lengths[c], out);
-        for (size_t k = 0; k < lengths[c]; k++)
-            ck_assert_msg(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])),
-                          "row of %zu, u = %a: avx2 %a, scalar %a", lengths[c], u[k], out[k],
-                          tf_curve_table_eval(&table, u[k]));
-        /* the terrain's form: u = (n + 1) * 0.5 made in the row, the u
-         * above taken as noise values n, into another buffer and in place */
-        double in_place[N];
-        memcpy(in_place, u, sizeof in_place);
-        tf_curve_table_eval_unit_row_avx2(&table, u, lengths[c], out);
-        tf_curve_table_eval_unit_row_avx2(&table, in_place, lengths[c], in_place);
-        for (size_t k = 0; k < lengths[c]; k++) {
-            double want = tf_curve_table_eval(&table, (u[k] + 1.0) * 0.5);
-            ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
-                              double_bits(in_place[k]) == double_bits(want),
-                          "unit row of %zu, n = %a: avx2 %a (in place %a), scalar %a",
-                          lengths[c], u[k], out[k], in_place[k], want);
+    /* whole rows and every kind of tail (blocks of 64, groups of 8 and 4) */
+    static const size_t lengths[] = {N, 1, 3, 4, 5, 7, 8, 9, 12, 13, 63, 64, 65, 71, 72, 130};
+    for (size_t p = 0; p < CURVE_ROW_PATHS; p++) {
+        const curve_row_path *path = &CURVE_ROWS[p];
+        for (size_t c = 0; path->available() && c < sizeof lengths / sizeof lengths[0]; c++) {
+            path->row(&table, u, lengths[c], out);
+            for (size_t k = 0; k < lengths[c]; k++)
+                ck_assert_msg(double_bits(out[k]) ==
+                                  double_bits(tf_curve_table_eval(&table, u[k])),
+                              "row of %zu, u = %a: %s %a, scalar %a", lengths[c], u[k],
+                              path->name, out[k], tf_curve_table_eval(&table, u[k]));
+            /* the terrain's form: u = (n + 1) * 0.5 made in the row, the
+             * u above taken as noise values n, into another buffer and in
+             * place */
+            double in_place[N];
+            memcpy(in_place, u, sizeof in_place);
+            path->unit_row(&table, u, lengths[c], out);
+            path->unit_row(&table, in_place, lengths[c], in_place);
+            for (size_t k = 0; k < lengths[c]; k++) {
+                double want = tf_curve_table_eval(&table, (u[k] + 1.0) * 0.5);
+                ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
+                                  double_bits(in_place[k]) == double_bits(want),
+                              "unit row of %zu, n = %a: %s %a (in place %a), scalar %a",
+                              lengths[c], u[k], path->name, out[k], in_place[k], want);
+            }
         }
     }
 #endif
@@ -709,7 +734,7 @@ END_TEST
  * at each knot and its neighbours, and past both ends; on curves with
  * even gaps, crowded clusters (tiny gaps, so many knots share a bucket),
  * one cluster of all knots but the last, and only two or three points.
- * The AVX2 rows there too. */
+ * The vector rows (AVX2, AVX-512) there too. */
 START_TEST(bucket_edges_find_the_binary_search_segment)
 {
     uint64_t state = 0x5eed0000u + (uint64_t)_i;
@@ -761,11 +786,13 @@ START_TEST(bucket_edges_find_the_binary_search_segment)
                       tf_curve_table_segment(&table, u[k]), want);
     }
 #if TF_HAVE_AVX2_PATH
-    if (tf_simd_avx2_available()) {
-        tf_curve_table_eval_row_avx2(&table, u, n, out);
+    for (size_t p = 0; p < CURVE_ROW_PATHS; p++) {
+        if (!CURVE_ROWS[p].available())
+            continue;
+        CURVE_ROWS[p].row(&table, u, n, out);
         for (size_t k = 0; k < n; k++)
             ck_assert_msg(double_bits(out[k]) == double_bits(tf_curve_table_eval(&table, u[k])),
-                          "u = %a: avx2 %a, scalar %a", u[k], out[k],
+                          "u = %a: %s %a, scalar %a", u[k], CURVE_ROWS[p].name, out[k],
                           tf_curve_table_eval(&table, u[k]));
     }
 #endif

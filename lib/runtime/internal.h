@@ -111,6 +111,13 @@ void tf_curve_table_eval_row_avx2(const tf_curve_table *table, const double *u, 
  * (docs/spec.md, step 2), computed in the lookup's first pass. */
 void tf_curve_table_eval_unit_row_avx2(const tf_curve_table *table, const double *noise,
                                        size_t n, double *out);
+#if TF_HAVE_AVX512_PATH
+/* The same two rows on the AVX-512 path (eight lanes). */
+void tf_curve_table_eval_row_avx512(const tf_curve_table *table, const double *u, size_t n,
+                                    double *out);
+void tf_curve_table_eval_unit_row_avx512(const tf_curve_table *table, const double *noise,
+                                         size_t n, double *out);
+#endif
 #endif
 /* The segment of u: the largest k <= count - 2 with x_k <= u (0 when
  * u < x_1), as a binary search finds it; count - 2 for NaN (so NaN stays

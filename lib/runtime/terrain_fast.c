@@ -34,6 +34,19 @@
 #define ON_AVX2(simd, call) (void)(simd)
 #endif
 
+/* The same for the AVX-512 path, tried first where a step has its own. */
+#if TF_HAVE_AVX512_PATH
+#define ON_AVX512(simd, call)                                                                \
+    do {                                                                                     \
+        if ((simd) == TF_SIMD_AVX512) {                                                      \
+            call;                                                                            \
+            return;                                                                          \
+        }                                                                                    \
+    } while (0)
+#else
+#define ON_AVX512(simd, call) (void)(simd)
+#endif
+
 static inline void fast_simplex_row(tf_simd_level simd, uint32_t seed, const double *x, double y,
                                     size_t n, double *out)
 {
@@ -50,6 +63,7 @@ static inline void fast_simplex_row(tf_simd_level simd, uint32_t seed, const dou
 static inline void fast_curve_row(tf_simd_level simd, const tf_curve_table *table,
                                   const double *u, size_t n, double *out)
 {
+    ON_AVX512(simd, tf_curve_table_eval_row_avx512(table, u, n, out));
     ON_AVX2(simd, tf_curve_table_eval_row_avx2(table, u, n, out));
     tf_curve_table_eval_row(table, u, n, out);
 }
@@ -58,6 +72,7 @@ static inline void fast_curve_row(tf_simd_level simd, const tf_curve_table *tabl
 static inline void fast_unit_curve_row(tf_simd_level simd, const tf_curve_table *table,
                                        const double *noise, size_t n, double *out)
 {
+    ON_AVX512(simd, tf_curve_table_eval_unit_row_avx512(table, noise, n, out));
     ON_AVX2(simd, tf_curve_table_eval_unit_row_avx2(table, noise, n, out));
     for (size_t k = 0; k < n; k++)
         out[k] = (noise[k] + 1.0) * 0.5;
@@ -205,9 +220,111 @@ __attribute__((target("avx2"))) static void to_float_avx2(const double *h, size_
 }
 #endif
 
+#if TF_HAVE_AVX512_PATH
+/* The steps above with eight lanes: full vectors, then the tail (n not a
+ * multiple of eight) as the masked lanes of one more. The tail only: a
+ * masked store does not forward to the next step's loads, and masking
+ * every vector made a one-layer grid an eighth slower. */
+#define ROW_AVX512 __attribute__((target("avx512f,avx512dq")))
+
+/* for (k = 0; k < n; k += 8) with m the lanes in use: all eight but in
+ * the tail */
+#define FOR_LANES8(k, m, n)                                                                  \
+    for (size_t k = 0, k##_end = (n); k < k##_end; k += 8)                                   \
+        for (__mmask8 m = k##_end - k >= 8 ? (__mmask8)0xff                                  \
+                                           : (__mmask8)((1u << (k##_end - k)) - 1u),         \
+                      m##_once = 1;                                                          \
+             m##_once; m##_once = 0)
+
+ROW_AVX512 static inline __m512d load8(__mmask8 m, const double *p)
+{
+    return m == 0xff ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(m, p);
+}
+
+ROW_AVX512 static inline void store8(__mmask8 m, double *p, __m512d v)
+{
+    if (m == 0xff)
+        _mm512_storeu_pd(p, v);
+    else
+        _mm512_mask_storeu_pd(p, m, v);
+}
+
+ROW_AVX512 static void affine_avx512(const double *x, double a, double b, size_t n, double *out)
+{
+    const __m512d va = _mm512_set1_pd(a), vb = _mm512_set1_pd(b);
+    FOR_LANES8(k, m, n)
+    store8(m, out + k, _mm512_add_pd(_mm512_mul_pd(load8(m, x + k), va), vb));
+}
+
+ROW_AVX512 static void accumulate_avx512(double *h, const double *r, double shift, double scale,
+                                         const double *w, int first, size_t n)
+{
+    const __m512d vs = _mm512_set1_pd(shift), vc = _mm512_set1_pd(scale);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d c = _mm512_mul_pd(_mm512_add_pd(load8(m, r + k), vs), vc);
+        if (w)
+            c = _mm512_mul_pd(c, load8(m, w + k));
+        __m512d sum = first ? _mm512_setzero_pd() : load8(m, h + k);
+        store8(m, h + k, _mm512_add_pd(sum, c));
+    }
+}
+
+ROW_AVX512 static void lattice_x_avx512(double x0, double step, double first, size_t n,
+                                        double *x)
+{
+    const __m512d vx0 = _mm512_set1_pd(x0), vstep = _mm512_set1_pd(step);
+    const __m512d eight = _mm512_set1_pd(8.0);
+    __m512d index = _mm512_add_pd(_mm512_set1_pd(first),
+                                  _mm512_setr_pd(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0));
+    FOR_LANES8(k, m, n)
+    {
+        store8(m, x + k, _mm512_add_pd(vx0, _mm512_mul_pd(index, vstep)));
+        index = _mm512_add_pd(index, eight);
+    }
+}
+
+ROW_AVX512 static void mask_weight_avx512(const tf_compiled_layer *L, const double *rm, size_t n,
+                                          double *w)
+{
+    const __m512d lo = _mm512_set1_pd(L->mask_min), hi = _mm512_set1_pd(L->mask_max);
+    const __m512d falloff = _mm512_set1_pd(L->mask_falloff);
+    const __m512d inv = _mm512_set1_pd(L->mask_inv_falloff);
+    const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0);
+    const __m512d three = _mm512_set1_pd(3.0);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d r = load8(m, rm + k);
+        __mmask8 below = _mm512_cmp_pd_mask(r, lo, _CMP_LT_OQ);
+        __mmask8 above = (__mmask8)(~below & _mm512_cmp_pd_mask(r, hi, _CMP_GT_OQ));
+        __m512d beyond =
+            _mm512_mask_blend_pd(below, _mm512_sub_pd(r, hi), _mm512_sub_pd(lo, r));
+        __m512d s = _mm512_sub_pd(one, _mm512_mul_pd(beyond, inv));
+        __m512d smooth =
+            _mm512_mul_pd(_mm512_mul_pd(s, s), _mm512_sub_pd(three, _mm512_mul_pd(two, s)));
+        /* !(beyond < falloff): 0 */
+        smooth = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(beyond, falloff, _CMP_LT_OQ), smooth);
+        store8(m, w + k, _mm512_mask_blend_pd((__mmask8)(below | above), one, smooth));
+    }
+}
+
+ROW_AVX512 static void to_float_avx512(const double *h, size_t n, float *out)
+{
+    FOR_LANES8(k, m, n)
+    {
+        __m256 f = _mm512_cvtpd_ps(load8(m, h + k));
+        if (m == 0xff)
+            _mm256_storeu_ps(out + k, f);
+        else /* a 16-lane store masked to the low lanes: AVX-512F, no VL */
+            _mm512_mask_storeu_ps(out + k, (__mmask16)m, _mm512_castps256_ps512(f));
+    }
+}
+#endif
+
 static inline void affine_row(tf_simd_level simd, const double *x, double a, double b, size_t n,
                               double *out)
 {
+    ON_AVX512(simd, affine_avx512(x, a, b, n, out));
     ON_AVX2(simd, affine_avx2(x, a, b, n, out));
     for (size_t k = 0; k < n; k++)
         out[k] = x[k] * a + b;
@@ -216,6 +333,7 @@ static inline void affine_row(tf_simd_level simd, const double *x, double a, dou
 static inline void mask_weight_row(tf_simd_level simd, const tf_compiled_layer *L,
                                    const double *rm, size_t n, double *w)
 {
+    ON_AVX512(simd, mask_weight_avx512(L, rm, n, w));
     ON_AVX2(simd, mask_weight_avx2(L, rm, n, w));
     for (size_t k = 0; k < n; k++)
         w[k] = tf_mask_weight(L, rm[k]);
@@ -224,6 +342,7 @@ static inline void mask_weight_row(tf_simd_level simd, const tf_compiled_layer *
 static inline void accumulate_row(tf_simd_level simd, double *h, const double *r, double shift,
                                   double scale, const double *w, int first, size_t n)
 {
+    ON_AVX512(simd, accumulate_avx512(h, r, shift, scale, w, first, n));
     ON_AVX2(simd, accumulate_avx2(h, r, shift, scale, w, first, n));
     if (first)
         for (size_t k = 0; k < n; k++)
@@ -255,6 +374,7 @@ static inline void lattice_x_row(tf_simd_level simd, double x0, double step, int
             x[k] = x0 + (double)(first + (int64_t)k) * step;
         return;
     }
+    ON_AVX512(simd, lattice_x_avx512(x0, step, from, n, x));
     ON_AVX2(simd, lattice_x_avx2(x0, step, from, n, x));
     double index = from;
     for (size_t k = 0; k < n; k++, index += 1.0)
@@ -263,6 +383,7 @@ static inline void lattice_x_row(tf_simd_level simd, double x0, double step, int
 
 static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, float *out)
 {
+    ON_AVX512(simd, to_float_avx512(h, n, out));
     ON_AVX2(simd, to_float_avx2(h, n, out));
     for (size_t k = 0; k < n; k++)
         out[k] = (float)h[k];
@@ -278,24 +399,112 @@ static int fractal_has_row(const tf_fractal_plan *P)
            P->kind == TF_FRACTAL_BILLOW;
 }
 
+#if TF_HAVE_AVX2_PATH
+/* tf_fractal_octave_term of four (eight) lanes: v, 1 - |v| or |v| (the
+ * sign bit cleared, as fabs) */
+#define OCTAVE_TERM(kind, v, one, sign, andnot, sub)                                         \
+    ((kind) == TF_FRACTAL_RIDGED  ? sub(one, andnot(sign, v))                                \
+     : (kind) == TF_FRACTAL_BILLOW ? andnot(sign, v)                                          \
+                                   : (v))
+
+/* out[k] = (first ? 0.0 : out[k]) + a * term(v[k]): one octave added */
+__attribute__((target("avx2"))) static void octave_add_avx2(tf_fractal_kind kind, double a,
+                                                            const double *v, int first,
+                                                            size_t n, double *out)
+{
+    const __m256d va = _mm256_set1_pd(a), one = _mm256_set1_pd(1.0);
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d x = _mm256_loadu_pd(v + k);
+        __m256d term = OCTAVE_TERM(kind, x, one, sign, _mm256_andnot_pd, _mm256_sub_pd);
+        __m256d sum = first ? _mm256_setzero_pd() : _mm256_loadu_pd(out + k);
+        _mm256_storeu_pd(out + k, _mm256_add_pd(sum, _mm256_mul_pd(va, term)));
+    }
+    for (; k < n; k++)
+        out[k] = (first ? 0.0 : out[k]) + a * tf_fractal_octave_term(kind, v[k]);
+}
+
+/* out[k] = tf_fractal_normalize(P, out[k]) */
+__attribute__((target("avx2"))) static void fractal_normalize_avx2(const tf_fractal_plan *P,
+                                                                   size_t n, double *out)
+{
+    const __m256d sum = _mm256_set1_pd(P->amp_sum), two = _mm256_set1_pd(2.0);
+    const __m256d one = _mm256_set1_pd(1.0);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d q = _mm256_div_pd(_mm256_loadu_pd(out + k), sum);
+        if (P->kind != TF_FRACTAL_FBM)
+            q = _mm256_sub_pd(_mm256_mul_pd(two, q), one);
+        _mm256_storeu_pd(out + k, q);
+    }
+    for (; k < n; k++)
+        out[k] = tf_fractal_normalize(P, out[k]);
+}
+#endif
+
+#if TF_HAVE_AVX512_PATH
+ROW_AVX512 static void octave_add_avx512(tf_fractal_kind kind, double a, const double *v,
+                                         int first, size_t n, double *out)
+{
+    const __m512d va = _mm512_set1_pd(a), one = _mm512_set1_pd(1.0);
+    const __m512d sign = _mm512_set1_pd(-0.0);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d x = load8(m, v + k);
+        __m512d term = OCTAVE_TERM(kind, x, one, sign, _mm512_andnot_pd, _mm512_sub_pd);
+        __m512d sum = first ? _mm512_setzero_pd() : load8(m, out + k);
+        store8(m, out + k, _mm512_add_pd(sum, _mm512_mul_pd(va, term)));
+    }
+}
+
+ROW_AVX512 static void fractal_normalize_avx512(const tf_fractal_plan *P, size_t n, double *out)
+{
+    const __m512d sum = _mm512_set1_pd(P->amp_sum), two = _mm512_set1_pd(2.0);
+    const __m512d one = _mm512_set1_pd(1.0);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d q = _mm512_div_pd(load8(m, out + k), sum);
+        if (P->kind != TF_FRACTAL_FBM)
+            q = _mm512_sub_pd(_mm512_mul_pd(two, q), one);
+        store8(m, out + k, q);
+    }
+}
+#endif
+
+static void octave_add_row(tf_simd_level simd, tf_fractal_kind kind, double a, const double *v,
+                           int first, size_t n, double *out)
+{
+    ON_AVX512(simd, octave_add_avx512(kind, a, v, first, n, out));
+    ON_AVX2(simd, octave_add_avx2(kind, a, v, first, n, out));
+    for (size_t k = 0; k < n; k++)
+        out[k] = (first ? 0.0 : out[k]) + a * tf_fractal_octave_term(kind, v[k]);
+}
+
+static void fractal_normalize_row(tf_simd_level simd, const tf_fractal_plan *P, size_t n,
+                                  double *out)
+{
+    ON_AVX512(simd, fractal_normalize_avx512(P, n, out));
+    ON_AVX2(simd, fractal_normalize_avx2(P, n, out));
+    for (size_t k = 0; k < n; k++)
+        out[k] = tf_fractal_normalize(P, out[k]);
+}
+
 static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx,
                         double ny, double nz, size_t n, double *out)
 {
     double ox[ROW_CHUNK], v[ROW_CHUNK];
-    for (size_t k = 0; k < n; k++)
-        out[k] = 0.0;
     double a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i];
         affine_row(simd, nx, f, o[0], n, ox);
         tf_noise_row(simd, P->noise, P->seed, ox, ny * f + o[1], nz + o[2], n, v);
-        for (size_t k = 0; k < n; k++)
-            out[k] = out[k] + a * tf_fractal_octave_term(P->kind, v[k]);
+        /* the sum starts from 0.0 (the first octave's add) */
+        octave_add_row(simd, P->kind, a, v, i == 0, n, out);
         a = a * P->gain;
     }
-    for (size_t k = 0; k < n; k++)
-        out[k] = tf_fractal_normalize(P, out[k]);
+    fractal_normalize_row(simd, P, n, out);
 }
 
 /* The base noise and its gradient at n <= ROW_CHUNK points (x[k], y[k]):
