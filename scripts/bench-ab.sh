@@ -1,0 +1,61 @@
+#!/bin/sh
+# Two builds of terrafit timed against each other on the same specs: runs
+# `A bench SPEC --json` and `B bench SPEC --json` in turn RUNS times (A B A
+# B ..., so a drift in the machine's speed falls on both), and prints for
+# each spec the median grid figure of each build (ns a sample, one thread)
+# and the median of the runs' ratios A / B. Timings only: nothing is
+# asserted. Extra options after `--` go to both benches (default
+# `--size 1024 --repeat 5 -j 1`; add `--simd avx2` to time that path).
+#
+#   sh scripts/bench-ab.sh A_TERRAFIT B_TERRAFIT RUNS SPEC... [-- OPTION...]
+#   sh scripts/bench-ab.sh old/cli/terrafit _build/cli/terrafit 7 \
+#       samples/jacksboro-fault/terrain.json samples/kinds/fbm.json
+set -eu
+if [ $# -lt 4 ]; then
+    echo "usage: sh scripts/bench-ab.sh A_TERRAFIT B_TERRAFIT RUNS SPEC... [-- OPTION...]" >&2
+    exit 2
+fi
+a=$1 b=$2 runs=$3
+shift 3
+specs=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    specs="$specs $1"
+    shift
+done
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- --size 1024 --repeat 5 -j 1
+for tool in "$a" "$b"; do
+    [ -x "$tool" ] || { echo "bench-ab.sh: $tool: not an executable" >&2; exit 1; }
+done
+case $runs in '' | *[!0-9]*) echo "bench-ab.sh: RUNS must be a count, got '$runs'" >&2; exit 2 ;; esac
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $runs runs of each; bench options: $*"
+for spec in $specs; do
+    [ -r "$spec" ] || { echo "bench-ab.sh: $spec: cannot read" >&2; exit 1; }
+    : >"$work/a"
+    : >"$work/b"
+    r=0
+    while [ "$r" -lt "$runs" ]; do
+        for side in a b; do
+            if [ $side = a ]; then tool=$a; else tool=$b; fi
+            "$tool" bench "$spec" --json "$@" |
+                sed -n 's/.*"grid1Ns": *\([0-9.eE+-]*\).*/\1/p' >>"$work/$side"
+        done
+        r=$((r + 1))
+    done
+    paste "$work/a" "$work/b" | awk -v spec="$spec" '
+        function median(v, n,   i, j, t) {
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+                    t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+                }
+            return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+        }
+        { n++; a[n] = $1; b[n] = $2; q[n] = $1 / $2 }
+        END {
+            if (n == 0) { print spec ": no figures" > "/dev/stderr"; exit 1 }
+            printf "%-40s A %8.2f ns   B %8.2f ns   A/B %.3f (%d runs)\n",
+                   spec, median(a, n), median(b, n), median(q, n), n
+        }'
+done
