@@ -2,9 +2,10 @@
  * The batched evaluation of a lattice row (docs/performance.md): each layer
  * runs over a chunk of samples at once (coordinates, base noise, the rd
  * lookup, the mask, the sum), then the output curve, instead of all layers
- * per sample. The inner loops are branch-light and, on the AVX2 path, the
- * noise runs eight points a block and the curve lookups four lanes at a
- * time. Every step does the IEEE operations of terrain.c's evaluate() in
+ * per sample. The inner loops are branch-light: on the AVX2 path the
+ * noise runs eight points a block and the curve lookups and element-wise
+ * steps four lanes at a time, on the AVX-512 path sixteen points a block
+ * and eight lanes. Every step does the IEEE operations of terrain.c's evaluate() in
  * the same order, so a sample has the same bits whichever way it is
  * computed.
  */
