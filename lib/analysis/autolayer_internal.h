@@ -127,7 +127,8 @@ typedef struct {
 
 /* The spectra at amplitude 1 of the layers k with wanted[k] set (every
  * layer when wanted is NULL), as the calibration fits them, each averaged
- * over the calibration's windows (autolayer.c) into out[k]; `t` is the spec with every amplitude 1.
+ * over the calibration's windows (autolayer.c) into out[k]; `t` is the
+ * spec with every amplitude 1.
  * window0 (NULL, or NULL entries: rendered) may hold layers' redistributed
  * values on the first window, the reference's size at the synthesis
  * offset. 0, or -1 with c->err filled (the wanted out[] then hold
