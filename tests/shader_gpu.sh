@@ -12,6 +12,11 @@
 # installed (Debian: glslang-tools). The figures go to the log.
 # Skips (77) without node, npm or chromium unless TF_REQUIRE_BROWSER_TEST is
 # set; TF_SHADER_POINTS sets the points a set (default 4000).
+# TF_SHADER_GPU_SET=quick runs only the base-noise and layered samples in
+# the browser (the others are still emitted and compiled): SwiftShader
+# takes 1-60 s to compile each of the larger specs' shaders, and
+# scripts/test-all.sh runs the whole set once, in its main build, not again
+# in the sanitizer build or the distribution's.
 set -u
 tap_name=shader_gpu
 TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -61,28 +66,55 @@ run "$TERRAFIT" fit "$TF_SRCDIR/samples/jacksboro-fault/jacksboro_fault.png" -q 
 check "the Jacksboro sample fitted with its drainage stage" \
     grep -q '"drainage"' "$scratch/jacksboro-drained.json"
 
+# The browser runs, queued while the specs are emitted and run together
+# (tests/shader/gpu.mjs --jobs: one Chromium for all of them), then
+# checked spec by spec. A job's results go to $scratch/out/NAME.
+jobs=$scratch/jobs.txt
+: >"$jobs"
+: >"$scratch/queued.txt"
+tab=$(printf '\t')
+queue() { # NAME GLSL WGSL POINTS NETWORK
+    printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$scratch/out/$1" "$5" >>"$jobs"
+}
+# ran NAME LABEL: the run wrote its results (gpu.json comes last); its
+# messages from gpu.mjs's log as the diagnostics when it did not.
+ran() {
+    if [ -f "$scratch/out/$1/gpu.json" ]; then
+        pass "$2"
+    else
+        grep -F -e "$scratch/out/$1" "$scratch/gpu.log" >"$scratch/stderr" || :
+        fail "$2"
+    fi
+}
+
 # A drainage spec in both APIs, with the near table (near points, the grid,
 # points outside it) and then the far table.
-drained() { # SPEC LABEL
-    for table in "-400 -400 dpoints1" "999600 -1000400 dfar"; do
+drained_queue() { # SPEC NAME
+    for table in "-400 -400 dpoints1 near" "999600 -1000400 dfar far"; do
         set -- "$1" "$2" $table
-        run "$compare" network "$1" "$3" "$4" 800 800 "$scratch/words.bin" "$scratch/segments.bin"
+        run "$compare" network "$1" "$3" "$4" 800 800 "$scratch/$2-$6.words" "$scratch/$2-$6.segments"
         check "$2: a network table at ($3, $4)" [ "$status" -eq 0 ]
-        run env TF_SHADER_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
-            node "$TF_SRCDIR/tests/shader/gpu.mjs" --glsl "$scratch/$2.glsl" --wgsl "$scratch/$2.wgsl" \
-            --name terrain --points "$scratch/$5.txt" --out "$scratch/out" \
-            --network "$scratch/words.bin,$scratch/segments.bin"
-        check "$2: WebGL2 and WebGPU ran it with the table at ($3, $4)" [ "$status" -eq 0 ]
-        [ "$status" -eq 0 ] || continue
+        [ "$status" -eq 0 ] &&
+            queue "$2-$6" "$scratch/$2.glsl" "$scratch/$2.wgsl" "$scratch/$5.txt" \
+                "$scratch/$2-$6.words,$scratch/$2-$6.segments"
+    done
+}
+drained_check() { # SPEC NAME
+    for table in "-400 -400 near" "999600 -1000400 far"; do
+        set -- "$1" "$2" $table
+        [ -s "$scratch/$2-$5.words" ] || continue
+        ran "$2-$5" "$2: WebGL2 and WebGPU ran it with the table at ($3, $4)"
+        out=$scratch/out/$2-$5
+        [ -f "$out/gpu.json" ] || continue
         for lang in glsl wgsl; do
-            if [ "$5" = dfar ]; then
-                compare_set "$1" "$scratch/dfar.txt" "$scratch/out/$lang.txt" "$2 $lang far"
+            if [ "$5" = far ]; then
+                compare_set "$1" "$scratch/dfar.txt" "$out/$lang.txt" "$2 $lang far"
                 continue
             fi
             head -n "$dn1" "$scratch/dpoints1.txt" >"$scratch/in.txt"
-            head -n "$dn1" "$scratch/out/$lang.txt" >"$scratch/in.out"
+            head -n "$dn1" "$out/$lang.txt" >"$scratch/in.out"
             compare_set "$1" "$scratch/in.txt" "$scratch/in.out" "$2 $lang near and grid"
-            tail -n 1000 "$scratch/out/$lang.txt" >"$scratch/outside.out"
+            tail -n 1000 "$out/$lang.txt" >"$scratch/outside.out"
             run env TF_SHADER_COMPARE_WITHOUT_DRAINAGE=1 "$compare" check "$1" \
                 "$scratch/doutside.txt" "$scratch/outside.out" "$2 $lang outside the table" 1e-3 1e-4
             sed 's/^/# /' "$scratch/stdout"
@@ -114,7 +146,8 @@ bounds() {
 }
 
 # The samples, and the golden specs of tests/data/terrain (every curve
-# interpolation, mask curves, range masks, output curves, mixed kinds).
+# interpolation, mask curves, range masks, output curves, mixed kinds):
+# emitted, compiled, and queued for the browser.
 for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-layers/terrain.json \
     "$TF_SRCDIR"/samples/layered/base.json "$TF_SRCDIR"/samples/layered/detail.json \
     "$TF_SRCDIR"/samples/jacksboro-fault/terrain.json "$TF_SRCDIR"/tests/data/terrain/*.json \
@@ -154,21 +187,42 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
         cp "$scratch/stdout" "$scratch/stderr"
         check "$b: the HLSL compiles (glslangValidator's HLSL front end, to SPIR-V)" [ "$status" -eq 0 ]
     fi
-    [ $have_browser = 1 ] || continue
+    [ $have_browser = 1 ] && [ $ok = 1 ] || continue
+    if [ "${TF_SHADER_GPU_SET:-all}" = quick ]; then
+        case $b in kinds-noise-* | layered-*) ;; *) continue ;; esac
+    fi
+    printf '%s\t%s\n' "$b" "$spec" >>"$scratch/queued.txt"
     if grep -q '"drainage"' "$spec"; then
-        drained "$spec" "$b"
+        drained_queue "$spec" "$b"
+    else
+        queue "$b" "$scratch/$b.glsl" "$scratch/$b.wgsl" "$scratch/points.txt" -
+    fi
+done
+
+# Every queued run in one browser; each is checked below by its results.
+if [ -s "$jobs" ]; then
+    env TF_SHADER_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
+        node "$TF_SRCDIR/tests/shader/gpu.mjs" --jobs "$jobs" --name terrain \
+        >"$scratch/gpu.log" 2>&1 </dev/null
+    gpu_status=$?
+    echo "# gpu.mjs: $(wc -l <"$jobs") runs in one browser (set ${TF_SHADER_GPU_SET:-all}), exit $gpu_status"
+    # its figures and failures (the pages' console stays in gpu.log)
+    sed -n '/^page/!s/^/# /p' "$scratch/gpu.log"
+fi
+
+while IFS=$tab read -r b spec; do
+    if grep -q '"drainage"' "$spec"; then
+        drained_check "$spec" "$b"
         continue
     fi
-    run env TF_SHADER_TEST_MODULES="$cache/node_modules" CHROMIUM="$chromium" \
-        node "$TF_SRCDIR/tests/shader/gpu.mjs" --glsl "$scratch/$b.glsl" --wgsl "$scratch/$b.wgsl" \
-        --name terrain --points "$scratch/points.txt" --out "$scratch/out"
-    check "$b: WebGL2 and WebGPU ran it" [ "$status" -eq 0 ]
-    [ "$status" -eq 0 ] || continue
+    ran "$b" "$b: WebGL2 and WebGPU ran it"
+    out=$scratch/out/$b
+    [ -f "$out/gpu.json" ] || continue
     set -- $(bounds "$b")
     for lang in glsl wgsl; do
-        head -n "$n" "$scratch/out/$lang.txt" >"$scratch/near.out"
-        head -n $((2 * n)) "$scratch/out/$lang.txt" | tail -n "$n" >"$scratch/far.out"
-        tail -n 4096 "$scratch/out/$lang.txt" >"$scratch/grid.out"
+        head -n "$n" "$out/$lang.txt" >"$scratch/near.out"
+        head -n $((2 * n)) "$out/$lang.txt" | tail -n "$n" >"$scratch/far.out"
+        tail -n 4096 "$out/$lang.txt" >"$scratch/grid.out"
         for where in near far grid; do
             # At 1e6 its frequencies of 3000-5000 put noise space past 2^31,
             # beyond the shader's documented domain (docs/shader.md).
@@ -180,6 +234,6 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
             check "$b: $lang within $1 (max) and $2 (99.9th) of the range, $where" [ "$status" -eq 0 ]
         done
     done
-done
+done <"$scratch/queued.txt"
 
 tap_finish

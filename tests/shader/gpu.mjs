@@ -4,6 +4,8 @@
 //   node tests/shader/gpu.mjs --glsl FILE.glsl --wgsl FILE.wgsl --name NAME \
 //        --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y]
 //        [--network WORDS.bin,SEGMENTS.bin]
+//   node tests/shader/gpu.mjs --jobs JOBS.txt [--name NAME] [--bench N] ...
+// (many runs in one browser: a line of JOBS.txt each, see readJobs).
 // POINTS.txt: one point a line, "cx cy fx fy" (integer cell within +-2^24,
 // float32 fraction); '#' lines are comments. DIR/glsl.txt and DIR/wgsl.txt
 // get one line a point, "h dhdx dhdy" (h from NAME_at, the slopes from
@@ -11,11 +13,12 @@
 // DIR/gpu.json the renderer, the adapter, timings and --bench's figures
 // (median samples a second of an N x N grid of NAME_at; a figure, not a
 // check). Either --glsl or --wgsl may be left out. A shader that does not
-// compile prints its full log and exits 1. The page half is gpu-page.mjs.
+// compile prints its full log; any run that fails makes the exit status 1,
+// and the other runs still go on. The page half is gpu-page.mjs.
 // playwright-core is found under $TF_SHADER_TEST_MODULES (a node_modules
 // folder; selftest.sh installs tests/shader/package.json outside the tree).
 // CHROMIUM overrides /usr/bin/chromium; TF_SHADER_TEST_TIMEOUT (seconds,
-// default 900) bounds the whole page run.
+// default 900) bounds each page run.
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const usage = 'usage: node gpu.mjs [--glsl FILE.glsl] [--wgsl FILE.wgsl] [--name NAME] --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y] [--network WORDS.bin,SEGMENTS.bin]';
+const usage = 'usage: node gpu.mjs [--glsl FILE.glsl] [--wgsl FILE.wgsl] [--name NAME] --points POINTS.txt --out DIR [--bench N] [--bench-origin X,Y] [--network WORDS.bin,SEGMENTS.bin]\n       node gpu.mjs --jobs JOBS.txt [--name NAME] [--bench N] [--bench-origin X,Y]';
 
 function die(message, code = 2) {
   console.error(`gpu.mjs: ${message}`);
@@ -42,15 +45,17 @@ const opt = { name: 'terrain', bench: 0, benchOrigin: [0, 0] };
     else if (a === '--name') opt.name = v();
     else if (a === '--points') opt.points = v();
     else if (a === '--out') opt.out = v();
+    else if (a === '--jobs') opt.jobs = v();
     else if (a === '--bench') opt.bench = Number(v());
     else if (a === '--bench-origin') opt.benchOrigin = v().split(',').map(Number);
     // a drainage spec's network table (tests/shader_compare network): the
     // words as little-endian uint32, the segments as float32, 8 a segment
-    else if (a === '--network') opt.network = v().split(',');
+    else if (a === '--network') opt.network = v();
     else if (a === '-h' || a === '--help') { console.log(usage); process.exit(0); }
     else die(`unknown argument ${a}\n${usage}`);
   }
-  if (!opt.points || !opt.out || (!opt.glsl && !opt.wgsl)) die(usage);
+  const single = opt.points || opt.out || opt.glsl || opt.wgsl || opt.network;
+  if (opt.jobs ? single : !opt.points || !opt.out || (!opt.glsl && !opt.wgsl)) die(usage);
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(opt.name) || opt.name.includes('__')) die(`bad --name ${opt.name}`);
   if (!Number.isInteger(opt.bench) || opt.bench < 0 || opt.bench > 8192) die('--bench N: N in 0..8192');
   if (opt.benchOrigin.length !== 2 || !opt.benchOrigin.every((x) => Number.isInteger(x) && Math.abs(x) <= 2 ** 24)) {
@@ -58,9 +63,29 @@ const opt = { name: 'terrain', bench: 0, benchOrigin: [0, 0] };
   }
 }
 
+// --jobs FILE: one run a line, its fields separated by tabs (paths may hold
+// spaces): GLSL WGSL POINTS OUT NETWORK, "-" for a field left out. One
+// browser runs them all, a page load each: starting Chromium costs more
+// than most runs.
+function readJobs(path) {
+  const jobs = [];
+  readFileSync(path, 'utf8').split('\n').forEach((line, k) => {
+    if (line.trim() === '' || line[0] === '#') return;
+    const f = line.split('\t').map((x) => (x === '-' ? undefined : x));
+    if (f.length !== 5 || !f[2] || !f[3] || (!f[0] && !f[1])) {
+      die(`${path}:${k + 1}: expected GLSL WGSL POINTS OUT NETWORK (tab-separated, "-" for none, a shader at least)`);
+    }
+    jobs.push({ glsl: f[0], wgsl: f[1], points: f[2], out: f[3], network: f[4] });
+  });
+  if (jobs.length === 0) die(`${path}: no jobs`);
+  return jobs;
+}
+const jobs = opt.jobs ? readJobs(opt.jobs)
+  : [{ glsl: opt.glsl, wgsl: opt.wgsl, points: opt.points, out: opt.out, network: opt.network }];
+
 // ------------------------------------------------------------ points
 // Packed as the shaders read them: 4 x 32 bits a point, cx cy (int32) and
-// the bits of fx fy (float32).
+// the bits of fx fy (float32). A bad file throws (the run fails).
 function readPoints(path) {
   const text = readFileSync(path, 'utf8');
   const lines = text.split('\n');
@@ -70,7 +95,7 @@ function readPoints(path) {
     const line = lines[k].trim();
     if (line === '' || line[0] === '#') continue;
     const f = line.split(/\s+/);
-    const bad = (why) => die(`${path}:${k + 1}: ${why}: "${line}"`);
+    const bad = (why) => { throw new Error(`${path}:${k + 1}: ${why}: "${line}"`); };
     if (f.length !== 4) bad('expected "cx cy fx fy"');
     const cx = Number(f[0]), cy = Number(f[1]), fx = Number(f[2]), fy = Number(f[3]);
     if (!/^[-+]?\d+$/.test(f[0]) || !/^[-+]?\d+$/.test(f[1]) || Math.abs(cx) > 2 ** 24 || Math.abs(cy) > 2 ** 24) {
@@ -81,61 +106,66 @@ function readPoints(path) {
     i32[4 * n] = cx; i32[4 * n + 1] = cy; f32[4 * n + 2] = fx; f32[4 * n + 3] = fy;
     n++;
   }
-  if (n === 0) die(`${path}: no points`);
+  if (n === 0) throw new Error(`${path}: no points`);
   return { count: n, bytes: Buffer.from(buf, 0, n * 16) };
 }
 
-const points = readPoints(opt.points);
-let network = null;
-if (opt.network) {
-  if (opt.network.length !== 2) die(`--network WORDS.bin,SEGMENTS.bin\n${usage}`);
-  const words = readFileSync(opt.network[0]), segments = readFileSync(opt.network[1]);
-  if (words.length === 0 || words.length % 4 !== 0 || segments.length % 32 !== 0) {
-    die(`${opt.network.join(',')}: not a network's words (4 bytes each) and segments (32 bytes each)`);
+// One job's inputs, read when its turn comes.
+function loadJob(job) {
+  let network = null;
+  if (job.network) {
+    const files = job.network.split(',');
+    if (files.length !== 2) throw new Error(`--network WORDS.bin,SEGMENTS.bin: ${job.network}`);
+    const words = readFileSync(files[0]), segments = readFileSync(files[1]);
+    if (words.length === 0 || words.length % 4 !== 0 || segments.length % 32 !== 0) {
+      throw new Error(`${job.network}: not a network's words (4 bytes each) and segments (32 bytes each)`);
+    }
+    network = { words, segments };
   }
-  network = { words, segments };
+  const points = readPoints(job.points);
+  const glslSource = job.glsl ? readFileSync(job.glsl, 'utf8') : null;
+  const wgslSource = job.wgsl ? readFileSync(job.wgsl, 'utf8') : null;
+  mkdirSync(job.out, { recursive: true });
+  const config = {
+    name: opt.name, count: points.count, glsl: !!job.glsl, wgsl: !!job.wgsl, network: !!network,
+    bench: opt.bench, benchReps: Number(process.env.TF_SHADER_BENCH_REPS || 5), benchOrigin: opt.benchOrigin,
+    // rows of 1024 points a WebGL2 draw, points a WebGPU submit
+    glBandRows: Number(process.env.TF_SHADER_GL_BAND_ROWS || 16),
+    gpuChunk: Number(process.env.TF_SHADER_GPU_CHUNK || 16384),
+  };
+  return { ...job, points, network, glslSource, wgslSource, config };
 }
-const glslSource = opt.glsl ? readFileSync(opt.glsl, 'utf8') : null;
-const wgslSource = opt.wgsl ? readFileSync(opt.wgsl, 'utf8') : null;
-mkdirSync(opt.out, { recursive: true });
-
-const config = {
-  name: opt.name, count: points.count, glsl: !!opt.glsl, wgsl: !!opt.wgsl, network: !!network,
-  bench: opt.bench, benchReps: Number(process.env.TF_SHADER_BENCH_REPS || 5), benchOrigin: opt.benchOrigin,
-  // rows of 1024 points a WebGL2 draw, points a WebGPU submit
-  glBandRows: Number(process.env.TF_SHADER_GL_BAND_ROWS || 16),
-  gpuChunk: Number(process.env.TF_SHADER_GPU_CHUNK || 16384),
-};
 
 // ------------------------------------------------------------ server
-// A fixed set of paths on 127.0.0.1 only; nothing else is served or kept.
+// A fixed set of paths on 127.0.0.1 only, for the job being run; nothing
+// else is served or kept.
 const page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <title>terrafit shader harness</title></head><body>
 <script type="module" src="/gpu-page.mjs"></script></body></html>`;
-const results = {};
+let current = null, results = {};
 const fixed = {
   '/': ['text/html', () => page],
   '/gpu-page.mjs': ['text/javascript', () => readFileSync(join(here, 'gpu-page.mjs'))],
-  '/config.json': ['application/json', () => JSON.stringify(config)],
-  '/points.bin': ['application/octet-stream', () => points.bytes],
-  '/shader.glsl': ['text/plain', () => glslSource ?? ''],
-  '/shader.wgsl': ['text/plain', () => wgslSource ?? ''],
-  '/network-words.bin': ['application/octet-stream', () => network?.words ?? Buffer.alloc(0)],
-  '/network-segments.bin': ['application/octet-stream', () => network?.segments ?? Buffer.alloc(0)],
+  '/config.json': ['application/json', () => JSON.stringify(current.config)],
+  '/points.bin': ['application/octet-stream', () => current.points.bytes],
+  '/shader.glsl': ['text/plain', () => current.glslSource ?? ''],
+  '/shader.wgsl': ['text/plain', () => current.wgslSource ?? ''],
+  '/network-words.bin': ['application/octet-stream', () => current.network?.words ?? Buffer.alloc(0)],
+  '/network-segments.bin': ['application/octet-stream', () => current.network?.segments ?? Buffer.alloc(0)],
 };
 const server = createServer((req, res) => {
   const path = new URL(req.url, 'http://127.0.0.1').pathname;
   if (req.method === 'POST' && (path === '/result/webgl2' || path === '/result/webgpu')) {
-    const parts = [];
+    const parts = [], into = results;
     req.on('data', (d) => parts.push(d));
     req.on('end', () => {
-      results[path.slice(8)] = Buffer.concat(parts);
+      into[path.slice(8)] = Buffer.concat(parts);
       res.writeHead(204);
       res.end();
     });
     return;
   }
-  const f = req.method === 'GET' && Object.hasOwn(fixed, path) ? fixed[path] : null;
+  const f = req.method === 'GET' && current && Object.hasOwn(fixed, path) ? fixed[path] : null;
   if (!f) {
     res.writeHead(404);
     res.end();
@@ -161,18 +191,77 @@ try {
 // decimal of the exact value; -0 keeps its sign).
 const fmt = (v) => (Object.is(v, -0) ? '-0' : String(v));
 
-function writeResults(file, buf) {
+function writeResults(file, buf, count) {
   const f = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
-  if (f.length !== points.count * 4) throw new Error(`${file}: ${f.length / 4} results for ${points.count} points`);
+  if (f.length !== count * 4) throw new Error(`${file}: ${f.length / 4} results for ${count} points`);
   const chunks = [];
   let differs = 0;
-  for (let i = 0; i < points.count; i++) {
+  for (let i = 0; i < count; i++) {
     chunks.push(`${fmt(f[4 * i])} ${fmt(f[4 * i + 1])} ${fmt(f[4 * i + 2])}\n`);
     // NAME_gradient_at's own height (in the 4th lane) against NAME_at's
     if (!Object.is(f[4 * i], f[4 * i + 3])) differs++;
   }
   writeFileSync(file, chunks.join(''));
   return differs;
+}
+
+// One job in a fresh page load: its results and gpu.json in its OUT folder
+// (gpu.json is written last, only when the run worked). Returns 0 or 1.
+async function runJob(tab, job, timeout) {
+  const label = jobs.length > 1 ? `${job.out}: ` : '';
+  try {
+    return await tryJob(tab, job, timeout, label);
+  } catch (e) {
+    console.error(`gpu.mjs: ${label}${e.message}`);
+    return 1;
+  }
+}
+
+async function tryJob(tab, job, timeout, label) {
+  current = loadJob(job);
+  results = {};
+  const started = Date.now();
+  await tab.goto(`http://127.0.0.1:${port}/`);
+  await tab.waitForFunction(() => window.harnessDone || window.harnessError, null, { timeout, polling: 100 });
+  const error = await tab.evaluate(() => window.harnessError);
+  if (error) {
+    console.error(`gpu.mjs: ${label}${error.api}: ${error.message}`);
+    if (error.log) {
+      if (error.api === 'webgl2' && error.kind === 'compile') {
+        console.error(`(info log: "1:LINE" is a line of ${job.glsl}, "0:LINE" a line of the harness's main)`);
+      } else if (error.api === 'webgpu' && error.kind === 'compile') {
+        console.error(`(line numbers up to ${current.wgslSource.split('\n').length} are lines of ${job.wgsl}; later ones the harness's entry point)`);
+      }
+      console.error(error.log);
+    }
+    return 1;
+  }
+  const done = await tab.evaluate(() => window.harnessDone);
+  const count = current.points.count, report = { points: count };
+  if (job.glsl) {
+    if (!results.webgl2) throw new Error('the page sent no WebGL2 results');
+    const d = writeResults(join(job.out, 'glsl.txt'), results.webgl2, count);
+    report.webgl2 = { ...done.webgl2, gradient_height_differs: d };
+  }
+  if (job.wgsl) {
+    if (!results.webgpu) throw new Error('the page sent no WebGPU results');
+    const d = writeResults(join(job.out, 'wgsl.txt'), results.webgpu, count);
+    report.webgpu = { ...done.webgpu, gradient_height_differs: d };
+  }
+  if (done.bench) report.bench = done.bench;
+  report.page_s = (Date.now() - started) / 1000;
+  writeFileSync(join(job.out, 'gpu.json'), JSON.stringify(report, null, 2) + '\n');
+  const apis = [['webgl2', 'renderer'], ['webgpu', 'adapter']].filter(([api]) => report[api]);
+  for (const [api, what] of apis) {
+    const r = report[api];
+    console.log(`${label}${api}: ${r[what]}; compiled in ${r.compile_s.toFixed(3)} s, ${count} points in ${r.points_s.toFixed(3)} s`);
+  }
+  console.log(`${label}the page took ${report.page_s.toFixed(3)} s`);
+  for (const api of ['webgl2', 'webgpu']) {
+    const b = done.bench?.[api];
+    if (b) console.log(`${label}bench ${api}: ${b.n}x${b.n} NAME_at: median ${b.median_s.toFixed(4)} s, ${(b.samples_per_s / 1e6).toFixed(3)} M samples/s`);
+  }
+  return 0;
 }
 
 const profile = mkdtempSync(join(tmpdir(), 'tf-shader-chromium-'));
@@ -191,42 +280,7 @@ try {
   const tab = context.pages()[0] || (await context.newPage());
   tab.on('console', (m) => console.error(`page: ${m.text()}`));
   tab.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  await tab.goto(`http://127.0.0.1:${port}/`);
-  await tab.waitForFunction(() => window.harnessDone || window.harnessError, null, { timeout, polling: 250 });
-  const error = await tab.evaluate(() => window.harnessError);
-  if (error) {
-    console.error(`gpu.mjs: ${error.api}: ${error.message}`);
-    if (error.log) {
-      if (error.api === 'webgl2' && error.kind === 'compile') {
-        console.error(`(info log: "1:LINE" is a line of ${opt.glsl}, "0:LINE" a line of the harness's main)`);
-      } else if (error.api === 'webgpu' && error.kind === 'compile') {
-        console.error(`(line numbers up to ${wgslSource.split('\n').length} are lines of ${opt.wgsl}; later ones the harness's entry point)`);
-      }
-      console.error(error.log);
-    }
-    status = 1;
-  } else {
-    const done = await tab.evaluate(() => window.harnessDone);
-    const report = { points: points.count };
-    if (opt.glsl) {
-      if (!results.webgl2) throw new Error('the page sent no WebGL2 results');
-      const d = writeResults(join(opt.out, 'glsl.txt'), results.webgl2);
-      report.webgl2 = { ...done.webgl2, gradient_height_differs: d };
-    }
-    if (opt.wgsl) {
-      if (!results.webgpu) throw new Error('the page sent no WebGPU results');
-      const d = writeResults(join(opt.out, 'wgsl.txt'), results.webgpu);
-      report.webgpu = { ...done.webgpu, gradient_height_differs: d };
-    }
-    if (done.bench) report.bench = done.bench;
-    writeFileSync(join(opt.out, 'gpu.json'), JSON.stringify(report, null, 2) + '\n');
-    if (report.webgl2) console.log(`webgl2: ${report.webgl2.renderer}; ${points.count} points in ${report.webgl2.points_s.toFixed(3)} s`);
-    if (report.webgpu) console.log(`webgpu: ${report.webgpu.adapter}; ${points.count} points in ${report.webgpu.points_s.toFixed(3)} s`);
-    for (const api of ['webgl2', 'webgpu']) {
-      const b = done.bench?.[api];
-      if (b) console.log(`bench ${api}: ${b.n}x${b.n} NAME_at: median ${b.median_s.toFixed(4)} s, ${(b.samples_per_s / 1e6).toFixed(3)} M samples/s`);
-    }
-  }
+  for (const job of jobs) status |= await runJob(tab, job, timeout);
 } catch (e) {
   console.error(`gpu.mjs: ${e.message}`);
   status = 1;
