@@ -410,9 +410,6 @@ int main(void)
     tcase_add_test(render, threaded_render_equals_the_grid_call);
     suite_add_tcase(s, render);
     /* The signal test needs a process that has not opened an atomic file
-     * yet (the library installs its handlers once a process): each test
-     * in its own process, even where the sanitizer build runs the other
-     * suites in one (CK_FORK=no). */
-    setenv("CK_FORK", "yes", 1);
-    return tu_run_suite(s);
+     * yet (the library installs its handlers once a process). */
+    return tu_run_suite_forked(s);
 }

@@ -88,10 +88,12 @@ ran() {
 }
 
 # A drainage spec in both APIs, with the near table (near points, the grid,
-# points outside it) and then the far table.
+# points outside it) and then the far table: each table's corner, its
+# points and its name.
+tables="-400,-400,dpoints1,near 999600,-1000400,dfar,far"
 drained_queue() { # SPEC NAME
-    for table in "-400 -400 dpoints1 near" "999600 -1000400 dfar far"; do
-        set -- "$1" "$2" $table
+    for table in $tables; do
+        set -- "$1" "$2" $(echo "$table" | tr , ' ')
         run "$compare" network "$1" "$3" "$4" 800 800 "$scratch/$2-$6.words" "$scratch/$2-$6.segments"
         check "$2: a network table at ($3, $4)" [ "$status" -eq 0 ]
         [ "$status" -eq 0 ] &&
@@ -100,14 +102,14 @@ drained_queue() { # SPEC NAME
     done
 }
 drained_check() { # SPEC NAME
-    for table in "-400 -400 near" "999600 -1000400 far"; do
-        set -- "$1" "$2" $table
-        [ -s "$scratch/$2-$5.words" ] || continue
-        ran "$2-$5" "$2: WebGL2 and WebGPU ran it with the table at ($3, $4)"
-        out=$scratch/out/$2-$5
+    for table in $tables; do
+        set -- "$1" "$2" $(echo "$table" | tr , ' ')
+        [ -s "$scratch/$2-$6.words" ] || continue
+        ran "$2-$6" "$2: WebGL2 and WebGPU ran it with the table at ($3, $4)"
+        out=$scratch/out/$2-$6
         [ -f "$out/gpu.json" ] || continue
         for lang in glsl wgsl; do
-            if [ "$5" = far ]; then
+            if [ "$6" = far ]; then
                 compare_set "$1" "$scratch/dfar.txt" "$out/$lang.txt" "$2 $lang far"
                 continue
             fi
@@ -191,12 +193,14 @@ for spec in "$TF_SRCDIR"/samples/kinds/*.json "$TF_SRCDIR"/samples/thesis-three-
     if [ "${TF_SHADER_GPU_SET:-all}" = quick ]; then
         case $b in kinds-noise-* | layered-*) ;; *) continue ;; esac
     fi
-    printf '%s\t%s\n' "$b" "$spec" >>"$scratch/queued.txt"
     if grep -q '"drainage"' "$spec"; then
+        kind=drained
         drained_queue "$spec" "$b"
     else
+        kind=plain
         queue "$b" "$scratch/$b.glsl" "$scratch/$b.wgsl" "$scratch/points.txt" -
     fi
+    printf '%s\t%s\t%s\n' "$b" "$kind" "$spec" >>"$scratch/queued.txt"
 done
 
 # Every queued run in one browser; each is checked below by its results.
@@ -210,8 +214,8 @@ if [ -s "$jobs" ]; then
     sed -n '/^page/!s/^/# /p' "$scratch/gpu.log"
 fi
 
-while IFS=$tab read -r b spec; do
-    if grep -q '"drainage"' "$spec"; then
+while IFS=$tab read -r b kind spec; do
+    if [ "$kind" = drained ]; then
         drained_check "$spec" "$b"
         continue
     fi

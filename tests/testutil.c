@@ -132,7 +132,7 @@ void tu_rmtree(const char *dir)
         fprintf(stderr, "warning: could not remove %s\n", dir);
 }
 
-int tu_run_suite(Suite *suite)
+static int run_suite(Suite *suite, enum fork_status mode)
 {
     /* Fitting keeps its noise samples and spectra until released: free
      * them as the process ends, in Check's forked children (which exit
@@ -140,8 +140,19 @@ int tu_run_suite(Suite *suite)
      * nothing left behind by the suites that fit. */
     atexit(tf_fit_release_caches);
     SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, mode);
     srunner_run_all(runner, CK_ENV);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int tu_run_suite(Suite *suite)
+{
+    return run_suite(suite, CK_FORK_GETENV);
+}
+
+int tu_run_suite_forked(Suite *suite)
+{
+    return run_suite(suite, CK_FORK);
 }

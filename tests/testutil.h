@@ -33,5 +33,9 @@ void tu_rmtree(const char *dir);
  * caches are released at exit (tf_fit_release_caches). */
 struct Suite;
 int tu_run_suite(struct Suite *suite);
+/* The same, each test in its own process whatever CK_FORK says (the
+ * sanitizer build sets CK_FORK=no), for suites whose tests need a fresh
+ * process. */
+int tu_run_suite_forked(struct Suite *suite);
 
 #endif

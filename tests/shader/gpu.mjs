@@ -251,16 +251,12 @@ async function tryJob(tab, job, timeout, label) {
   if (done.bench) report.bench = done.bench;
   report.page_s = (Date.now() - started) / 1000;
   writeFileSync(join(job.out, 'gpu.json'), JSON.stringify(report, null, 2) + '\n');
-  const apis = [['webgl2', 'renderer'], ['webgpu', 'adapter']].filter(([api]) => report[api]);
-  for (const [api, what] of apis) {
-    const r = report[api];
-    console.log(`${label}${api}: ${r[what]}; compiled in ${r.compile_s.toFixed(3)} s, ${count} points in ${r.points_s.toFixed(3)} s`);
-  }
-  console.log(`${label}the page took ${report.page_s.toFixed(3)} s`);
-  for (const api of ['webgl2', 'webgpu']) {
-    const b = done.bench?.[api];
+  for (const [api, what] of [['webgl2', 'renderer'], ['webgpu', 'adapter']]) {
+    const r = report[api], b = done.bench?.[api];
+    if (r) console.log(`${label}${api}: ${r[what]}; compiled in ${r.compile_s.toFixed(3)} s, ${count} points in ${r.points_s.toFixed(3)} s`);
     if (b) console.log(`${label}bench ${api}: ${b.n}x${b.n} NAME_at: median ${b.median_s.toFixed(4)} s, ${(b.samples_per_s / 1e6).toFixed(3)} M samples/s`);
   }
+  console.log(`${label}the page took ${report.page_s.toFixed(3)} s`);
   return 0;
 }
 

@@ -4,7 +4,8 @@
 # points (edge cells at 0, +-1e6 and +-2^24, fractions 0 and just under 1,
 # and pseudo-random ones) in WebGL2 and WebGPU, checks both against the
 # stub's formula (stub-check.mjs), and checks that a shader that does not
-# compile makes gpu.mjs exit 1 with the compiler's message. Needs no
+# compile makes gpu.mjs exit 1 with the compiler's message, and that
+# --jobs runs several in one browser, failures apart. Needs no
 # terrafit binary. TAP lines on stdout; exit 0, 1, 77 (skipped: node, npm or
 # chromium missing, unless TF_REQUIRE_BROWSER_TEST is set) or 99.
 #   tests/shader/selftest.sh
@@ -83,6 +84,36 @@ for api in glsl wgsl; do
         not_ok "a $api shader that does not compile: exit 1 and the compiler's log (exit $status)" "$scratch/stderr"
     fi
 done
+
+# --jobs: runs in one browser. A run that does not compile and one with a
+# bad points file fail (exit 1, each named by its OUT folder, no gpu.json)
+# and the good run between them still writes its results.
+printf '9 9 9\n' >"$scratch/bad-points.txt"
+printf '%s\t-\t%s\t%s\t-\n' "$scratch/bad.glsl" "$scratch/few.txt" "$scratch/jobs/bad" \
+    "$here/stub.glsl" "$scratch/points.txt" "$scratch/jobs/good" \
+    "$here/stub.glsl" "$scratch/bad-points.txt" "$scratch/jobs/bad-points" >"$scratch/jobs.txt"
+node "$here/gpu.mjs" --jobs "$scratch/jobs.txt" --name terrain >/dev/null 2>"$scratch/stderr"
+status=$?
+if [ "$status" -eq 1 ] && grep -q "$scratch/jobs/bad: webgl2: " "$scratch/stderr" &&
+    grep -q harness_undeclared_name "$scratch/stderr" &&
+    grep -q "$scratch/jobs/bad-points: .*bad-points.txt:1: expected \"cx cy fx fy\"" "$scratch/stderr" &&
+    [ ! -e "$scratch/jobs/bad/gpu.json" ] && [ ! -e "$scratch/jobs/bad-points/gpu.json" ] &&
+    [ -f "$scratch/jobs/good/gpu.json" ] &&
+    node "$here/stub-check.mjs" "$scratch/points.txt" "$scratch/jobs/good" glsl.txt >"$scratch/check" 2>&1; then
+    ok "--jobs: failed runs named, exit 1; the good run between them still checked"
+else
+    cat "$scratch/check" >>"$scratch/stderr" 2>/dev/null
+    not_ok "--jobs: failed runs named, exit 1; the good run between them still checked (exit $status)" "$scratch/stderr"
+fi
+# A malformed jobs file: exit 2, its line named, before any browser starts.
+printf 'only\ttwo\n' >"$scratch/bad-jobs.txt"
+node "$here/gpu.mjs" --jobs "$scratch/bad-jobs.txt" >/dev/null 2>"$scratch/stderr"
+status=$?
+if [ "$status" -eq 2 ] && grep -q "bad-jobs.txt:1: expected GLSL WGSL POINTS OUT NETWORK" "$scratch/stderr"; then
+    ok "--jobs: a malformed line exits 2 naming it"
+else
+    not_ok "--jobs: a malformed line exits 2 naming it (exit $status)" "$scratch/stderr"
+fi
 
 echo "1..$number"
 [ "$failed" -eq 0 ]
