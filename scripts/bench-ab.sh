@@ -17,21 +17,22 @@ if [ $# -lt 4 ]; then
 fi
 a=$1 b=$2 runs=$3
 shift 3
-specs=
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-    specs="$specs $1"
-    shift
-done
-[ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- --size 1024 --repeat 5 -j 1
 for tool in "$a" "$b"; do
     [ -x "$tool" ] || { echo "bench-ab.sh: $tool: not an executable" >&2; exit 1; }
 done
 case $runs in '' | *[!0-9]*) echo "bench-ab.sh: RUNS must be a count, got '$runs'" >&2; exit 2 ;; esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
+# the specs a line each (a path may hold spaces), the options left in "$@"
+: >"$work/specs"
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    printf '%s\n' "$1" >>"$work/specs"
+    shift
+done
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- --size 1024 --repeat 5 -j 1
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $runs runs of each; bench options: $*"
-for spec in $specs; do
+while IFS= read -r spec <&3; do
     [ -r "$spec" ] || { echo "bench-ab.sh: $spec: cannot read" >&2; exit 1; }
     : >"$work/a"
     : >"$work/b"
@@ -58,4 +59,4 @@ for spec in $specs; do
             printf "%-40s A %8.2f ns   B %8.2f ns   A/B %.3f (%d runs)\n",
                    spec, median(a, n), median(b, n), median(q, n), n
         }'
-done
+done 3<"$work/specs"

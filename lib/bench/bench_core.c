@@ -409,6 +409,10 @@ static const suite_entry SUITE[] = {
      TF_FRACTAL_SWISS},
     {"1 layer, jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
      TF_FRACTAL_JORDAN},
+    /* rows added later go last, so the rows above keep their seeds
+     * (20170901 + index) and their figures stay comparable; a plain layer
+     * with a 2-point (identity) curve, as a drawn spec starts */
+    {"1 layer, 2 pts", 1, 2, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
 };
 
 size_t bench_suite_size(void)

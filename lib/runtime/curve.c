@@ -86,6 +86,8 @@ size_t tf_curve_table_bytes(const tf_point *points, size_t count)
 {
     size_t bytes = count * sizeof(double) + (count - 1) * sizeof(tf_curve_segment) +
                    curve_bucket_count(points, count) * sizeof(tf_curve_bucket);
+    if (count - 1 <= TF_CURVE_LANE_SEGMENTS)
+        bytes += TF_CURVE_LANE_ROWS * TF_CURVE_LANE_SEGMENTS * sizeof(double);
     return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
@@ -177,6 +179,22 @@ void tf_curve_table_build(tf_curve_table *table, void *storage, const tf_point *
             inner++;
         bucket[b].next = x[before + 1];
         bucket[b].first = (uint64_t)before | (inner - 1 - before > 1 ? TF_CURVE_BUCKET_CROWDED : 0);
+    }
+    table->lanes = NULL;
+    if (count - 1 <= TF_CURVE_LANE_SEGMENTS) {
+        double *lanes = (double *)(void *)(bucket + buckets);
+        for (size_t k = 0; k < TF_CURVE_LANE_SEGMENTS; k++) {
+            int in = k + 1 < count;
+            double *at = lanes + k;
+            at[TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS] = k > 0 && in ? x[k] : NAN;
+            at[TF_CURVE_LANE_X0 * TF_CURVE_LANE_SEGMENTS] = in ? seg[k].x0 : 0.0;
+            at[TF_CURVE_LANE_INV_WIDTH * TF_CURVE_LANE_SEGMENTS] = in ? seg[k].inv_width : 0.0;
+            at[TF_CURVE_LANE_C0 * TF_CURVE_LANE_SEGMENTS] = in ? seg[k].c0 : 0.0;
+            at[TF_CURVE_LANE_C1 * TF_CURVE_LANE_SEGMENTS] = in ? seg[k].c1 : 0.0;
+            at[TF_CURVE_LANE_C2 * TF_CURVE_LANE_SEGMENTS] = in ? seg[k].c2 : 0.0;
+            at[TF_CURVE_LANE_C3 * TF_CURVE_LANE_SEGMENTS] = in ? seg[k].c3 : 0.0;
+        }
+        table->lanes = lanes;
     }
 }
 
@@ -355,6 +373,86 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
 _Static_assert(sizeof(tf_curve_segment) == (size_t)1 << CURVE_SEGMENT_SHIFT,
                "a segment is 64 bytes");
 
+/* The segment's interpolant at t (tf_curve_table_eval_inline's last
+ * lines), four lanes: the cosine blend by tf_cosine_blend's steps, or the
+ * cubic by Horner. */
+__attribute__((target("avx2"))) static inline __m256d segment_value4(int cosine, __m256d t,
+                                                                     __m256d c0, __m256d c1,
+                                                                     __m256d c2, __m256d c3)
+{
+    if (cosine) {
+        __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
+        __m256d s2 = _mm256_mul_pd(s, s);
+        __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
+        for (int i = 9; i >= 0; i--)
+            p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(TF_SINPI_COEFFS[i]));
+        __m256d sine = _mm256_mul_pd(s, p);
+        return _mm256_add_pd(c0, _mm256_mul_pd(c1, _mm256_mul_pd(sine, sine)));
+    }
+    __m256d inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+    inner = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+    return _mm256_add_pd(c0, _mm256_mul_pd(t, inner));
+}
+
+/* A curve of at most four segments (five points or fewer: a drawn or an
+ * identity curve) needs no bucket: a sample's segment is the number of
+ * inner knots x_1 .. x_(K-2) at or below u (the largest k with x_k <= u,
+ * as the search finds; 0 for NaN, every comparison false), and each
+ * member of its segment one permute from a register of the table's lanes
+ * (tf_curve_table.lanes). One pass, no loads but the input; the same
+ * segment and the same IEEE operations as the two passes below, so the
+ * same bits. */
+#define CURVE_REGISTER_SEGMENTS4 4
+
+/* member row `v` at each lane's segment s (64-bit lanes, 0 .. 3): a
+ * permute of 32-bit halves, s's pair at 2s and 2s + 1 */
+__attribute__((target("avx2"))) static inline __m256d segment_member4(__m256d v, __m256i s)
+{
+    __m256i lo = _mm256_slli_epi64(s, 1);
+    __m256i pair =
+        _mm256_or_si256(lo, _mm256_slli_epi64(_mm256_add_epi64(lo, _mm256_set1_epi64x(1)), 32));
+    return _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(v), pair));
+}
+
+__attribute__((target("avx2"))) static __attribute__((noinline)) void
+curve_row_few_avx2(const tf_curve_table *table, const double *in, size_t n, double *out, int unit)
+{
+    const size_t segments = table->count - 1;
+#define CURVE_ROW(r) _mm256_loadu_pd(table->lanes + (r) * TF_CURVE_LANE_SEGMENTS)
+    const __m256d m_x0 = CURVE_ROW(TF_CURVE_LANE_X0);
+    const __m256d m_inv_width = CURVE_ROW(TF_CURVE_LANE_INV_WIDTH);
+    const __m256d m_c0 = CURVE_ROW(TF_CURVE_LANE_C0), m_c1 = CURVE_ROW(TF_CURVE_LANE_C1);
+    const __m256d m_c2 = CURVE_ROW(TF_CURVE_LANE_C2), m_c3 = CURVE_ROW(TF_CURVE_LANE_C3);
+#undef CURVE_ROW
+    const __m256d x_first = _mm256_set1_pd(table->x[0]);
+    const __m256d x_last = _mm256_set1_pd(table->x[table->count - 1]);
+    const __m256d y_first = _mm256_set1_pd(table->y_first);
+    const __m256d y_last = _mm256_set1_pd(table->y_last);
+    const int cosine = table->interp == TF_INTERP_COSINE;
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d v = _mm256_loadu_pd(in + k);
+        if (unit)
+            v = _mm256_mul_pd(_mm256_add_pd(v, one), half);
+        /* -1 per knot passed, subtracted */
+        __m256i s = _mm256_setzero_si256();
+        for (size_t j = 1; j < segments; j++)
+            s = _mm256_sub_epi64(s, _mm256_castpd_si256(_mm256_cmp_pd(
+                                        v, _mm256_set1_pd(table->x[j]), _CMP_GE_OQ)));
+        __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, segment_member4(m_x0, s)),
+                                  segment_member4(m_inv_width, s));
+        __m256d y = segment_value4(cosine, t, segment_member4(m_c0, s),
+                                   segment_member4(m_c1, s), segment_member4(m_c2, s),
+                                   segment_member4(m_c3, s));
+        y = _mm256_blendv_pd(y, y_last, _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
+        y = _mm256_blendv_pd(y, y_first, _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
+        _mm256_storeu_pd(out + k, y);
+    }
+    for (; k < n; k++)
+        out[k] = tf_curve_table_eval(table, unit ? (in[k] + 1.0) * 0.5 : in[k]);
+}
+
 /* The row of lookups; with `unit`, in[] holds base noise values n and the
  * lookups are at u = (n + 1) * 0.5 (step 2 of docs/spec.md, in pass 1, so
  * a layer's chunk takes no separate pass for it): pass 1 stores each u in
@@ -427,20 +525,7 @@ curve_row_avx2(const tf_curve_table *table, const double *in, size_t n, double *
             curve_lanes c;
             curve_load_lanes(seg, segment + m, &c);
             __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
-            __m256d y;
-            if (cosine) {
-                __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
-                __m256d s2 = _mm256_mul_pd(s, s);
-                __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
-                for (int i = 9; i >= 0; i--)
-                    p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(TF_SINPI_COEFFS[i]));
-                __m256d sine = _mm256_mul_pd(s, p);
-                y = _mm256_add_pd(c.c0, _mm256_mul_pd(c.c1, _mm256_mul_pd(sine, sine)));
-            } else {
-                __m256d inner = _mm256_add_pd(c.c2, _mm256_mul_pd(t, c.c3));
-                inner = _mm256_add_pd(c.c1, _mm256_mul_pd(t, inner));
-                y = _mm256_add_pd(c.c0, _mm256_mul_pd(t, inner));
-            }
+            __m256d y = segment_value4(cosine, t, c.c0, c.c1, c.c2, c.c3);
             y = _mm256_blendv_pd(y, y_last, above);
             y = _mm256_blendv_pd(y, y_first, below);
             _mm256_storeu_pd(out + k, y);
@@ -450,18 +535,27 @@ curve_row_avx2(const tf_curve_table *table, const double *in, size_t n, double *
         out[k] = tf_curve_table_eval(table, unit ? (in[k] + 1.0) * 0.5 : in[k]);
 }
 
+/* The entry points pick the row: in registers for a curve of few
+ * segments, else the two passes (kept apart, so the two-pass loop's
+ * registers are allocated as if the other did not exist). */
 __attribute__((target("avx2"))) void tf_curve_table_eval_row_avx2(const tf_curve_table *table,
                                                                   const double *u, size_t n,
                                                                   double *out)
 {
-    curve_row_avx2(table, u, n, out, 0);
+    if (table->count - 1 <= CURVE_REGISTER_SEGMENTS4)
+        curve_row_few_avx2(table, u, n, out, 0);
+    else
+        curve_row_avx2(table, u, n, out, 0);
 }
 
 __attribute__((target("avx2"))) void tf_curve_table_eval_unit_row_avx2(const tf_curve_table *table,
                                                                        const double *noise,
                                                                        size_t n, double *out)
 {
-    curve_row_avx2(table, noise, n, out, 1);
+    if (table->count - 1 <= CURVE_REGISTER_SEGMENTS4)
+        curve_row_few_avx2(table, noise, n, out, 1);
+    else
+        curve_row_avx2(table, noise, n, out, 1);
 }
 #endif
 
@@ -508,6 +602,88 @@ CURVE_AVX512 static inline void curve_load_lanes8(const tf_curve_segment *seg, c
     v->inv_width = _mm512_shuffle_f64x2(w0, w2, 0x88);
     v->c3 = _mm512_shuffle_f64x2(w0, w2, 0xdd);
     v->c1 = _mm512_shuffle_f64x2(w1, w3, 0x88);
+}
+
+/* The segment's interpolant at t (tf_curve_table_eval_inline's last
+ * lines), eight lanes: the cosine blend by tf_cosine_blend's steps, or
+ * the cubic by Horner. */
+CURVE_AVX512 static inline __m512d segment_value8(int cosine, __m512d t, __m512d c0, __m512d c1,
+                                                  __m512d c2, __m512d c3)
+{
+    if (cosine) {
+        __m512d s = _mm512_mul_pd(t, _mm512_set1_pd(0.5));
+        __m512d s2 = _mm512_mul_pd(s, s);
+        __m512d p = _mm512_set1_pd(TF_SINPI_COEFFS[10]);
+        for (int i = 9; i >= 0; i--)
+            p = _mm512_add_pd(_mm512_mul_pd(p, s2), _mm512_set1_pd(TF_SINPI_COEFFS[i]));
+        __m512d sine = _mm512_mul_pd(s, p);
+        return _mm512_add_pd(c0, _mm512_mul_pd(c1, _mm512_mul_pd(sine, sine)));
+    }
+    __m512d inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
+    inner = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
+    return _mm512_add_pd(c0, _mm512_mul_pd(t, inner));
+}
+
+/* curve_row_few_avx2 with eight lanes and up to sixteen segments (17
+ * points: drawn curves, the fit's mask curves): each member row of the
+ * table's lanes in two registers, one two-register permute a member. The
+ * segment by a branch-free binary search over the knot row, a permute and
+ * a comparison a step: the largest k with x_k <= u (the knots beyond the
+ * last inner one are NaN, which no comparison passes; NaN passes none and
+ * stays at 0), the segment of the scalar search. */
+CURVE_AVX512 static __attribute__((noinline)) void
+curve_row_few_avx512(const tf_curve_table *table, const double *in, size_t n, double *out,
+                     int unit)
+{
+    const size_t segments = table->count - 1;
+#define CURVE_ROW(r, half)                                                                         \
+    _mm512_loadu_pd(table->lanes + (r) * TF_CURVE_LANE_SEGMENTS + 8 * (half))
+#define CURVE_ROWS(name, r) const __m512d name##_lo = CURVE_ROW(r, 0), name##_hi = CURVE_ROW(r, 1)
+    CURVE_ROWS(m_knot, TF_CURVE_LANE_KNOT);
+    CURVE_ROWS(m_x0, TF_CURVE_LANE_X0);
+    CURVE_ROWS(m_inv_width, TF_CURVE_LANE_INV_WIDTH);
+    CURVE_ROWS(m_c0, TF_CURVE_LANE_C0);
+    CURVE_ROWS(m_c1, TF_CURVE_LANE_C1);
+    CURVE_ROWS(m_c2, TF_CURVE_LANE_C2);
+    CURVE_ROWS(m_c3, TF_CURVE_LANE_C3);
+#undef CURVE_ROWS
+#undef CURVE_ROW
+#define CURVE_MEMBER(name, s) _mm512_permutex2var_pd(name##_lo, s, name##_hi)
+    /* the search's first step: half the smallest power of two >= segments */
+    long long span = 1;
+    while ((size_t)span < segments)
+        span *= 2;
+    const long long first_step = span / 2;
+    const __m512d x_first = _mm512_set1_pd(table->x[0]);
+    const __m512d x_last = _mm512_set1_pd(table->x[table->count - 1]);
+    const __m512d y_first = _mm512_set1_pd(table->y_first);
+    const __m512d y_last = _mm512_set1_pd(table->y_last);
+    const int cosine = table->interp == TF_INTERP_COSINE;
+    const __m512d one = _mm512_set1_pd(1.0), half = _mm512_set1_pd(0.5);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        __m512d v = _mm512_loadu_pd(in + k);
+        if (unit)
+            v = _mm512_mul_pd(_mm512_add_pd(v, one), half);
+        __m512i s = _mm512_setzero_si512();
+        for (long long step = first_step; step > 0; step >>= 1) {
+            __m512i next = _mm512_add_epi64(s, _mm512_set1_epi64(step));
+            __mmask8 pass = _mm512_cmp_pd_mask(v, CURVE_MEMBER(m_knot, next), _CMP_GE_OQ);
+            s = _mm512_mask_mov_epi64(s, pass, next);
+        }
+        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);
+        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);
+        __m512d t =
+            _mm512_mul_pd(_mm512_sub_pd(v, CURVE_MEMBER(m_x0, s)), CURVE_MEMBER(m_inv_width, s));
+        __m512d y = segment_value8(cosine, t, CURVE_MEMBER(m_c0, s), CURVE_MEMBER(m_c1, s),
+                                   CURVE_MEMBER(m_c2, s), CURVE_MEMBER(m_c3, s));
+        y = _mm512_mask_blend_pd(above, y, y_last);
+        y = _mm512_mask_blend_pd(below, y, y_first);
+        _mm512_storeu_pd(out + k, y);
+    }
+#undef CURVE_MEMBER
+    if (k < n)
+        curve_row_avx2(table, in + k, n - k, out + k, unit);
 }
 
 CURVE_AVX512 static inline __attribute__((always_inline)) void
@@ -571,20 +747,7 @@ curve_row_avx512(const tf_curve_table *table, const double *in, size_t n, double
             curve_lanes8 c;
             curve_load_lanes8(seg, segment + m, &c);
             __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, c.x0), c.inv_width);
-            __m512d y;
-            if (cosine) {
-                __m512d s = _mm512_mul_pd(t, _mm512_set1_pd(0.5));
-                __m512d s2 = _mm512_mul_pd(s, s);
-                __m512d p = _mm512_set1_pd(TF_SINPI_COEFFS[10]);
-                for (int i = 9; i >= 0; i--)
-                    p = _mm512_add_pd(_mm512_mul_pd(p, s2), _mm512_set1_pd(TF_SINPI_COEFFS[i]));
-                __m512d sine = _mm512_mul_pd(s, p);
-                y = _mm512_add_pd(c.c0, _mm512_mul_pd(c.c1, _mm512_mul_pd(sine, sine)));
-            } else {
-                __m512d inner = _mm512_add_pd(c.c2, _mm512_mul_pd(t, c.c3));
-                inner = _mm512_add_pd(c.c1, _mm512_mul_pd(t, inner));
-                y = _mm512_add_pd(c.c0, _mm512_mul_pd(t, inner));
-            }
+            __m512d y = segment_value8(cosine, t, c.c0, c.c1, c.c2, c.c3);
             y = _mm512_mask_blend_pd(above, y, y_last);
             y = _mm512_mask_blend_pd(below, y, y_first);
             _mm512_storeu_pd(out + k, y);
@@ -595,15 +758,22 @@ curve_row_avx512(const tf_curve_table *table, const double *in, size_t n, double
         curve_row_avx2(table, in + k, n - k, out + k, unit);
 }
 
+/* in registers where the table has its lanes, as on the AVX2 path */
 CURVE_AVX512 void tf_curve_table_eval_row_avx512(const tf_curve_table *table, const double *u,
                                                  size_t n, double *out)
 {
-    curve_row_avx512(table, u, n, out, 0);
+    if (table->lanes)
+        curve_row_few_avx512(table, u, n, out, 0);
+    else
+        curve_row_avx512(table, u, n, out, 0);
 }
 
 CURVE_AVX512 void tf_curve_table_eval_unit_row_avx512(const tf_curve_table *table,
                                                       const double *noise, size_t n, double *out)
 {
-    curve_row_avx512(table, noise, n, out, 1);
+    if (table->lanes)
+        curve_row_few_avx512(table, noise, n, out, 1);
+    else
+        curve_row_avx512(table, noise, n, out, 1);
 }
 #endif

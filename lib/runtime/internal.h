@@ -65,6 +65,24 @@ typedef struct {
  * bucket, so a lookup there binary-searches the knots. */
 #define TF_CURVE_BUCKET_CROWDED ((uint64_t)1 << 63)
 
+/* A curve of at most TF_CURVE_LANE_SEGMENTS segments also keeps its
+ * segments side by side (tf_curve_table.lanes): row TF_CURVE_LANE_KNOT
+ * holds the inner knots x_1 .. x_(K-2) at their index (NaN elsewhere, so
+ * no comparison passes there), the other rows a member of each segment
+ * (0 beyond the last). The vector rows then find a sample's segment and
+ * its members in registers, with no load per sample. */
+#define TF_CURVE_LANE_SEGMENTS 16
+enum {
+    TF_CURVE_LANE_KNOT,
+    TF_CURVE_LANE_X0,
+    TF_CURVE_LANE_INV_WIDTH,
+    TF_CURVE_LANE_C0,
+    TF_CURVE_LANE_C1,
+    TF_CURVE_LANE_C2,
+    TF_CURVE_LANE_C3,
+    TF_CURVE_LANE_ROWS
+};
+
 typedef struct {
     size_t count;        /* control points, >= 2 */
     tf_interp interp;
@@ -87,6 +105,9 @@ typedef struct {
     double bucket_scale; /* bucket_count / (x_last - x_0), or 0 */
     double bucket_top;   /* bucket_count - 1 */
     const tf_curve_bucket *buckets;
+    /* TF_CURVE_LANE_ROWS rows of TF_CURVE_LANE_SEGMENTS doubles (see
+     * there), or NULL for a curve of more segments */
+    const double *lanes;
 } tf_curve_table;
 
 /* Bytes needed for a table of these `count` valid points (knots, segments,
