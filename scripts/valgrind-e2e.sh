@@ -15,8 +15,8 @@ build=${VALGRIND_BUILD_DIR:-$top/_build-valgrind}
 # studio's server through its API test; about ten minutes on two cores.
 # Left out: cli_outputs.sh (the render formats again at larger sizes,
 # which cli.sh decodes already, and tiles).
-default_tests="cli_fit.sh cli.sh cli_preview.sh reference.sh cli_limits.sh cli_compare.sh
-cli_erode.sh studio_api.sh cli_bench.sh cli_curves.sh cli_shader.sh"
+default_tests="cli_fit_dem.sh cli.sh cli_fit.sh cli_preview.sh reference.sh cli_limits.sh
+cli_compare.sh cli_erode.sh studio_api.sh cli_bench.sh cli_curves.sh cli_shader.sh"
 [ $# -gt 0 ] && tests=$* || tests=$default_tests
 
 command -v valgrind >/dev/null 2>&1 || {
