@@ -373,27 +373,6 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
 _Static_assert(sizeof(tf_curve_segment) == (size_t)1 << CURVE_SEGMENT_SHIFT,
                "a segment is 64 bytes");
 
-/* The segment's interpolant at t (tf_curve_table_eval_inline's last
- * lines), four lanes: the cosine blend by tf_cosine_blend's steps, or the
- * cubic by Horner. */
-__attribute__((target("avx2"))) static inline __m256d segment_value4(int cosine, __m256d t,
-                                                                     __m256d c0, __m256d c1,
-                                                                     __m256d c2, __m256d c3)
-{
-    if (cosine) {
-        __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
-        __m256d s2 = _mm256_mul_pd(s, s);
-        __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
-        for (int i = 9; i >= 0; i--)
-            p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(TF_SINPI_COEFFS[i]));
-        __m256d sine = _mm256_mul_pd(s, p);
-        return _mm256_add_pd(c0, _mm256_mul_pd(c1, _mm256_mul_pd(sine, sine)));
-    }
-    __m256d inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-    inner = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-    return _mm256_add_pd(c0, _mm256_mul_pd(t, inner));
-}
-
 /* A curve of at most four segments (five points or fewer: a drawn or an
  * identity curve) needs no bucket: a sample's segment is the number of
  * inner knots x_1 .. x_(K-2) at or below u (the largest k with x_k <= u,
@@ -442,7 +421,7 @@ curve_row_few_avx2(const tf_curve_table *table, const double *in, size_t n, doub
                                         v, _mm256_set1_pd(table->x[j]), _CMP_GE_OQ)));
         __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, segment_member4(m_x0, s)),
                                   segment_member4(m_inv_width, s));
-        __m256d y = segment_value4(cosine, t, segment_member4(m_c0, s),
+        __m256d y = tf_curve_segment_value4(cosine, t, segment_member4(m_c0, s),
                                    segment_member4(m_c1, s), segment_member4(m_c2, s),
                                    segment_member4(m_c3, s));
         y = _mm256_blendv_pd(y, y_last, _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
@@ -525,7 +504,7 @@ curve_row_avx2(const tf_curve_table *table, const double *in, size_t n, double *
             curve_lanes c;
             curve_load_lanes(seg, segment + m, &c);
             __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, c.x0), c.inv_width);
-            __m256d y = segment_value4(cosine, t, c.c0, c.c1, c.c2, c.c3);
+            __m256d y = tf_curve_segment_value4(cosine, t, c.c0, c.c1, c.c2, c.c3);
             y = _mm256_blendv_pd(y, y_last, above);
             y = _mm256_blendv_pd(y, y_first, below);
             _mm256_storeu_pd(out + k, y);

@@ -14,6 +14,27 @@
 
 #define TF_CURVE_LANES_INLINE static inline __attribute__((target("avx2"), always_inline))
 
+/* A segment's interpolant at t, four lanes (tf_curve_table_eval_inline's
+ * last lines): with `cosine`, c0 + c1 * tf_cosine_blend(t) by its steps,
+ * else the cubic by Horner. Shared by the curve rows (curve.c) and the
+ * lanes of different curves below. */
+TF_CURVE_LANES_INLINE __m256d tf_curve_segment_value4(int cosine, __m256d t, __m256d c0,
+                                                      __m256d c1, __m256d c2, __m256d c3)
+{
+    if (cosine) {
+        __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
+        __m256d s2 = _mm256_mul_pd(s, s);
+        __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
+        for (int i = 9; i >= 0; i--)
+            p = _mm256_add_pd(_mm256_mul_pd(p, s2), _mm256_set1_pd(TF_SINPI_COEFFS[i]));
+        __m256d sine = _mm256_mul_pd(s, p);
+        return _mm256_add_pd(c0, _mm256_mul_pd(c1, _mm256_mul_pd(sine, sine)));
+    }
+    __m256d inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+    inner = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+    return _mm256_add_pd(c0, _mm256_mul_pd(t, inner));
+}
+
 /* The four lanes' curves of `q` at v (step 2's clamping, bucket search
  * and interpolant, docs/spec.md, "Redistribution curves"), the bits of
  * tf_curve_table_eval_inline in every lane: the bucket is the same IEEE
@@ -84,19 +105,10 @@ TF_CURVE_LANES_INLINE __m256d tf_curve_quad_eval(const tf_curve_quad *q, const v
                                        _mm_loadu_pd(&s3->c2), 1);
     __m256d c2 = _mm256_unpacklo_pd(e02, e13), c3 = _mm256_unpackhi_pd(e02, e13);
     __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, x0), inv_width);
-    __m256d inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-    inner = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-    __m256d y = _mm256_add_pd(c0, _mm256_mul_pd(t, inner));
+    __m256d y = tf_curve_segment_value4(0, t, c0, c1, c2, c3);
     if (q->any_cosine) {
-        /* tf_cosine_blend's steps, then c0 + c1 * blend, in the lanes
-         * whose curve is cosine */
-        __m256d s = _mm256_mul_pd(t, _mm256_set1_pd(0.5));
-        __m256d ss = _mm256_mul_pd(s, s);
-        __m256d p = _mm256_set1_pd(TF_SINPI_COEFFS[10]);
-        for (int j = 9; j >= 0; j--)
-            p = _mm256_add_pd(_mm256_mul_pd(p, ss), _mm256_set1_pd(TF_SINPI_COEFFS[j]));
-        __m256d sine = _mm256_mul_pd(s, p);
-        __m256d yc = _mm256_add_pd(c0, _mm256_mul_pd(c1, _mm256_mul_pd(sine, sine)));
+        /* the cosine interpolant in the lanes whose curve is cosine */
+        __m256d yc = tf_curve_segment_value4(1, t, c0, c1, c2, c3);
         y = _mm256_blendv_pd(y, yc, _mm256_loadu_pd(q->cosine));
     }
     y = _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_last), _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
