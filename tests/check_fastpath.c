@@ -257,7 +257,7 @@ END_TEST
 
 #if TF_HAVE_AVX2_PATH
 /* tf_simplex2_deriv at points of their own on vector path simd (AVX2 or
- * AVX-512). */
+ * AVX-512); dx and dy NULL: the values alone. */
 static void points_deriv(tf_simd_level simd, uint32_t seed, const double *x, const double *y,
                          size_t n, double *v, double *dx, double *dy)
 {
@@ -501,9 +501,9 @@ START_TEST(simplex_rows_match_the_scalar_noise)
 END_TEST
 
 #if TF_HAVE_AVX2_PATH
-/* The simplex with its gradient at points of their own on every vector
- * path against tf_simplex2_deriv: rows of points as swiss and jordan warp
- * them (a grid row plus small offsets in x and y that vary from point to
+/* The simplex with its gradient (and without: the values alone) at
+ * points of their own on every vector path against tf_simplex2_deriv
+ * (tf_simplex2): rows of points as swiss and jordan warp them (a grid row plus small offsets in x and y that vary from point to
  * point, so close points take their gradients from lattice windows that a
  * call builds, keeps, moves and gives up), with a rare odd point (sending
  * its block to the scalar code or out of the window), points on lattice
@@ -565,6 +565,15 @@ START_TEST(simplex_points_deriv_match_the_scalar)
                               "path %d seed %u, point %zu of %zu at (%a, %a): (%a, %a, %a), "
                               "scalar (%a, %a, %a)",
                               p, seed, k, len, x[k], y[k], v[k], gx[k], gy[k], want, wx, wy);
+            }
+            /* the values alone (dx and dy NULL): tf_simplex2's bits */
+            points_deriv(path_level(p), seed, x, y, len, v, NULL, NULL);
+            for (size_t k = 0; k < len; k++) {
+                double want = tf_simplex2(seed, x[k], y[k]);
+                ck_assert_msg(double_bits(v[k]) == double_bits(want),
+                              "path %d seed %u, values only, point %zu of %zu at (%a, %a): %a, "
+                              "scalar %a",
+                              p, seed, k, len, x[k], y[k], v[k], want);
             }
         }
     }

@@ -41,7 +41,8 @@ void tf_simplex2_lanes_at_avx2(const uint32_t *seed, double x, double y, const d
                                const double *ox, const double *oy, size_t n, double *out);
 /* tf_simplex2_deriv at the n points (x[k], y[k]): values into v, the
  * partial derivatives into dx and dy; the same bits, eight points a block
- * (the warped octaves of swiss and jordan). */
+ * (the warped octaves of swiss and jordan). With dx and dy NULL, the
+ * values alone (the same bits: tf_simplex2's). */
 void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
                                    double *v, double *dx, double *dy);
 /* Rows of value and polynomial noise (docs/noise.md) at (x[k], y), k < n:
@@ -70,7 +71,8 @@ void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, 
  * a CPU with AVX-512F, AVX-512DQ and BMI2. */
 void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
 /* tf_simplex2_points_deriv_avx2's bits (tf_simplex2_deriv's), sixteen
- * points a block, with lattice windows for close points. */
+ * points a block, with lattice windows for close points; dx and dy NULL
+ * as there. */
 void tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                                      double *v, double *dx, double *dy);
 #endif

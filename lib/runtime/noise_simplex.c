@@ -661,18 +661,22 @@ SIMPLEX_AVX2_INLINE __m256d simplex8_finish_deriv(const simplex_avx2_consts *c,
     return _mm256_mul_pd(c->scale, n);
 }
 
-/* The scalar code for a block with a lane out of the vector range. */
+/* The scalar code for a block with a lane out of the vector range (dx
+ * NULL: the values only). */
 __attribute__((noinline, cold)) static void simplex_points_deriv_scalar(
     uint32_t seed, const double *x, const double *y, size_t n, double *v, double *dx, double *dy)
 {
     for (size_t k = 0; k < n; k++)
-        v[k] = tf_simplex2_deriv(seed, x[k], y[k], &dx[k], &dy[k]);
+        v[k] = dx ? tf_simplex2_deriv(seed, x[k], y[k], &dx[k], &dy[k]) : tf_simplex2(seed, x[k], y[k]);
 }
 
-__attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x,
-                                                                   const double *y, size_t n,
-                                                                   double *v, double *dx,
-                                                                   double *dy)
+/* The points call with (deriv 1) or without (deriv 0, dx and dy unused)
+ * the gradient, a constant in each entry's inlined copy. The values are
+ * the same bits either way: the value's operations do not depend on
+ * whether the gradient is made (simplex_eval_floor). */
+SIMPLEX_AVX2_INLINE void simplex_points_avx2(uint32_t seed, const double *x, const double *y,
+                                             size_t n, double *v, double *dx, double *dy,
+                                             int deriv)
 {
     const simplex_avx2_consts *c = simplex_consts();
     const __m256i seeds = _mm256_set1_epi32((int)seed);
@@ -684,11 +688,16 @@ __attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed
         __m256d ok = _mm256_and_pd(_mm256_and_pd(simplex_in_range(c, xa), simplex_in_range(c, xb)),
                                    _mm256_and_pd(simplex_in_range(c, ya), simplex_in_range(c, yb)));
         if (_mm256_movemask_pd(ok) != 0xF) {
-            simplex_points_deriv_scalar(seed, x + m, y + m, count, v + m, dx + m, dy + m);
+            simplex_points_deriv_scalar(seed, x + m, y + m, count, v + m, deriv ? dx + m : NULL,
+                                        deriv ? dy + m : NULL);
             continue;
         }
         simplex8_state st;
         simplex8_prepare(c, seeds, xa, ya, xb, yb, &st, 1);
+        if (!deriv) {
+            simplex_store8(v + m, count, simplex8_finish(c, &st, 0), simplex8_finish(c, &st, 1));
+            continue;
+        }
         __m256d ga, gb, ha, hb;
         __m256d na = simplex8_finish_deriv(c, &st, 0, &ga, &ha);
         __m256d nb = simplex8_finish_deriv(c, &st, 1, &gb, &hb);
@@ -696,6 +705,17 @@ __attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed
         simplex_store8(dx + m, count, ga, gb);
         simplex_store8(dy + m, count, ha, hb);
     }
+}
+
+__attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x,
+                                                                   const double *y, size_t n,
+                                                                   double *v, double *dx,
+                                                                   double *dy)
+{
+    if (dx)
+        simplex_points_avx2(seed, x, y, n, v, dx, dy, 1);
+    else
+        simplex_points_avx2(seed, x, y, n, v, NULL, NULL, 0);
 }
 #endif
 
@@ -1146,9 +1166,11 @@ SIMPLEX_AVX512_INLINE void simplex_window_centre_points(const simplex_skew512 *a
     w->centre_y = _mm512_add_pd(ly, one);
 }
 
-__attribute__((target(SIMPLEX_AVX512_TARGET))) void
-tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
-                                double *v, double *dx, double *dy)
+/* tf_simplex2_points_deriv_avx512 with (deriv 1) or without (deriv 0) the
+ * gradient, as simplex_points_avx2. */
+SIMPLEX_AVX512_INLINE void simplex_points_avx512(uint32_t seed, const double *x, const double *y,
+                                                 size_t n, double *v, double *dx, double *dy,
+                                                 int deriv)
 {
     const __m512i seeds = _mm512_set1_epi32((int)seed);
     /* set before use (served), zeroed for the compiler's flow analysis */
@@ -1163,7 +1185,8 @@ tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
         __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
         __m512d ya = _mm512_loadu_pd(y + m), yb = _mm512_loadu_pd(y + m + 8);
         if (!(simplex_in_range_avx512(xa, xb) && simplex_in_range_avx512(ya, yb))) {
-            simplex_points_deriv_scalar(seed, x + m, y + m, 16, v + m, dx + m, dy + m);
+            simplex_points_deriv_scalar(seed, x + m, y + m, 16, v + m, deriv ? dx + m : NULL,
+                                        deriv ? dy + m : NULL);
             continue;
         }
         simplex_skew512 a, b;
@@ -1188,6 +1211,11 @@ tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
             }
         }
         served += (unsigned)windows;
+        if (windows && !deriv) {
+            _mm512_storeu_pd(v + m, simplex_finish_avx512(&a, NULL, 0, &w, ea));
+            _mm512_storeu_pd(v + m + 8, simplex_finish_avx512(&b, NULL, 1, &w, eb));
+            continue;
+        }
         if (windows) {
             na = simplex_finish_deriv_avx512(&a, NULL, 0, &w, ea, &ga, &ha);
             nb = simplex_finish_deriv_avx512(&b, NULL, 1, &w, eb, &gb, &hb);
@@ -1195,6 +1223,11 @@ tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
             simplex_hash512 h;
             const __m512i none = _mm512_setzero_si512();
             simplex_hash_avx512(seeds, &a, &b, &h);
+            if (!deriv) {
+                _mm512_storeu_pd(v + m, simplex_finish_avx512(&a, &h, 0, NULL, none));
+                _mm512_storeu_pd(v + m + 8, simplex_finish_avx512(&b, &h, 1, NULL, none));
+                continue;
+            }
             na = simplex_finish_deriv_avx512(&a, &h, 0, NULL, none, &ga, &ha);
             nb = simplex_finish_deriv_avx512(&b, &h, 1, NULL, none, &gb, &hb);
         }
@@ -1206,6 +1239,17 @@ tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
         _mm512_storeu_pd(dy + m + 8, hb);
     }
     if (m < n) /* the last 1-15 points, with their masked loads */
-        tf_simplex2_points_deriv_avx2(seed, x + m, y + m, n - m, v + m, dx + m, dy + m);
+        tf_simplex2_points_deriv_avx2(seed, x + m, y + m, n - m, v + m, deriv ? dx + m : NULL,
+                                      deriv ? dy + m : NULL);
+}
+
+__attribute__((target(SIMPLEX_AVX512_TARGET))) void
+tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
+                                double *v, double *dx, double *dy)
+{
+    if (dx)
+        simplex_points_avx512(seed, x, y, n, v, dx, dy, 1);
+    else
+        simplex_points_avx512(seed, x, y, n, v, NULL, NULL, 0);
 }
 #endif

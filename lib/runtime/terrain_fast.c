@@ -509,7 +509,9 @@ static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const doub
 }
 
 /* The base noise and its gradient at n <= ROW_CHUNK points (x[k], y[k]):
- * the bits of tf_noise_eval_gradient at each. */
+ * the bits of tf_noise_eval_gradient at each; with dx and dy NULL the
+ * values only (tf_noise_eval_gradient's, which for simplex are the bits
+ * of the values with the gradient). */
 static void noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed,
                                const double *x, const double *y, double z, size_t n, double *v,
                                double *dx, double *dy)
@@ -529,7 +531,8 @@ static void noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t 
     (void)simd;
 #endif
     for (size_t k = 0; k < n; k++)
-        v[k] = tf_noise_eval_gradient(type, seed, x[k], y[k], z, &dx[k], &dy[k]);
+        v[k] = tf_noise_eval_gradient(type, seed, x[k], y[k], z, dx ? &dx[k] : NULL,
+                                      dy ? &dy[k] : NULL);
 }
 
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
@@ -539,6 +542,15 @@ static void noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t 
 static double unit_clamp(double v)
 {
     return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+}
+
+/* The last octave's gradient warps nothing after it, so its noise is
+ * made without one where that gives the same value: simplex, whose value
+ * is the same operations with or without the gradient (fractal.c's
+ * swiss and jordan do the same). */
+static int turbulence_last_value_only(const tf_fractal_plan *P, int i)
+{
+    return i == P->octaves - 1 && P->noise == TF_NOISE_SIMPLEX;
 }
 
 #if TF_HAVE_AVX2_PATH
@@ -716,6 +728,12 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
             px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
             py[k] = (ny + P->warp * wy[k]) * f + o[1];
         }
+        if (turbulence_last_value_only(P, i)) {
+            noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, NULL, NULL);
+            for (k = 0; k < n; k++)
+                out[k] = out[k] + a[k] * (1.0 - fabs(v[k]));
+            break;
+        }
         noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
         k = 0;
 #if TF_HAVE_AVX2_PATH
@@ -768,6 +786,12 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         for (; k < n; k++) {
             px[k] = nx[k] * f + wx[k] + o[0];
             py[k] = ny * f + wy[k] + o[1];
+        }
+        if (turbulence_last_value_only(P, i)) {
+            noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, NULL, NULL);
+            for (k = 0; k < n; k++)
+                out[k] = out[k] + damped[k] * (v[k] * v[k]);
+            break;
         }
         noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
         amp = amp * P->gain;
