@@ -47,7 +47,7 @@ typedef struct {
     const char *report_path;
     const char *preview_path;
     const char *valid_path;
-    unsigned long long points, seed, threads, max_pixels, drainage_levels;
+    unsigned long long points, seed, threads, max_pixels, drainage_levels, drainage_breach;
     tf_fit_options fit;
     bool quiet;
     int max_layer_named; /* highest I in --noise / --layer-kind I=..., or -1 */
@@ -188,9 +188,9 @@ static void print_drainage_summary(const tf_fit_drainage_report *d)
 {
     if (d->chosen)
         fprintf(stderr,
-                "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g, detail gain %.4g "
-                "(%s): %s\n",
-                d->levels, d->spacing, d->depth, d->slope, d->detail_gain,
+                "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g, breach %d, "
+                "detail gain %.4g (%s): %s\n",
+                d->levels, d->spacing, d->depth, d->slope, d->breach, d->detail_gain,
                 d->preset ? d->preset : "", d->why);
     else if (d->considered)
         fprintf(stderr, "  drainage: none: %s\n", d->why);
@@ -553,6 +553,12 @@ int cmd_fit(int argc, char **argv)
                       cli_textf("the valley network's levels, each twice as fine, 1 to %d "
                                 "(default: down to half the finest layer's wavelength)",
                                 TF_FIT_DRAINAGE_MAX_LEVELS)),
+        CLI_OPT_COUNT(0, "drainage-breach", &req.drainage_breach, "B", 1,
+                      TF_FIT_DRAINAGE_MAX_BREACH,
+                      cli_textf("how far, in coarsest cells, a basin's lowest node cuts through "
+                                "to a lower one, 1 (never) to %d (default: enough to span the "
+                                "coarsest layer's basins)",
+                                TF_FIT_DRAINAGE_MAX_BREACH)),
         CLI_OPT_COUNT(0, "seed", &req.seed, "S", 0, UINT32_MAX,
                       "root seed of the layers' noises, 0 to 4294967295 (default 0)"),
         CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",
@@ -584,5 +590,6 @@ int cmd_fit(int argc, char **argv)
     req.fit.threads = (unsigned)req.threads;
     req.fit.max_pixels = (size_t)req.max_pixels;
     req.fit.drainage_levels = (int)req.drainage_levels;
+    req.fit.drainage_breach = (int)req.drainage_breach;
     return fit(&req);
 }

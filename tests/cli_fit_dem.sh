@@ -134,7 +134,8 @@ check "... and writes nothing" [ ! -e "$bad/x.json" ]
 # fit without the stage; on carves (reference layers too); the knobs land
 # in the spec; the report says what was decided.
 for bad_opt in "--drainage sometimes" "--drainage-depth 0" "--drainage-depth -1" \
-    "--drainage-depth x" "--drainage-spacing 0" "--drainage-levels 0" "--drainage-levels 5"; do
+    "--drainage-depth x" "--drainage-spacing 0" "--drainage-levels 0" "--drainage-levels 5" \
+    "--drainage-breach 0" "--drainage-breach 5"; do
     name=${bad_opt%% *}
     # shellcheck disable=SC2086
     expect_message "$bad_opt exits 2" 2 "invalid $name" \
@@ -146,16 +147,29 @@ expect "--drainage off exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/dr-off.json" -
 check "... the spec has no drainage stage" [ "$(grep -c '"drainage"' "$out/dr-off.json")" = 0 ]
 check "... the report says off" grep -q '"why":[[:space:]]*"off"' "$out/dr-off-report.json"
 expect "--drainage on exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/dr-on.json" -q --drainage on \
-    -r "$out/dr-on-report.json" --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2
+    -r "$out/dr-on-report.json" --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 \
+    --drainage-breach 2
 check "... the spec has the stage" grep -q '"drainage"' "$out/dr-on.json"
 check "... with the spacing asked for" [ "$(spec_numbers "$out/dr-on.json" spacing)" = 24 ]
 check "... and the levels" [ "$(spec_numbers "$out/dr-on.json" levels)" = 2 ]
+check "... and the breach" [ "$(spec_numbers "$out/dr-on.json" breach)" = 2 ]
 check "... the report says it was chosen" grep -q '"chosen":[[:space:]]*true' "$out/dr-on-report.json"
 run "$TERRAFIT" validate "$out/dr-on.json"
 check "... and it validates" [ "$status" -eq 0 ]
 run "$TERRAFIT" fit "$ref" -o "$out/dr-on-again.json" -q --drainage on -j 1 \
-    --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2
+    --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 --drainage-breach 2
 check "... deterministic (1 thread against several)" cmp -s "$out/dr-on.json" "$out/dr-on-again.json"
+# scripts/drainage-windows.sh (docs/fitting.md's figures of the breach):
+# a row per variant, the stage lowering nothing without it; a spec without
+# the stage is refused
+expect "drainage-windows.sh exits 0 on a drained spec" 0 \
+    sh "$TF_SRCDIR/scripts/drainage-windows.sh" "$TERRAFIT" "$out/dr-on.json" 48x40 3 1
+check "... with a row per variant" [ "$(grep -c '^\(without the stage\|as the spec is\|breach 1\) ' "$scratch/stdout")" = 3 ]
+check "... nothing lowered without the stage" grep -q '^without the stage .* 0\.000 0\.000$' "$scratch/stdout"
+check "... the stage lowering its windows" \
+    awk -F'|' '/^as the spec is/ { split($4, f, " "); exit !(f[1] > 0) }' "$scratch/stdout"
+expect_message "drainage-windows.sh refuses a spec without the stage" 1 "has no drainage stage" \
+    sh "$TF_SRCDIR/scripts/drainage-windows.sh" "$TERRAFIT" "$out/dr-off.json" 48x40 3
 run "$TERRAFIT" fit "$ref" -o "$out/dr-auto.json" -q -r "$out/dr-auto-report.json"
 check "auto (the default) decides and says why" grep -q '"considered":[[:space:]]*true' "$out/dr-auto-report.json"
 expect "reference layers with --drainage on exit 0" 0 \

@@ -422,8 +422,13 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         K = 1 + (int)floor(log2(L0 / finest));
         K = K < 1 ? 1 : K > TF_MAX_DRAINAGE_LEVELS ? TF_MAX_DRAINAGE_LEVELS : K;
     }
+    /* the breach: cells enough to span the coarsest band's basins (a
+     * straight trench a link: each lowers the windows it crosses, see
+     * docs/fitting.md, "Open") */
     int B = (int)lround(lmax / L0) + 1;
-    B = B < 2 ? 2 : B > 4 ? 4 : B;
+    B = B < 2 ? 2 : B > TF_FIT_DRAINAGE_MAX_BREACH ? TF_FIT_DRAINAGE_MAX_BREACH : B;
+    if (opt->drainage_breach > 0)
+        B = opt->drainage_breach;
     if (measure_drainage(&c, spec, L0, rep) != 0)
         goto done;
     double factor = opt->drainage_depth > 0.0 ? opt->drainage_depth : 1.0;

@@ -83,6 +83,9 @@ typedef enum {
 
 /* Most levels tf_fit_options.drainage_levels may ask for. */
 #define TF_FIT_DRAINAGE_MAX_LEVELS TF_MAX_DRAINAGE_LEVELS
+/* Most cells tf_fit_options.drainage_breach may ask for (the spec's
+ * drainage.breach is 1..4, docs/spec.md). */
+#define TF_FIT_DRAINAGE_MAX_BREACH 4
 
 typedef struct {
     size_t points;                  /* K: control points per curve, 2..TF_FIT_MAX_POINTS */
@@ -123,12 +126,14 @@ typedef struct {
     /* The drainage stage (docs/fitting.md, "The drainage stage"): the
      * mode, and the artist's knobs over the derived parameters: a factor
      * on the valley depth (0 or 1: as derived; > 0), level 0's spacing in
-     * pixels (0: derived; > 0) and the levels (0: derived; 1 to
-     * TF_FIT_DRAINAGE_MAX_LEVELS). */
+     * pixels (0: derived; > 0), the levels (0: derived; 1 to
+     * TF_FIT_DRAINAGE_MAX_LEVELS) and the breach (0: derived; 1 to
+     * TF_FIT_DRAINAGE_MAX_BREACH). */
     tf_fit_drainage_mode drainage;
     double drainage_depth;
     double drainage_spacing;
     int drainage_levels;
+    int drainage_breach;
 } tf_fit_options;
 
 /* One candidate of --noise auto for one layer: the layer fitted with that
