@@ -667,7 +667,8 @@ __attribute__((noinline, cold)) static void simplex_points_deriv_scalar(
     uint32_t seed, const double *x, const double *y, size_t n, double *v, double *dx, double *dy)
 {
     for (size_t k = 0; k < n; k++)
-        v[k] = dx ? tf_simplex2_deriv(seed, x[k], y[k], &dx[k], &dy[k]) : tf_simplex2(seed, x[k], y[k]);
+        v[k] = dx ? tf_simplex2_deriv(seed, x[k], y[k], &dx[k], &dy[k])
+                  : tf_simplex2(seed, x[k], y[k]);
 }
 
 /* The points call with (deriv 1) or without (deriv 0, dx and dy unused)
