@@ -855,12 +855,12 @@ START_TEST(bad_inputs_are_rejected)
     expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "unknown fractal kind 42");
     opt.fractal = TF_FRACTAL_NONE;
     opt.drainage_breach = TF_FIT_DRAINAGE_MAX_BREACH + 1;
-    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "breach 5 asked for");
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "a drainage breach of 5 asked for");
     opt.drainage_breach = -1;
-    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "breach -1 asked for");
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "a drainage breach of -1 asked for");
     opt.drainage_breach = 0;
     opt.drainage_levels = TF_FIT_DRAINAGE_MAX_LEVELS + 1;
-    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "drainage levels 5 and");
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "5 drainage levels asked for");
     opt.drainage_levels = 0;
     /* auto-layering a DEM takes every noise and kind, --noise auto too, but
      * not for a band beyond the split (tests/check_autolayer.c covers the

@@ -54,13 +54,16 @@ int fit_check_inputs(const tf_layer_map *const *layers, size_t count, const tf_f
                      opt->points, TF_FIT_MAX_POINTS);
         return -1;
     }
-    if (opt->drainage_levels < 0 || opt->drainage_levels > TF_FIT_DRAINAGE_MAX_LEVELS ||
-        opt->drainage_breach < 0 || opt->drainage_breach > TF_FIT_DRAINAGE_MAX_BREACH) {
+    if (opt->drainage_levels < 0 || opt->drainage_levels > TF_FIT_DRAINAGE_MAX_LEVELS) {
         tf_error_set(err, TF_ERR_ARGUMENT,
-                     "fit: drainage levels %d and breach %d asked for; 0 (derived) or 1 to %d "
-                     "and 1 to %d allowed",
-                     opt->drainage_levels, opt->drainage_breach, TF_FIT_DRAINAGE_MAX_LEVELS,
-                     TF_FIT_DRAINAGE_MAX_BREACH);
+                     "fit: %d drainage levels asked for; 0 (derived) or 1 to %d allowed",
+                     opt->drainage_levels, TF_FIT_DRAINAGE_MAX_LEVELS);
+        return -1;
+    }
+    if (opt->drainage_breach < 0 || opt->drainage_breach > TF_FIT_DRAINAGE_MAX_BREACH) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "fit: a drainage breach of %d asked for; 0 (derived) or 1 to %d allowed",
+                     opt->drainage_breach, TF_FIT_DRAINAGE_MAX_BREACH);
         return -1;
     }
     if ((unsigned)opt->noise >= TF_NOISE_TYPE_COUNT) {

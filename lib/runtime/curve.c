@@ -422,8 +422,8 @@ curve_row_few_avx2(const tf_curve_table *table, const double *in, size_t n, doub
         __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, segment_member4(m_x0, s)),
                                   segment_member4(m_inv_width, s));
         __m256d y = tf_curve_segment_value4(cosine, t, segment_member4(m_c0, s),
-                                   segment_member4(m_c1, s), segment_member4(m_c2, s),
-                                   segment_member4(m_c3, s));
+                                            segment_member4(m_c1, s), segment_member4(m_c2, s),
+                                            segment_member4(m_c3, s));
         y = _mm256_blendv_pd(y, y_last, _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
         y = _mm256_blendv_pd(y, y_first, _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
         _mm256_storeu_pd(out + k, y);

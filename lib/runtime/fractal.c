@@ -228,9 +228,7 @@ static double swiss(const tf_fractal_plan *P, double nx, double ny, double nz)
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i], gx, gy;
-        /* the last octave's gradient warps nothing: simplex's value is
-         * the same bits without it */
-        int slope = !(i == P->octaves - 1 && P->noise == TF_NOISE_SIMPLEX);
+        int slope = !tf_turbulence_value_only(P, i);
         double v = tf_noise_eval_gradient(P->noise, P->seed, (nx + P->warp * wx) * f + o[0],
                                           (ny + P->warp * wy) * f + o[1], nz + o[2],
                                           slope ? &gx : NULL, slope ? &gy : NULL);
@@ -259,7 +257,7 @@ static double jordan(const tf_fractal_plan *P, double nx, double ny, double nz)
     for (int i = 1; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i];
-        if (i == P->octaves - 1 && P->noise == TF_NOISE_SIMPLEX) { /* as in swiss */
+        if (tf_turbulence_value_only(P, i)) {
             v = tf_noise_eval_gradient(P->noise, P->seed, nx * f + wx + o[0], ny * f + wy + o[1],
                                        nz + o[2], NULL, NULL);
             s = s + damped * (v * v);

@@ -41,6 +41,16 @@ static inline double tf_fractal_normalize(const tf_fractal_plan *plan, double s)
     return 2.0 * (s / plan->amp_sum) - 1.0;
 }
 
+/* swiss and jordan: whether octave i's noise is made without its
+ * gradient. The last octave's gradient warps nothing after it, and for
+ * simplex the value is the same operations with or without one (the
+ * other base noises' value-only functions are other code, so they keep
+ * the gradient call). The one rule for the per-point and row evaluations. */
+static inline int tf_turbulence_value_only(const tf_fractal_plan *plan, int i)
+{
+    return i == plan->octaves - 1 && plan->noise == TF_NOISE_SIMPLEX;
+}
+
 /* Fill a plan from a valid layer (never fails; the layer is not kept). */
 void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer);
 

@@ -544,15 +544,6 @@ static double unit_clamp(double v)
     return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
 }
 
-/* The last octave's gradient warps nothing after it, so its noise is
- * made without one where that gives the same value: simplex, whose value
- * is the same operations with or without the gradient (fractal.c's
- * swiss and jordan do the same). */
-static int turbulence_last_value_only(const tf_fractal_plan *P, int i)
-{
-    return i == P->octaves - 1 && P->noise == TF_NOISE_SIMPLEX;
-}
-
 #if TF_HAVE_AVX2_PATH
 /* swiss_row's and jordan_row's per-sample steps, four samples a vector,
  * each lane the scalar loop's operations in its order (the same bits:
@@ -728,7 +719,7 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
             px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
             py[k] = (ny + P->warp * wy[k]) * f + o[1];
         }
-        if (turbulence_last_value_only(P, i)) {
+        if (tf_turbulence_value_only(P, i)) {
             noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, NULL, NULL);
             for (k = 0; k < n; k++)
                 out[k] = out[k] + a[k] * (1.0 - fabs(v[k]));
@@ -787,7 +778,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
             px[k] = nx[k] * f + wx[k] + o[0];
             py[k] = ny * f + wy[k] + o[1];
         }
-        if (turbulence_last_value_only(P, i)) {
+        if (tf_turbulence_value_only(P, i)) {
             noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, NULL, NULL);
             for (k = 0; k < n; k++)
                 out[k] = out[k] + damped[k] * (v[k] * v[k]);
