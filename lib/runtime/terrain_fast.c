@@ -568,59 +568,111 @@ __attribute__((target("avx2"))) static size_t swiss_points_avx2(const double *nx
     return k;
 }
 
-__attribute__((target("avx2"))) static size_t swiss_steps_avx2(const double *v, const double *gx,
-                                                               const double *gy, double gain,
-                                                               size_t n, double *out, double *a,
-                                                               double *wx, double *wy)
+/* Octave i's steps, then, unless i is the last, octave i + 1's points
+ * (one pass between two noise calls). */
+__attribute__((target("avx2"))) static size_t swiss_steps_avx2(const tf_fractal_plan *P, int i,
+                                                               const double *nx, double ny,
+                                                               const double *v, const double *gx,
+                                                               const double *gy, size_t n,
+                                                               double *out, double *a, double *wx,
+                                                               double *wy, double *px, double *py)
 {
     const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
-    const __m256d zero = _mm256_setzero_pd(), vg = _mm256_set1_pd(gain);
+    const __m256d zero = _mm256_setzero_pd(), vg = _mm256_set1_pd(P->gain);
+    int next = i + 1 < P->octaves;
+    const int j = next ? i + 1 : i;
+    const __m256d vw = _mm256_set1_pd(P->warp), vf = _mm256_set1_pd(P->freq[j]);
+    const __m256d vny = _mm256_set1_pd(ny);
+    const __m256d ox = _mm256_set1_pd(P->offset[j][0]), oy = _mm256_set1_pd(P->offset[j][1]);
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
         __m256d vv = _mm256_loadu_pd(v + k), va = _mm256_loadu_pd(a + k);
         __m256d s = _mm256_add_pd(_mm256_loadu_pd(out + k),
                                   _mm256_mul_pd(va, _mm256_sub_pd(one, _mm256_andnot_pd(sign, vv))));
         __m256d neg = _mm256_xor_pd(vv, sign);
+        __m256d x = _mm256_add_pd(_mm256_loadu_pd(wx + k),
+                                  _mm256_mul_pd(_mm256_mul_pd(va, _mm256_loadu_pd(gx + k)), neg));
+        __m256d y = _mm256_add_pd(_mm256_loadu_pd(wy + k),
+                                  _mm256_mul_pd(_mm256_mul_pd(va, _mm256_loadu_pd(gy + k)), neg));
         _mm256_storeu_pd(out + k, s);
-        _mm256_storeu_pd(wx + k, _mm256_add_pd(_mm256_loadu_pd(wx + k),
-                                               _mm256_mul_pd(_mm256_mul_pd(va, _mm256_loadu_pd(gx + k)), neg)));
-        _mm256_storeu_pd(wy + k, _mm256_add_pd(_mm256_loadu_pd(wy + k),
-                                               _mm256_mul_pd(_mm256_mul_pd(va, _mm256_loadu_pd(gy + k)), neg)));
+        _mm256_storeu_pd(wx + k, x);
+        _mm256_storeu_pd(wy + k, y);
         __m256d sat = _mm256_blendv_pd(s, zero, _mm256_cmp_pd(s, zero, _CMP_LT_OQ));
         sat = _mm256_blendv_pd(sat, one, _mm256_cmp_pd(s, one, _CMP_GT_OQ));
         _mm256_storeu_pd(a + k, _mm256_mul_pd(va, _mm256_mul_pd(vg, sat)));
+        if (next) {
+            __m256d qx = _mm256_add_pd(_mm256_loadu_pd(nx + k), _mm256_mul_pd(vw, x));
+            __m256d qy = _mm256_add_pd(vny, _mm256_mul_pd(vw, y));
+            _mm256_storeu_pd(px + k, _mm256_add_pd(_mm256_mul_pd(qx, vf), ox));
+            _mm256_storeu_pd(py + k, _mm256_add_pd(_mm256_mul_pd(qy, vf), oy));
+        }
     }
     return k;
 }
 
-__attribute__((target("avx2"))) static size_t jordan_points_avx2(const double *nx, double nyf,
-                                                                 const double *wx,
-                                                                 const double *wy, double f,
-                                                                 const double *o, size_t n,
-                                                                 double *px, double *py)
+/* The last octave's add from its value alone, then the normalization
+ * 2 * (s / A) - 1 (also the end of jordan's, with d its damped amplitude:
+ * square 1 adds d * (v * v), else a * (1 - |v|)). */
+__attribute__((target("avx2"))) static size_t turbulence_last_avx2(const tf_fractal_plan *P,
+                                                                   int square, const double *v,
+                                                                   const double *d, size_t n,
+                                                                   double *out)
 {
-    const __m256d vf = _mm256_set1_pd(f), vny = _mm256_set1_pd(nyf);
-    const __m256d ox = _mm256_set1_pd(o[0]), oy = _mm256_set1_pd(o[1]);
+    const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
+    const __m256d two = _mm256_set1_pd(2.0), amp_sum = _mm256_set1_pd(P->amp_sum);
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
-        __m256d x = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nx + k), vf), _mm256_loadu_pd(wx + k));
-        __m256d y = _mm256_add_pd(vny, _mm256_loadu_pd(wy + k));
-        _mm256_storeu_pd(px + k, _mm256_add_pd(x, ox));
-        _mm256_storeu_pd(py + k, _mm256_add_pd(y, oy));
+        __m256d vv = _mm256_loadu_pd(v + k);
+        __m256d term = square ? _mm256_mul_pd(vv, vv) : _mm256_sub_pd(one, _mm256_andnot_pd(sign, vv));
+        __m256d s = _mm256_add_pd(_mm256_loadu_pd(out + k), _mm256_mul_pd(_mm256_loadu_pd(d + k), term));
+        _mm256_storeu_pd(out + k, _mm256_sub_pd(_mm256_mul_pd(two, _mm256_div_pd(s, amp_sum)), one));
     }
     return k;
 }
 
-__attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal_plan *P,
+/* An octave's constants in every lane, read before a loop (its stores
+ * might alias the plan, as far as the compiler knows): f, o[0], o[1] and
+ * ny * f. */
+typedef struct {
+    __m256d f, ox, oy, fy;
+} octave4;
+
+__attribute__((target("avx2"))) static inline octave4 octave4_of(const tf_fractal_plan *P, int j,
+                                                                 double ny)
+{
+    octave4 o = {_mm256_set1_pd(P->freq[j]), _mm256_set1_pd(P->offset[j][0]),
+                 _mm256_set1_pd(P->offset[j][1]), _mm256_set1_pd(ny * P->freq[j])};
+    return o;
+}
+
+/* jordan's points of an octave after the first (px = nx * f + wx + o[0],
+ * py = ny * f + wy + o[1]) for four samples, from their warps x, y */
+__attribute__((target("avx2"))) static inline void jordan_points4(const octave4 *o,
+                                                                  const double *nx, __m256d x,
+                                                                  __m256d y, double *px,
+                                                                  double *py)
+{
+    __m256d qx = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nx), o->f), x);
+    _mm256_storeu_pd(px, _mm256_add_pd(qx, o->ox));
+    _mm256_storeu_pd(py, _mm256_add_pd(_mm256_add_pd(o->fy, y), o->oy));
+}
+
+/* Octave i >= 1's steps at amplitude amp, then octave i + 1's points
+ * unless i is the last. */
+__attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal_plan *P, int i,
+                                                                const double *nx, double ny,
                                                                 const double *v, const double *gx,
                                                                 const double *gy, double amp,
                                                                 size_t n, double *out,
                                                                 double *damped, double *wx,
-                                                                double *wy, double *mx, double *my)
+                                                                double *wy, double *mx, double *my,
+                                                                double *px, double *py)
 {
     const __m256d warp = _mm256_set1_pd(P->warp), damp = _mm256_set1_pd(P->damp);
     const __m256d scale = _mm256_set1_pd(P->damp_scale), vamp = _mm256_set1_pd(amp);
     const __m256d one = _mm256_set1_pd(1.0);
+    int next = i + 1 < P->octaves;
+    const octave4 o = octave4_of(P, next ? i + 1 : i, ny);
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
         __m256d vv = _mm256_loadu_pd(v + k);
@@ -629,8 +681,10 @@ __attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal
         _mm256_storeu_pd(out + k, _mm256_add_pd(_mm256_loadu_pd(out + k),
                                                 _mm256_mul_pd(_mm256_loadu_pd(damped + k),
                                                               _mm256_mul_pd(vv, vv))));
-        _mm256_storeu_pd(wx + k, _mm256_add_pd(_mm256_loadu_pd(wx + k), _mm256_mul_pd(warp, hx)));
-        _mm256_storeu_pd(wy + k, _mm256_add_pd(_mm256_loadu_pd(wy + k), _mm256_mul_pd(warp, hy)));
+        __m256d wxn = _mm256_add_pd(_mm256_loadu_pd(wx + k), _mm256_mul_pd(warp, hx));
+        __m256d wyn = _mm256_add_pd(_mm256_loadu_pd(wy + k), _mm256_mul_pd(warp, hy));
+        _mm256_storeu_pd(wx + k, wxn);
+        _mm256_storeu_pd(wy + k, wyn);
         __m256d x = _mm256_add_pd(_mm256_loadu_pd(mx + k), _mm256_mul_pd(damp, hx));
         __m256d y = _mm256_add_pd(_mm256_loadu_pd(my + k), _mm256_mul_pd(damp, hy));
         _mm256_storeu_pd(mx + k, x);
@@ -638,6 +692,8 @@ __attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal
         __m256d r2 = _mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y));
         __m256d d = _mm256_sub_pd(one, _mm256_div_pd(scale, _mm256_add_pd(one, r2)));
         _mm256_storeu_pd(damped + k, _mm256_mul_pd(vamp, d));
+        if (next)
+            jordan_points4(&o, nx + k, wxn, wyn, px + k, py + k);
     }
     return k;
 }
@@ -647,22 +703,29 @@ __attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal
 /* jordan's first octave: s = v * v, the warps and the damping from half
  * the gradient of v^2, every sample at the first damped amplitude */
 __attribute__((target("avx2"))) static size_t jordan_first_avx2(const tf_fractal_plan *P,
+                                                                const double *nx, double ny,
                                                                 const double *v, const double *gx,
                                                                 const double *gy, double damped0,
                                                                 size_t n, double *out,
                                                                 double *damped, double *wx,
-                                                                double *wy, double *mx, double *my)
+                                                                double *wy, double *mx, double *my,
+                                                                double *px, double *py)
 {
     const __m256d warp0 = _mm256_set1_pd(P->warp0), damp0 = _mm256_set1_pd(P->damp0);
     const __m256d d0 = _mm256_set1_pd(damped0);
+    int next = P->octaves > 1;
+    const octave4 o = octave4_of(P, next ? 1 : 0, ny);
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
         __m256d vv = _mm256_loadu_pd(v + k);
         __m256d hx = _mm256_mul_pd(_mm256_loadu_pd(gx + k), vv);
         __m256d hy = _mm256_mul_pd(_mm256_loadu_pd(gy + k), vv);
+        __m256d wxn = _mm256_mul_pd(warp0, hx), wyn = _mm256_mul_pd(warp0, hy);
         _mm256_storeu_pd(out + k, _mm256_mul_pd(vv, vv));
-        _mm256_storeu_pd(wx + k, _mm256_mul_pd(warp0, hx));
-        _mm256_storeu_pd(wy + k, _mm256_mul_pd(warp0, hy));
+        _mm256_storeu_pd(wx + k, wxn);
+        _mm256_storeu_pd(wy + k, wyn);
+        if (next)
+            jordan_points4(&o, nx + k, wxn, wyn, px + k, py + k);
         _mm256_storeu_pd(mx + k, _mm256_mul_pd(damp0, hx));
         _mm256_storeu_pd(my + k, _mm256_mul_pd(damp0, hy));
         _mm256_storeu_pd(damped + k, d0);
@@ -978,35 +1041,47 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
         a[k] = 1.0;
         wx[k] = wy[k] = 0.0;
     }
-    for (int i = 0; i < P->octaves; i++) {
-        const double *o = P->offset[i];
-        double f = P->freq[i];
-        size_t k = 0;
+    /* the first octave's points; each octave's steps then make the next's */
+    size_t k = 0;
 #if TF_HAVE_AVX2_PATH
-        if (simd >= TF_SIMD_AVX2)
-            k = swiss_points_avx2(nx, ny, wx, wy, P->warp, f, o, n, px, py);
+    if (simd >= TF_SIMD_AVX2)
+        k = swiss_points_avx2(nx, ny, wx, wy, P->warp, P->freq[0], P->offset[0], n, px, py);
 #endif
-        for (; k < n; k++) {
-            px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
-            py[k] = (ny + P->warp * wy[k]) * f + o[1];
-        }
+    for (; k < n; k++) {
+        px[k] = (nx[k] + P->warp * wx[k]) * P->freq[0] + P->offset[0][0];
+        py[k] = (ny + P->warp * wy[k]) * P->freq[0] + P->offset[0][1];
+    }
+    for (int i = 0; i < P->octaves; i++) {
+        double z = nz + P->offset[i][2];
         if (tf_turbulence_value_only(P, i)) {
-            noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, NULL, NULL);
-            for (k = 0; k < n; k++)
-                out[k] = out[k] + a[k] * (1.0 - fabs(v[k]));
-            break;
+            noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+            k = 0;
+#if TF_HAVE_AVX2_PATH
+            if (simd >= TF_SIMD_AVX2)
+                k = turbulence_last_avx2(P, 0, v, a, n, out);
+#endif
+            for (; k < n; k++)
+                out[k] = 2.0 * ((out[k] + a[k] * (1.0 - fabs(v[k]))) / P->amp_sum) - 1.0;
+            return;
         }
-        noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
+        noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
         k = 0;
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
-            k = swiss_steps_avx2(v, gx, gy, P->gain, n, out, a, wx, wy);
+            k = swiss_steps_avx2(P, i, nx, ny, v, gx, gy, n, out, a, wx, wy, px, py);
 #endif
+        int next = i + 1 < P->octaves;
+        double f = P->freq[next ? i + 1 : i];
+        const double *o = P->offset[next ? i + 1 : i];
         for (; k < n; k++) {
             out[k] = out[k] + a[k] * (1.0 - fabs(v[k]));
             wx[k] = wx[k] + (a[k] * gx[k]) * -v[k];
             wy[k] = wy[k] + (a[k] * gy[k]) * -v[k];
             a[k] = a[k] * (P->gain * unit_clamp(out[k]));
+            if (next) {
+                px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
+                py[k] = (ny + P->warp * wy[k]) * f + o[1];
+            }
         }
     }
     turbulence_normalize(simd, P, n, out);
@@ -1029,12 +1104,14 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         py[k] = ny;
     noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
     double amp = P->gain1;
-    size_t first = 0;
+    size_t k = 0;
 #if TF_HAVE_AVX2_PATH
     if (simd >= TF_SIMD_AVX2)
-        first = jordan_first_avx2(P, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my);
+        k = jordan_first_avx2(P, nx, ny, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my,
+                              px, py);
 #endif
-    for (size_t k = first; k < n; k++) {
+    /* each octave's steps make the next one's points */
+    for (; k < n; k++) {
         double hx = gx[k] * v[k], hy = gy[k] * v[k];
         out[k] = v[k] * v[k];
         wx[k] = P->warp0 * hx;
@@ -1042,32 +1119,35 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         mx[k] = P->damp0 * hx;
         my[k] = P->damp0 * hy;
         damped[k] = amp * P->gain;
+        if (P->octaves > 1) {
+            px[k] = nx[k] * P->freq[1] + wx[k] + P->offset[1][0];
+            py[k] = ny * P->freq[1] + wy[k] + P->offset[1][1];
+        }
     }
     for (int i = 1; i < P->octaves; i++) {
-        const double *o = P->offset[i];
-        double f = P->freq[i];
-        size_t k = 0;
-#if TF_HAVE_AVX2_PATH
-        if (simd >= TF_SIMD_AVX2)
-            k = jordan_points_avx2(nx, ny * f, wx, wy, f, o, n, px, py);
-#endif
-        for (; k < n; k++) {
-            px[k] = nx[k] * f + wx[k] + o[0];
-            py[k] = ny * f + wy[k] + o[1];
-        }
+        double z = nz + P->offset[i][2];
         if (tf_turbulence_value_only(P, i)) {
-            noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, NULL, NULL);
-            for (k = 0; k < n; k++)
-                out[k] = out[k] + damped[k] * (v[k] * v[k]);
-            break;
+            noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+            k = 0;
+#if TF_HAVE_AVX2_PATH
+            if (simd >= TF_SIMD_AVX2)
+                k = turbulence_last_avx2(P, 1, v, damped, n, out);
+#endif
+            for (; k < n; k++)
+                out[k] = 2.0 * ((out[k] + damped[k] * (v[k] * v[k])) / P->amp_sum) - 1.0;
+            return;
         }
-        noise_points_deriv(simd, P->noise, P->seed, px, py, nz + o[2], n, v, gx, gy);
+        noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
         amp = amp * P->gain;
         k = 0;
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
-            k = jordan_steps_avx2(P, v, gx, gy, amp, n, out, damped, wx, wy, mx, my);
+            k = jordan_steps_avx2(P, i, nx, ny, v, gx, gy, amp, n, out, damped, wx, wy, mx, my, px,
+                                  py);
 #endif
+        int next = i + 1 < P->octaves;
+        double f = P->freq[next ? i + 1 : i];
+        const double *o = P->offset[next ? i + 1 : i];
         for (; k < n; k++) {
             double hx = gx[k] * v[k], hy = gy[k] * v[k];
             out[k] = out[k] + damped[k] * (v[k] * v[k]);
@@ -1076,6 +1156,10 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
             mx[k] = mx[k] + P->damp * hx;
             my[k] = my[k] + P->damp * hy;
             damped[k] = amp * (1.0 - P->damp_scale / (1.0 + (mx[k] * mx[k] + my[k] * my[k])));
+            if (next) {
+                px[k] = nx[k] * f + wx[k] + o[0];
+                py[k] = ny * f + wy[k] + o[1];
+            }
         }
     }
     turbulence_normalize(simd, P, n, out);
