@@ -1025,6 +1025,25 @@ static void jordan_row_avx512(const tf_fractal_plan *P, const double *nx, double
 }
 #endif
 
+/* The last octave from its value alone at (px, py, z) into v, its add
+ * (swiss, square 0: d[k] * (1 - |v|) with d the amplitude; jordan, square
+ * 1: d[k] * (v * v) with d the damped amplitude) and the normalization. */
+static void turbulence_last(tf_simd_level simd, const tf_fractal_plan *P, int square,
+                            const double *px, const double *py, double z, size_t n, double *v,
+                            const double *d, double *out)
+{
+    noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+    size_t k = 0;
+#if TF_HAVE_AVX2_PATH
+    if (simd >= TF_SIMD_AVX2)
+        k = turbulence_last_avx2(P, square, v, d, n, out);
+#endif
+    for (; k < n; k++) {
+        double term = square ? v[k] * v[k] : 1.0 - fabs(v[k]);
+        out[k] = 2.0 * ((out[k] + d[k] * term) / P->amp_sum) - 1.0;
+    }
+}
+
 static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
                       double nz, size_t n, double *out)
 {
@@ -1054,14 +1073,7 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
     for (int i = 0; i < P->octaves; i++) {
         double z = nz + P->offset[i][2];
         if (tf_turbulence_value_only(P, i)) {
-            noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
-            k = 0;
-#if TF_HAVE_AVX2_PATH
-            if (simd >= TF_SIMD_AVX2)
-                k = turbulence_last_avx2(P, 0, v, a, n, out);
-#endif
-            for (; k < n; k++)
-                out[k] = 2.0 * ((out[k] + a[k] * (1.0 - fabs(v[k]))) / P->amp_sum) - 1.0;
+            turbulence_last(simd, P, 0, px, py, z, n, v, a, out);
             return;
         }
         noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
@@ -1127,14 +1139,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
     for (int i = 1; i < P->octaves; i++) {
         double z = nz + P->offset[i][2];
         if (tf_turbulence_value_only(P, i)) {
-            noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
-            k = 0;
-#if TF_HAVE_AVX2_PATH
-            if (simd >= TF_SIMD_AVX2)
-                k = turbulence_last_avx2(P, 1, v, damped, n, out);
-#endif
-            for (; k < n; k++)
-                out[k] = 2.0 * ((out[k] + damped[k] * (v[k] * v[k])) / P->amp_sum) - 1.0;
+            turbulence_last(simd, P, 1, px, py, z, n, v, damped, out);
             return;
         }
         noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
