@@ -760,33 +760,13 @@ static void turbulence_normalize(tf_simd_level simd, const tf_fractal_plan *P, s
         out[k] = 2.0 * (out[k] / P->amp_sum) - 1.0;
 }
 
-/* The last octave from its value alone at (px, py, z) into v, its add
- * (swiss, square 0: d[k] * (1 - |v|) with d the amplitude; jordan, square
- * 1: d[k] * (v * v) with d the damped amplitude) and the normalization. */
-static void turbulence_last(tf_simd_level simd, const tf_fractal_plan *P, int square,
-                            const double *px, const double *py, double z, size_t n, double *v,
-                            const double *d, double *out)
-{
-    noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
-    size_t k = 0;
-#if TF_HAVE_AVX2_PATH
-    if (simd >= TF_SIMD_AVX2)
-        k = turbulence_last_avx2(P, square, v, d, n, out);
-#endif
-    for (; k < n; k++) {
-        double term = square ? v[k] * v[k] : 1.0 - fabs(v[k]);
-        out[k] = 2.0 * ((out[k] + d[k] * term) / P->amp_sum) - 1.0;
-    }
-}
-
 #if TF_HAVE_AVX512_PATH
-/* swiss_row and jordan_row on the AVX-512 path: the steps between
- * octaves eight lanes a vector, in one pass over the chunk between two
- * noise calls (an octave's steps and the next octave's points together;
- * the first octave's steps take the starting values as constants), and
- * the last octave by turbulence_last, as on the other paths. Each lane
- * does the scalar loop's operations in its order, so the bits are the
- * same. */
+/* swiss_row and jordan_row on the AVX-512 path: eight lanes, and one pass
+ * over the chunk between two noise calls instead of two (an octave's steps
+ * and the next octave's points together; the first octave's steps take
+ * the starting values as constants, the last octave's add ends with the
+ * normalization). Each lane does the scalar loop's operations in its
+ * order, so the bits are the same. */
 
 /* the unit clamp of unit_clamp (NaN stays NaN: both comparisons false) */
 ROW_AVX512 static inline __m512d unit_clamp8(__m512d s)
@@ -794,6 +774,13 @@ ROW_AVX512 static inline __m512d unit_clamp8(__m512d s)
     const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
     s = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(s, zero, _CMP_LT_OQ), s, zero);
     return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(s, one, _CMP_GT_OQ), s, one);
+}
+
+/* 2 * (s / A) - 1: turbulence_normalize's step */
+ROW_AVX512 static inline __m512d turbulence_normalize8(__m512d s, __m512d amp_sum)
+{
+    return _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), _mm512_div_pd(s, amp_sum)),
+                         _mm512_set1_pd(1.0));
 }
 
 /* An octave's constants in every lane, read before a loop (its stores
@@ -812,55 +799,122 @@ ROW_AVX512 static inline octave8 octave8_of(const tf_fractal_plan *P, int i, dou
     return o;
 }
 
-/* Octave i's steps, then, unless i is the last, octave i + 1's points;
- * returns n (the tail in masked lanes). */
-ROW_AVX512 static size_t swiss_steps_avx512(const tf_fractal_plan *P, int i, const double *nx,
+/* swiss: the points of an octave, px = (nx + warp * wx) * f + o[0] and py
+ * likewise from ny (wx, wy 0.0 at the first octave, as swiss_row starts) */
+ROW_AVX512 static inline void swiss_points8(const octave8 *o, __m512d warp, __m512d x,
+                                            __m512d ny, __m512d wx, __m512d wy, __m512d *px,
+                                            __m512d *py)
+{
+    *px = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(x, _mm512_mul_pd(warp, wx)), o->f), o->ox);
+    *py = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(ny, _mm512_mul_pd(warp, wy)), o->f), o->oy);
+}
+
+ROW_AVX512 static void swiss_first_points_avx512(const tf_fractal_plan *P, const double *nx,
+                                                 double ny, size_t n, double *px, double *py)
+{
+    const __m512d vny = _mm512_set1_pd(ny), zero = _mm512_setzero_pd();
+    const __m512d warp = _mm512_set1_pd(P->warp);
+    const octave8 o = octave8_of(P, 0, ny);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d x, y;
+        swiss_points8(&o, warp, load8(m, nx + k), vny, zero, zero, &x, &y);
+        store8(m, px + k, x);
+        store8(m, py + k, y);
+    }
+}
+
+/* Octave i's steps (i == 0: out 0.0, a 1.0, wx and wy 0.0 before them),
+ * then, unless i is the last, octave i + 1's points. */
+ROW_AVX512 static void swiss_steps_avx512(const tf_fractal_plan *P, int i, const double *nx,
                                           double ny, const double *v, const double *gx,
                                           const double *gy, size_t n, double *out, double *a,
                                           double *wx, double *wy, double *px, double *py)
 {
     const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0);
-    const __m512d gain = _mm512_set1_pd(P->gain);
+    const __m512d zero = _mm512_setzero_pd(), gain = _mm512_set1_pd(P->gain);
     const __m512d vny = _mm512_set1_pd(ny), warp = _mm512_set1_pd(P->warp);
-    int next = i + 1 < P->octaves;
+    int first = i == 0, next = i + 1 < P->octaves;
     const octave8 o = octave8_of(P, next ? i + 1 : i, ny);
     FOR_LANES8(k, m, n)
     {
-        __m512d vv = load8(m, v + k), va = load8(m, a + k);
-        __m512d s = _mm512_add_pd(load8(m, out + k),
+        __m512d vv = load8(m, v + k), va = first ? one : load8(m, a + k);
+        __m512d s = _mm512_add_pd(first ? zero : load8(m, out + k),
                                   _mm512_mul_pd(va, _mm512_sub_pd(one, _mm512_andnot_pd(sign, vv))));
         __m512d neg = _mm512_xor_pd(vv, sign);
-        __m512d x = _mm512_add_pd(load8(m, wx + k),
+        __m512d x = _mm512_add_pd(first ? zero : load8(m, wx + k),
                                   _mm512_mul_pd(_mm512_mul_pd(va, load8(m, gx + k)), neg));
-        __m512d y = _mm512_add_pd(load8(m, wy + k),
+        __m512d y = _mm512_add_pd(first ? zero : load8(m, wy + k),
                                   _mm512_mul_pd(_mm512_mul_pd(va, load8(m, gy + k)), neg));
         store8(m, out + k, s);
         store8(m, wx + k, x);
         store8(m, wy + k, y);
         store8(m, a + k, _mm512_mul_pd(va, _mm512_mul_pd(gain, unit_clamp8(s))));
-        if (next) { /* px = (nx + warp * wx) * f + o[0], py likewise from ny */
-            __m512d qx = _mm512_add_pd(load8(m, nx + k), _mm512_mul_pd(warp, x));
-            __m512d qy = _mm512_add_pd(vny, _mm512_mul_pd(warp, y));
-            store8(m, px + k, _mm512_add_pd(_mm512_mul_pd(qx, o.f), o.ox));
-            store8(m, py + k, _mm512_add_pd(_mm512_mul_pd(qy, o.f), o.oy));
+        if (next) {
+            __m512d qx, qy;
+            swiss_points8(&o, warp, load8(m, nx + k), vny, x, y, &qx, &qy);
+            store8(m, px + k, qx);
+            store8(m, py + k, qy);
         }
     }
-    return n;
+}
+
+/* The last octave's add from its value alone (i == 0: out 0.0 and a 1.0
+ * before it), and the normalization. */
+ROW_AVX512 static void swiss_last_avx512(const tf_fractal_plan *P, int i, const double *v,
+                                         const double *a, size_t n, double *out)
+{
+    const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0);
+    const __m512d amp_sum = _mm512_set1_pd(P->amp_sum);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d va = i == 0 ? one : load8(m, a + k);
+        __m512d s = _mm512_add_pd(i == 0 ? _mm512_setzero_pd() : load8(m, out + k),
+                                  _mm512_mul_pd(va, _mm512_sub_pd(one, _mm512_andnot_pd(sign, load8(m, v + k)))));
+        store8(m, out + k, turbulence_normalize8(s, amp_sum));
+    }
+}
+
+ROW_AVX512 static void turbulence_normalize_avx512(const tf_fractal_plan *P, size_t n,
+                                                   double *out)
+{
+    const __m512d amp_sum = _mm512_set1_pd(P->amp_sum);
+    FOR_LANES8(k, m, n)
+    store8(m, out + k, turbulence_normalize8(load8(m, out + k), amp_sum));
+}
+
+static void swiss_row_avx512(const tf_fractal_plan *P, const double *nx, double ny, double nz,
+                             size_t n, double *out)
+{
+    double a[ROW_CHUNK], wx[ROW_CHUNK], wy[ROW_CHUNK], px[ROW_CHUNK], py[ROW_CHUNK];
+    double v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
+    swiss_first_points_avx512(P, nx, ny, n, px, py);
+    for (int i = 0; i < P->octaves; i++) {
+        double z = nz + P->offset[i][2];
+        if (tf_turbulence_value_only(P, i)) {
+            noise_points_deriv(TF_SIMD_AVX512, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+            swiss_last_avx512(P, i, v, a, n, out);
+            return;
+        }
+        noise_points_deriv(TF_SIMD_AVX512, P->noise, P->seed, px, py, z, n, v, gx, gy);
+        swiss_steps_avx512(P, i, nx, ny, v, gx, gy, n, out, a, wx, wy, px, py);
+    }
+    turbulence_normalize_avx512(P, n, out);
 }
 
 /* jordan: the points of an octave after the first, px = nx * f + wx +
- * o[0], py = ny * f + wy + o[1], for the lanes m from their warps */
-ROW_AVX512 static inline void jordan_points8(const octave8 *o, __mmask8 m, const double *nx,
-                                             __m512d wx, __m512d wy, double *px, double *py)
+ * o[0], py = ny * f + wy + o[1] */
+ROW_AVX512 static inline void jordan_points8(const octave8 *o, __m512d x, __m512d wx, __m512d wy,
+                                             __m512d *px, __m512d *py)
 {
-    store8(m, px, _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(load8(m, nx), o->f), wx), o->ox));
-    store8(m, py, _mm512_add_pd(_mm512_add_pd(o->fy, wy), o->oy));
+    *px = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(x, o->f), wx), o->ox);
+    *py = _mm512_add_pd(_mm512_add_pd(o->fy, wy), o->oy);
 }
 
 /* The first octave's steps (s = v * v, the warps and dampings from half
  * the gradient of v^2, every sample at the first damped amplitude), then
  * octave 1's points when there is one. */
-ROW_AVX512 static size_t jordan_first_avx512(const tf_fractal_plan *P, const double *nx, double ny,
+ROW_AVX512 static void jordan_first_avx512(const tf_fractal_plan *P, const double *nx, double ny,
                                            const double *v, const double *gx, const double *gy,
                                            double damped0, size_t n, double *out,
                                            double *damped, double *wx, double *wy, double *mx,
@@ -881,15 +935,18 @@ ROW_AVX512 static size_t jordan_first_avx512(const tf_fractal_plan *P, const dou
         store8(m, mx + k, _mm512_mul_pd(damp0, hx));
         store8(m, my + k, _mm512_mul_pd(damp0, hy));
         store8(m, damped + k, d0);
-        if (next)
-            jordan_points8(&o, m, nx + k, x, y, px + k, py + k);
+        if (next) {
+            __m512d qx, qy;
+            jordan_points8(&o, load8(m, nx + k), x, y, &qx, &qy);
+            store8(m, px + k, qx);
+            store8(m, py + k, qy);
+        }
     }
-    return n;
 }
 
 /* Octave i >= 1's steps at amplitude amp, then octave i + 1's points
  * unless i is the last. */
-ROW_AVX512 static size_t jordan_steps_avx512(const tf_fractal_plan *P, int i, const double *nx,
+ROW_AVX512 static void jordan_steps_avx512(const tf_fractal_plan *P, int i, const double *nx,
                                            double ny, const double *v, const double *gx,
                                            const double *gy, double amp, size_t n, double *out,
                                            double *damped, double *wx, double *wy, double *mx,
@@ -917,19 +974,87 @@ ROW_AVX512 static size_t jordan_steps_avx512(const tf_fractal_plan *P, int i, co
         __m512d r2 = _mm512_add_pd(_mm512_mul_pd(ux, ux), _mm512_mul_pd(uy, uy));
         __m512d d = _mm512_sub_pd(one, _mm512_div_pd(scale, _mm512_add_pd(one, r2)));
         store8(m, damped + k, _mm512_mul_pd(vamp, d));
-        if (next)
-            jordan_points8(&o, m, nx + k, x, y, px + k, py + k);
+        if (next) {
+            __m512d qx, qy;
+            jordan_points8(&o, load8(m, nx + k), x, y, &qx, &qy);
+            store8(m, px + k, qx);
+            store8(m, py + k, qy);
+        }
     }
-    return n;
 }
 
+/* The last octave's add from its value alone, and the normalization. */
+ROW_AVX512 static void jordan_last_avx512(const tf_fractal_plan *P, const double *v,
+                                          const double *damped, size_t n, double *out)
+{
+    const __m512d amp_sum = _mm512_set1_pd(P->amp_sum);
+    FOR_LANES8(k, m, n)
+    {
+        __m512d vv = load8(m, v + k);
+        __m512d s = _mm512_add_pd(load8(m, out + k),
+                                  _mm512_mul_pd(load8(m, damped + k), _mm512_mul_pd(vv, vv)));
+        store8(m, out + k, turbulence_normalize8(s, amp_sum));
+    }
+}
+
+static void jordan_row_avx512(const tf_fractal_plan *P, const double *nx, double ny, double nz,
+                              size_t n, double *out)
+{
+    double wx[ROW_CHUNK], wy[ROW_CHUNK], mx[ROW_CHUNK], my[ROW_CHUNK], damped[ROW_CHUNK];
+    double px[ROW_CHUNK], py[ROW_CHUNK], v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
+    /* the first octave at the point itself (the whole array set: GCC cannot
+     * see that only n values are read) */
+    for (size_t k = 0; k < ROW_CHUNK; k++)
+        py[k] = ny;
+    noise_points_deriv(TF_SIMD_AVX512, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
+    double amp = P->gain1;
+    jordan_first_avx512(P, nx, ny, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my, px,
+                        py);
+    for (int i = 1; i < P->octaves; i++) {
+        double z = nz + P->offset[i][2];
+        if (tf_turbulence_value_only(P, i)) {
+            noise_points_deriv(TF_SIMD_AVX512, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+            jordan_last_avx512(P, v, damped, n, out);
+            return;
+        }
+        noise_points_deriv(TF_SIMD_AVX512, P->noise, P->seed, px, py, z, n, v, gx, gy);
+        amp = amp * P->gain;
+        jordan_steps_avx512(P, i, nx, ny, v, gx, gy, amp, n, out, damped, wx, wy, mx, my, px, py);
+    }
+    turbulence_normalize_avx512(P, n, out);
+}
 #endif
+
+/* The last octave from its value alone at (px, py, z) into v, its add
+ * (swiss, square 0: d[k] * (1 - |v|) with d the amplitude; jordan, square
+ * 1: d[k] * (v * v) with d the damped amplitude) and the normalization. */
+static void turbulence_last(tf_simd_level simd, const tf_fractal_plan *P, int square,
+                            const double *px, const double *py, double z, size_t n, double *v,
+                            const double *d, double *out)
+{
+    noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+    size_t k = 0;
+#if TF_HAVE_AVX2_PATH
+    if (simd >= TF_SIMD_AVX2)
+        k = turbulence_last_avx2(P, square, v, d, n, out);
+#endif
+    for (; k < n; k++) {
+        double term = square ? v[k] * v[k] : 1.0 - fabs(v[k]);
+        out[k] = 2.0 * ((out[k] + d[k] * term) / P->amp_sum) - 1.0;
+    }
+}
 
 static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
                       double nz, size_t n, double *out)
 {
     double a[ROW_CHUNK], wx[ROW_CHUNK], wy[ROW_CHUNK], px[ROW_CHUNK], py[ROW_CHUNK];
     double v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512) {
+        swiss_row_avx512(P, nx, ny, nz, n, out);
+        return;
+    }
+#endif
     for (size_t k = 0; k < n; k++) {
         out[k] = 0.0;
         a[k] = 1.0;
@@ -953,11 +1078,6 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
         }
         noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
         k = 0;
-#if TF_HAVE_AVX512_PATH
-        if (simd == TF_SIMD_AVX512)
-            k = swiss_steps_avx512(P, i, nx, ny, v, gx, gy, n, out, a, wx, wy, px, py);
-        else
-#endif
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
             k = swiss_steps_avx2(P, i, nx, ny, v, gx, gy, n, out, a, wx, wy, px, py);
@@ -984,6 +1104,12 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
 {
     double wx[ROW_CHUNK], wy[ROW_CHUNK], mx[ROW_CHUNK], my[ROW_CHUNK], damped[ROW_CHUNK];
     double px[ROW_CHUNK], py[ROW_CHUNK], v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512) {
+        jordan_row_avx512(P, nx, ny, nz, n, out);
+        return;
+    }
+#endif
     /* the first octave at the point itself (the whole array set: GCC cannot
      * see that only n values are read) */
     for (size_t k = 0; k < ROW_CHUNK; k++)
@@ -991,12 +1117,6 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
     noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
     double amp = P->gain1;
     size_t k = 0;
-#if TF_HAVE_AVX512_PATH
-    if (simd == TF_SIMD_AVX512)
-        k = jordan_first_avx512(P, nx, ny, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my,
-                                px, py);
-    else
-#endif
 #if TF_HAVE_AVX2_PATH
     if (simd >= TF_SIMD_AVX2)
         k = jordan_first_avx2(P, nx, ny, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my,
@@ -1025,12 +1145,6 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
         amp = amp * P->gain;
         k = 0;
-#if TF_HAVE_AVX512_PATH
-        if (simd == TF_SIMD_AVX512)
-            k = jordan_steps_avx512(P, i, nx, ny, v, gx, gy, amp, n, out, damped, wx, wy, mx, my,
-                                    px, py);
-        else
-#endif
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
             k = jordan_steps_avx2(P, i, nx, ny, v, gx, gy, amp, n, out, damped, wx, wy, mx, my, px,
