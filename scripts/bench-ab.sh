@@ -2,17 +2,25 @@
 # Two builds of terrafit timed against each other on the same specs: runs
 # `A bench SPEC --json` and `B bench SPEC --json` in turn RUNS times (A B A
 # B ..., so a drift in the machine's speed falls on both), and prints for
-# each spec the median grid figure of each build (ns a sample, one thread)
-# and the median of the runs' ratios A / B. Timings only: nothing is
+# each spec the median of a figure of each build (by default the grid: ns a
+# sample, one thread) and the median of the runs' ratios A / B. Timings only: nothing is
 # asserted. Extra options after `--` go to both benches (default
 # `--size 1024 --repeat 5 -j 1`; add `--simd avx2` to time that path).
+# `--figure NAME` first times another of bench's JSON figures instead
+# (sampleNs, randomSampleNs, chunkUs, ...; the unit is bench's).
 #
-#   sh scripts/bench-ab.sh A_TERRAFIT B_TERRAFIT RUNS SPEC... [-- OPTION...]
+#   sh scripts/bench-ab.sh [--figure NAME] A_TERRAFIT B_TERRAFIT RUNS SPEC... [-- OPTION...]
 #   sh scripts/bench-ab.sh old/cli/terrafit _build/cli/terrafit 7 \
 #       samples/jacksboro-fault/terrain.json samples/kinds/fbm.json
 set -eu
+figure=grid1Ns
+if [ "${1:-}" = --figure ] && [ $# -ge 2 ]; then
+    figure=$2
+    shift 2
+fi
+case $figure in '' | *[!A-Za-z0-9]*) echo "bench-ab.sh: --figure takes a JSON name, got '$figure'" >&2; exit 2 ;; esac
 if [ $# -lt 4 ]; then
-    echo "usage: sh scripts/bench-ab.sh A_TERRAFIT B_TERRAFIT RUNS SPEC... [-- OPTION...]" >&2
+    echo "usage: sh scripts/bench-ab.sh [--figure NAME] A_TERRAFIT B_TERRAFIT RUNS SPEC... [-- OPTION...]" >&2
     exit 2
 fi
 a=$1 b=$2 runs=$3
@@ -41,11 +49,11 @@ while IFS= read -r spec <&3; do
         for side in a b; do
             if [ $side = a ]; then tool=$a; else tool=$b; fi
             "$tool" bench "$spec" --json "$@" |
-                sed -n 's/.*"grid1Ns": *\([0-9.eE+-]*\).*/\1/p' >>"$work/$side"
+                sed -n "s/.*\"$figure\": *\\([0-9.eE+-]*\\).*/\\1/p" >>"$work/$side"
         done
         r=$((r + 1))
     done
-    paste "$work/a" "$work/b" | awk -v spec="$spec" '
+    paste "$work/a" "$work/b" | awk -v spec="$spec" -v figure="$figure" '
         function median(v, n,   i, j, t) {
             for (i = 2; i <= n; i++)
                 for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
@@ -56,7 +64,7 @@ while IFS= read -r spec <&3; do
         { n++; a[n] = $1; b[n] = $2; q[n] = $1 / $2 }
         END {
             if (n == 0) { print spec ": no figures" > "/dev/stderr"; exit 1 }
-            printf "%-40s A %8.2f ns   B %8.2f ns   A/B %.3f (%d runs)\n",
-                   spec, median(a, n), median(b, n), median(q, n), n
+            printf "%-40s %s A %8.2f   B %8.2f   A/B %.3f (%d runs)\n",
+                   spec, figure, median(a, n), median(b, n), median(q, n), n
         }'
 done 3<"$work/specs"
