@@ -422,6 +422,73 @@ START_TEST(exported_segments_carve_the_stage)
 }
 END_TEST
 
+/* The same port against single samples made on a new thread, whose
+ * scratch holds nothing: a row walked through the box (the layouts padded
+ * ahead of the motion), then points in no order (each its own box). Each
+ * layout links and bins only what its queries reach (need_boxes), while
+ * the export makes the whole network of the box. */
+typedef struct {
+    const tf_terrain *t;
+    const double *x, *y;
+    double *h;
+    int n;
+} stage_job;
+
+static void *stage_run(void *arg)
+{
+    stage_job *job = arg;
+    for (int k = 0; k < job->n; k++)
+        job->h[k] = tf_terrain_sample_stage(job->t, TF_STAGE_DRAINED, 0, job->x[k], job->y[k]);
+    return NULL;
+}
+
+START_TEST(fresh_single_samples_carve_the_exported_network)
+{
+    size_t spec = (size_t)_i / 3;
+    static const double ORIGIN[][2] = {{-40.5, 13.25}, {123456.0, -98765.5}, {-1e6, 2e6}};
+    const double *o = ORIGIN[_i % 3];
+    tf_terrain *t;
+    tf_error err;
+    if (!DRAINAGE_SPECS[spec]) {
+        t = make_terrain(1, "auto");
+    } else {
+        char file[4400];
+        snprintf(file, sizeof file, "%s/tests/data/terrain/%s", tu_srcdir(), DRAINAGE_SPECS[spec]);
+        t = tf_terrain_load(file, &err);
+        ck_assert_msg(t != NULL, "%s: %s", file, err.message);
+    }
+    double x0 = o[0], y0 = o[1], x1 = x0 + 150.0, y1 = y0 + 90.0;
+    seg_list l = {0};
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, x0, y0, x1, y1, collect, &l, &err), 0);
+    enum { ROW = 200, N = ROW + 100 };
+    double x[N], y[N], h[N];
+    uint32_t r = 777u;
+    for (int k = 0; k < N; k++) {
+        if (k < ROW) {
+            x[k] = x0 + 0.75 * k;
+            y[k] = y0 + 45.0 + 0.125 * (k % 7);
+        } else {
+            r = r * 1664525u + 1013904223u;
+            x[k] = x0 + (x1 - x0) * (r >> 8) * 0x1p-24;
+            r = r * 1664525u + 1013904223u;
+            y[k] = y0 + (y1 - y0) * (r >> 8) * 0x1p-24;
+        }
+    }
+    stage_job job = {t, x, y, h, N};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, stage_run, &job), 0);
+    pthread_join(th, NULL);
+    for (int k = 0; k < N; k++) {
+        double want = port_drained(t, &l, x[k], y[k]);
+        ck_assert_msg(same_double(h[k], want), "%s, origin %d, %s %d at (%.17g, %.17g): %a != %a",
+                      DRAINAGE_SPECS[spec] ? DRAINAGE_SPECS[spec] : "3 levels", _i % 3,
+                      k < ROW ? "row point" : "point in no order", k, x[k], y[k], h[k], want);
+    }
+    free(l.s);
+    tf_terrain_free(t);
+}
+END_TEST
+
 START_TEST(exported_segments_refuse_bad_boxes)
 {
     tf_terrain *plain = make_terrain(0, "auto"), *t = make_terrain(1, "auto");
@@ -703,6 +770,7 @@ static Suite *drainage_suite(void)
     tcase_add_loop_test(tc, single_samples_reuse_the_network_exactly, 0, 2);
     tcase_add_test(tc, window_rows);
     tcase_add_loop_test(tc, exported_segments_carve_the_stage, 0, 9);
+    tcase_add_loop_test(tc, fresh_single_samples_carve_the_exported_network, 0, 9);
     tcase_add_test(tc, exported_segments_refuse_bad_boxes);
     tcase_add_test(tc, chunks_join);
     tcase_add_loop_test(tc, streamed_chunks_reuse_the_network_exactly, 0, PATH_COUNT);

@@ -1116,16 +1116,18 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         return NAN;
     /* One level, the point's own box: only the nodes near the point are
      * made (about a third of its box). More levels query the coarser ones
-     * at every finer node, where binning each level whole was twice as
-     * fast as scanning cells per query; and a padded layout serves many
-     * queries, which the bins make cheap (one level: 3.6 us a sample in a
-     * row's order without them, 0.3-0.5 us with). All give the same bits. */
+     * at every finer node, where the bins were twice as fast as scanning
+     * cells per query; and a padded layout serves many queries, which the
+     * bins make cheap (one level: 3.6 us a sample in a row's order without
+     * them, 0.3-0.5 us with). Each level is binned where the layout's
+     * queries reach, as a window's tile is (need_boxes): a later query the
+     * layout holds lies within a finest cell of its box, inside the bins'
+     * extra cell and the margins' (cell_range). All give the same bits. */
     if (dr->levels > 1 || pad > 0.0) {
         dbox need[TF_MAX_DRAINAGE_LEVELS];
-        if (pad == 0.0)
-            need_boxes(w, qp, need);
+        need_boxes(w, qp, need);
         for (int k = 0; k < dr->levels; k++)
-            if (bin_level(w, k, 0, pad == 0.0 ? &need[k] : NULL) != 0)
+            if (bin_level(w, k, 0, &need[k]) != 0)
                 return NAN;
     }
     w->cur.kept = id;
