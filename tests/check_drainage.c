@@ -373,11 +373,14 @@ static double port_drained(const tf_terrain *t, const seg_list *l, double x, dou
     return carved + weight * (sum - low);
 }
 
-START_TEST(exported_segments_carve_the_stage)
+/* Case i of the export's tests: one of the three networks (DRAINAGE_SPECS,
+ * i / 3) and a 150 x 90 box at one of three origins (i % 3), its exported
+ * network in *l. */
+static tf_terrain *exported_case(int i, double *x0, double *y0, double *x1, double *y1,
+                                 seg_list *l)
 {
-    size_t spec = (size_t)_i / 3;
+    size_t spec = (size_t)i / 3;
     static const double ORIGIN[][2] = {{-40.5, 13.25}, {123456.0, -98765.5}, {-1e6, 2e6}};
-    const double *o = ORIGIN[_i % 3];
     tf_terrain *t;
     tf_error err;
     if (!DRAINAGE_SPECS[spec]) {
@@ -388,10 +391,27 @@ START_TEST(exported_segments_carve_the_stage)
         t = tf_terrain_load(file, &err);
         ck_assert_msg(t != NULL, "%s: %s", file, err.message);
     }
-    double x0 = o[0], y0 = o[1], x1 = x0 + 150.0, y1 = y0 + 90.0;
-    seg_list l = {0};
-    ck_assert_int_eq(tf_terrain_drainage_segments(t, x0, y0, x1, y1, collect, &l, &err), 0);
-    ck_assert_uint_gt(l.n, 0);
+    *x0 = ORIGIN[i % 3][0];
+    *y0 = ORIGIN[i % 3][1];
+    *x1 = *x0 + 150.0;
+    *y1 = *y0 + 90.0;
+    *l = (seg_list){0};
+    ck_assert_int_eq(tf_terrain_drainage_segments(t, *x0, *y0, *x1, *y1, collect, l, &err), 0);
+    ck_assert_uint_gt(l->n, 0);
+    return t;
+}
+
+static const char *exported_name(int i)
+{
+    return DRAINAGE_SPECS[i / 3] ? DRAINAGE_SPECS[i / 3] : "3 levels";
+}
+
+START_TEST(exported_segments_carve_the_stage)
+{
+    double x0, y0, x1, y1;
+    seg_list l;
+    tf_terrain *t = exported_case(_i, &x0, &y0, &x1, &y1, &l);
+    tf_error err;
     for (size_t e = 1; e < l.n; e++)
         ck_assert_int_le(l.s[e - 1].level, l.s[e].level); /* level first */
     uint32_t r = 12345u;
@@ -409,8 +429,7 @@ START_TEST(exported_segments_carve_the_stage)
         double want = tf_terrain_sample_stage(t, TF_STAGE_DRAINED, 0, x, y);
         double got = port_drained(t, &l, x, y);
         ck_assert_msg(same_double(want, got), "%s, origin %d, (%.17g, %.17g): %a != %a",
-                      DRAINAGE_SPECS[spec] ? DRAINAGE_SPECS[spec] : "3 levels", _i % 3, x, y,
-                      want, got);
+                      exported_name(_i), _i % 3, x, y, want, got);
     }
     /* a visit that stops the walk: its value comes back */
     int seen = 0;
@@ -444,22 +463,9 @@ static void *stage_run(void *arg)
 
 START_TEST(fresh_single_samples_carve_the_exported_network)
 {
-    size_t spec = (size_t)_i / 3;
-    static const double ORIGIN[][2] = {{-40.5, 13.25}, {123456.0, -98765.5}, {-1e6, 2e6}};
-    const double *o = ORIGIN[_i % 3];
-    tf_terrain *t;
-    tf_error err;
-    if (!DRAINAGE_SPECS[spec]) {
-        t = make_terrain(1, "auto");
-    } else {
-        char file[4400];
-        snprintf(file, sizeof file, "%s/tests/data/terrain/%s", tu_srcdir(), DRAINAGE_SPECS[spec]);
-        t = tf_terrain_load(file, &err);
-        ck_assert_msg(t != NULL, "%s: %s", file, err.message);
-    }
-    double x0 = o[0], y0 = o[1], x1 = x0 + 150.0, y1 = y0 + 90.0;
-    seg_list l = {0};
-    ck_assert_int_eq(tf_terrain_drainage_segments(t, x0, y0, x1, y1, collect, &l, &err), 0);
+    double x0, y0, x1, y1;
+    seg_list l;
+    tf_terrain *t = exported_case(_i, &x0, &y0, &x1, &y1, &l);
     enum { ROW = 200, N = ROW + 100 };
     double x[N], y[N], h[N];
     uint32_t r = 777u;
@@ -481,8 +487,8 @@ START_TEST(fresh_single_samples_carve_the_exported_network)
     for (int k = 0; k < N; k++) {
         double want = port_drained(t, &l, x[k], y[k]);
         ck_assert_msg(same_double(h[k], want), "%s, origin %d, %s %d at (%.17g, %.17g): %a != %a",
-                      DRAINAGE_SPECS[spec] ? DRAINAGE_SPECS[spec] : "3 levels", _i % 3,
-                      k < ROW ? "row point" : "point in no order", k, x[k], y[k], h[k], want);
+                      exported_name(_i), _i % 3, k < ROW ? "row point" : "point in no order", k,
+                      x[k], y[k], h[k], want);
     }
     free(l.s);
     tf_terrain_free(t);

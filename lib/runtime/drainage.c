@@ -637,10 +637,10 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
 }
 
 /* Level k's links made and binned; with `rows` (windows, for row_walk)
- * also the list of each row of bins. With `need` (windows), only the part
+ * also the list of each row of bins. With `need` (need_boxes), only the part
  * of the node box that can reach it: the bins over its cells (one more
  * each side, for rounding) and the nodes within the level's margin of it.
- * Every query of a window's level falls in its need box (the tile's points,
+ * Every query of a layout's level falls in its need box (the box's points,
  * and the finer levels' nodes whose values are still to make), so the
  * cones are those of the whole box; a seeded layout then skips the coarse
  * levels' wide margins. */
@@ -1148,11 +1148,11 @@ size_t tf_drainage_tile(const tf_drainage *dr, double step)
                                                               : 1;
 }
 
-/* Each level's need box for a window's tile q (bin_level): q, and the
- * cells of the finer levels' nodes whose values are still to make (a node
- * lies in its cell): those its binned nodes link to (within a ring of
- * them, as ensure_link looks) that no kept layout made. Cones are asked
- * for nowhere else. */
+/* Each level's need box for a layout's query box q (a window's tile, a
+ * single sample's box; bin_level): q, and the cells of the finer levels'
+ * nodes whose values are still to make (a node lies in its cell): those
+ * its binned nodes link to (within a ring of them, as ensure_link looks)
+ * that no kept layout made. Cones are asked for nowhere else. */
 static void need_boxes(tf_drainage_work *w, dbox q, dbox *need)
 {
     const tf_drainage *dr = w->dr;
