@@ -120,23 +120,35 @@ END_TEST
  * the reference. */
 typedef struct {
     const tf_terrain *t;
-    double x, y, h;
+    tf_stage stage;
+    const double *x, *y;
+    double *h;
+    int n;
 } fresh_job;
 
 static void *fresh_run(void *arg)
 {
     fresh_job *job = arg;
-    job->h = tf_terrain_sample(job->t, job->x, job->y);
+    for (int k = 0; k < job->n; k++)
+        job->h[k] = tf_terrain_sample_stage(job->t, job->stage, 0, job->x[k], job->y[k]);
     return NULL;
+}
+
+/* A stage at n points, in order, on a new thread. */
+static void fresh_samples(const tf_terrain *t, tf_stage stage, const double *x, const double *y,
+                          double *h, int n)
+{
+    fresh_job job = {t, stage, x, y, h, n};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, fresh_run, &job), 0);
+    pthread_join(th, NULL);
 }
 
 static double cold_sample(const tf_terrain *t, double x, double y)
 {
-    fresh_job job = {t, x, y, 0.0};
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, fresh_run, &job), 0);
-    pthread_join(th, NULL);
-    return job.h;
+    double h;
+    fresh_samples(t, TF_STAGE_HEIGHT, &x, &y, &h, 1);
+    return h;
 }
 
 START_TEST(single_samples_reuse_the_network_exactly)
@@ -446,21 +458,6 @@ END_TEST
  * ahead of the motion), then points in no order (each its own box). Each
  * layout links and bins only what its queries reach (need_boxes), while
  * the export makes the whole network of the box. */
-typedef struct {
-    const tf_terrain *t;
-    const double *x, *y;
-    double *h;
-    int n;
-} stage_job;
-
-static void *stage_run(void *arg)
-{
-    stage_job *job = arg;
-    for (int k = 0; k < job->n; k++)
-        job->h[k] = tf_terrain_sample_stage(job->t, TF_STAGE_DRAINED, 0, job->x[k], job->y[k]);
-    return NULL;
-}
-
 START_TEST(fresh_single_samples_carve_the_exported_network)
 {
     double x0, y0, x1, y1;
@@ -480,10 +477,7 @@ START_TEST(fresh_single_samples_carve_the_exported_network)
             y[k] = y0 + (y1 - y0) * (r >> 8) * 0x1p-24;
         }
     }
-    stage_job job = {t, x, y, h, N};
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, stage_run, &job), 0);
-    pthread_join(th, NULL);
+    fresh_samples(t, TF_STAGE_DRAINED, x, y, h, N);
     for (int k = 0; k < N; k++) {
         double want = port_drained(t, &l, x[k], y[k]);
         ck_assert_msg(same_double(h[k], want), "%s, origin %d, %s %d at (%.17g, %.17g): %a != %a",
