@@ -31,7 +31,10 @@ static const cli_command BENCH = {
              "base noises (one octave per layer), and the microseconds per 66 x 66\n"
              "window of 16 streamed 64 apart along a row (a game's chunks). Each\n"
              "run of a spec with a drainage stage moves 2^20 along x, so no run\n"
-             "reuses the networks the last one built.\n",
+             "reuses the networks the last one built. Untimed runs before each\n"
+             "figure's warm the caches and touch the memory its runs use, until one\n"
+             "touches at most 64 new pages (or 2 s or 16 runs; the all-threads\n"
+             "figure, whose threads are new each run: one); --json lists them.\n",
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 

@@ -49,6 +49,11 @@ for r in rows:
     ratio = r["grid1Ns"] / r["fractalNs"]
     assert abs(r["terrainOverFractal"] - ratio) < 1e-2 * ratio + 1e-3, r
     assert abs(r["grid1NsPerLayer"] * r["layers"] - r["grid1Ns"]) < 1e-2, r
+    warm = r["warmRuns"]
+    assert sorted(warm) == sorted(("sample", "randomSample", "grid1", "gridAll", "noise",
+                                   "fractal", "chunk")), warm
+    assert all(isinstance(v, int) and 1 <= v <= 16 for v in warm.values()), warm
+    assert warm["gridAll"] == 1, warm
 assert rows[1]["masks"] == 1 and rows[0]["masks"] == 0, rows
 ' "$scratch/bench.json"
 fi

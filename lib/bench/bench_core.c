@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -34,6 +35,22 @@ static double now_seconds(int wall)
         return 0.0;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* Pages the process has touched for the first time so far (minor
+ * faults); -1 when unknown. */
+static long first_touches(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? (long)u.ru_minflt : -1;
+}
+
+/* Warm-up runs of a one-thread figure stop at the first that touches at
+ * most WARM_PAGES new pages (the allocator's small blocks come and go by
+ * tens of pages; a scratch that grows takes thousands), or once they have
+ * taken WARM_SECONDS or WARM_RUNS_MAX runs. */
+#define WARM_PAGES 64
+#define WARM_SECONDS 2.0
+#define WARM_RUNS_MAX 16
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -204,11 +221,32 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     double *figures[] = {&r->sample_ns,  &r->random_ns, &r->grid1_ns, &r->grid_all_ns,
                          &r->noise_ns,   &r->fractal_ns, &r->chunk_us};
     for (int kind = WORK_SAMPLE; status == 0 && kind <= WORK_CHUNKS; kind++) {
-        /* one untimed run warms caches and page-faults the grid in */
-        if (run_once(&w, (work_kind)kind, &r->checksum, err) < 0.0) {
-            status = -1;
-            break;
+        /* Untimed runs warm the caches and touch the memory the timed
+         * ones use: the grid, and a drainage stage's scratch, which grows
+         * over a thread's first several tiles or samples (it keeps
+         * layouts of its last ones). A first touch of a page costs
+         * microseconds on a virtual machine (docs/performance.md), so the
+         * figures would otherwise mix that one-off cost into the
+         * per-sample one. The all-threads figure starts new threads,
+         * each with a new stack and scratch, on every call: one run. */
+        int warm = 0;
+        double warm_seconds = 0.0;
+        for (;;) {
+            long before = first_touches();
+            double seconds = run_once(&w, (work_kind)kind, &r->checksum, err);
+            if (seconds < 0.0) {
+                status = -1;
+                break;
+            }
+            warm++;
+            warm_seconds += seconds;
+            if (kind == WORK_GRID_ALL || before < 0 || first_touches() - before <= WARM_PAGES ||
+                warm_seconds >= WARM_SECONDS || warm == WARM_RUNS_MAX)
+                break;
         }
+        if (status != 0)
+            break;
+        r->warm_runs[kind] = warm;
         for (int k = 0; k < repeat; k++) {
             times[k] = run_once(&w, (work_kind)kind, &r->checksum, err);
             if (times[k] < 0.0) {
@@ -300,6 +338,20 @@ static bool put(cJSON *object, const char *key, cJSON *item)
     return false;
 }
 
+/* The untimed runs before each figure's timed ones. */
+static cJSON *warm_runs_json(const bench_result *r)
+{
+    static const char *const NAMES[] = {"sample", "randomSample", "grid1", "gridAll",
+                                        "noise",  "fractal",      "chunk"};
+    cJSON *o = cJSON_CreateObject();
+    for (size_t k = 0; o && k < sizeof NAMES / sizeof NAMES[0]; k++)
+        if (!put(o, NAMES[k], cJSON_CreateNumber(r->warm_runs[k]))) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
 static cJSON *result_json(const bench_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -323,7 +375,8 @@ static cJSON *result_json(const bench_result *r)
               put(o, "sampleNsPerLayer", figure(per_layer(r->sample_ns, r->layers))) &&
               put(o, "grid1NsPerLayer", figure(per_layer(r->grid1_ns, r->layers))) &&
               put(o, "threadSpeedup", figure(r->grid1_ns / r->grid_all_ns)) &&
-              put(o, "terrainOverFractal", figure(r->grid1_ns / r->fractal_ns));
+              put(o, "terrainOverFractal", figure(r->grid1_ns / r->fractal_ns)) &&
+              put(o, "warmRuns", warm_runs_json(r));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

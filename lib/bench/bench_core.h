@@ -31,6 +31,7 @@ typedef struct {
     double sample_ns, random_ns, grid1_ns, grid_all_ns, noise_ns, fractal_ns;
     double chunk_us; /* per 66 x 66 window, streamed along a row */
     double checksum; /* of the grid, so no work can be skipped */
+    int warm_runs[7]; /* untimed runs before each figure's, in the order above */
 } bench_result;
 
 /* Time `t`; 0 on success, else -1 with err filled. */

@@ -179,6 +179,8 @@ struct tf_drainage_work {
     dlayout parked[SAMPLE_PARKED]; /* the most recently left first */
     const tf_terrain *t;
     const tf_drainage *dr;
+    double *rows; /* tf_drainage_work_rows */
+    size_t rows_capacity;
 };
 
 void tf_drainage_work_free(tf_drainage_work *w)
@@ -193,7 +195,19 @@ void tf_drainage_work_free(tf_drainage_work *w)
             free(a->row_items[k]);
         }
     }
+    free(w->rows);
     free(w);
+}
+
+double *tf_drainage_work_rows(tf_drainage_work *w, size_t count)
+{
+    if (count > w->rows_capacity) {
+        /* no copy: the caller fills the rows anew */
+        free(w->rows);
+        w->rows = malloc(count * sizeof *w->rows);
+        w->rows_capacity = w->rows ? count : 0;
+    }
+    return w->rows;
 }
 
 tf_drainage_work *tf_drainage_work_new(void)
@@ -250,6 +264,17 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         need.y1 = (double)(lv->vj0 + (int64_t)lv->vny) * L;
     }
     return bytes;
+}
+
+/* A scratch array that must grow takes a quarter more than asked: the
+ * boxes of a thread's tiles and samples differ by a node or two, and a
+ * block grown to the exact size again and again would touch new memory
+ * each time (a first touch of a page costs microseconds on some
+ * virtual machines: docs/performance.md). Grown by realloc, which can
+ * move a large block's pages instead of touching new ones. */
+static size_t grown_size(size_t need)
+{
+    return need <= SIZE_MAX / 5 * 4 ? need + need / 4 : need;
 }
 
 static void *carve_bytes(unsigned char **p, size_t bytes)
@@ -325,11 +350,12 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
     w->cur.made = 0;
     size_t bytes = plan_levels(dr, q, w->cur.level);
     if (bytes > w->cur.capacity) {
-        unsigned char *grown = realloc(w->cur.block, bytes);
+        size_t want = grown_size(bytes);
+        unsigned char *grown = realloc(w->cur.block, want);
         if (!grown)
             return -1;
         w->cur.block = grown;
-        w->cur.capacity = bytes;
+        w->cur.capacity = want;
     }
     w->t = t;
     w->dr = dr;
@@ -619,11 +645,12 @@ static int list_starts(uint32_t *start, size_t n, uint32_t **items, size_t *capa
         start[c + 1] += start[c];
     size_t need = start[n];
     if (need > *capacity) {
-        uint32_t *grown = realloc(*items, need * sizeof *grown);
+        size_t want = grown_size(need);
+        uint32_t *grown = realloc(*items, want * sizeof *grown);
         if (!grown)
             return -1;
         *items = grown;
-        *capacity = need;
+        *capacity = want;
     }
     return 0;
 }

@@ -35,6 +35,11 @@ typedef struct {
 typedef struct tf_drainage_work tf_drainage_work;
 tf_drainage_work *tf_drainage_work_new(void);
 void tf_drainage_work_free(tf_drainage_work *w);
+/* `count` doubles of scratch for a window's rows of sums, kept with the
+ * rest (a thread's windows touch the same pages again instead of new
+ * ones); NULL when it cannot grow. Its contents do not survive a call
+ * that grows it. */
+double *tf_drainage_work_rows(tf_drainage_work *w, size_t count);
 
 void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec);
 

@@ -304,9 +304,9 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
     return h;
 }
 
-/* The drainage stage over a window, a band of the network's tiles at a
- * time (TF_DRAINAGE_TILE_MAX rows), each band in chunks of whole tiles
- * (about DRAINED_CHUNK columns), so the scratch stays a few tens of MB
+/* The drainage stage over a window, a band of one tile's rows at a time
+ * (at most TF_DRAINAGE_TILE_MAX), each band in chunks of whole tiles
+ * (about DRAINED_CHUNK columns), so the scratch stays about 13 MB at most
  * however wide the window: the sum after step 5b into out (doubles), or,
  * with height set, h as floats into out_f. Tiles start at each chunk's
  * first column, which gives the same bits (any cut does). -1 when memory
@@ -316,19 +316,23 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
 static int drained_window(const tf_terrain *t, double x0, double y0, double step, int64_t i0,
                           int64_t j0, size_t nx, size_t ny, double *out, float *out_f)
 {
-    size_t band = TF_DRAINAGE_TILE_MAX, layers = t->layer_count;
+    size_t layers = t->layer_count;
     if (nx == 0 || ny == 0)
         return 0;
     size_t tile = tf_drainage_tile(&t->drainage, step);
     size_t chunk = DRAINED_CHUNK / tile * tile;
     chunk = chunk < tile ? tile : chunk;
     chunk = chunk > nx ? nx : chunk;
+    /* bands of a tile's rows, so that tf_drainage_window's tiles are the
+     * ones a whole window would have (any cut gives the same bits) */
+    size_t band = tile < ny ? tile : ny;
     /* sum, low and drained of a band's chunk, then one row of every
-     * layer's redistributed values and one of its contributions */
-    double *sum = malloc((3 * band + 2 * layers) * chunk * sizeof *sum);
+     * layer's redistributed values and one of its contributions: the
+     * thread's scratch, which its next windows reuse */
     int own;
     tf_drainage_work *w = thread_work(&own);
-    int status = sum && w ? 0 : -1;
+    double *sum = w ? tf_drainage_work_rows(w, (3 * band + 2 * layers) * chunk) : NULL;
+    int status = sum ? 0 : -1;
     for (size_t j = 0; j < ny && status == 0; j += band) {
         size_t rows = ny - j < band ? ny - j : band;
         for (size_t c = 0; c < nx && status == 0; c += chunk) {
@@ -379,7 +383,6 @@ static int drained_window(const tf_terrain *t, double x0, double y0, double step
             }
         }
     }
-    free(sum);
     if (own)
         tf_drainage_work_free(w);
     return status;
