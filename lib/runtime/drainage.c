@@ -684,15 +684,19 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
     clip_range(b0, bn, lv->nj0, lv->nny);
 }
 
-/* Level k's links made and binned; with `rows` (windows, for row_walk)
- * also the list of each row of bins. With `need` (need_boxes), only the part
+/* Level k's links made and binned; with `rows` (windows: their tile's
+ * points, for row_walk) also the list of each row of bins, of the
+ * sub-segments whose reach overlaps those points' columns (the others
+ * reach none of them: row_walk would pass over them one row at a time,
+ * and a coarse level's bins span its margins, many times a game's
+ * chunk). With `need` (need_boxes), only the part
  * of the node box that can reach it: the bins over its cells (one more
  * each side, for rounding) and the nodes within the level's margin of it.
  * Every query of a layout's level falls in its need box (the box's points,
  * and the finer levels' nodes whose values are still to make), so the
  * cones are those of the whole box; a seeded layout then skips the coarse
  * levels' wide margins. */
-static int bin_level(tf_drainage_work *w, int k, int rows, const dbox *need)
+static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *need)
 {
     const tf_drainage *dr = w->dr;
     dlevel *lv = &w->cur.level[k];
@@ -738,7 +742,8 @@ static int bin_level(tf_drainage_work *w, int k, int rows, const dbox *need)
                     j0 = j0 < 0 ? 0 : j0;
                     i1 = i1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : i1;
                     j1 = j1 >= (int64_t)lv->bny ? (int64_t)lv->bny - 1 : j1;
-                    for (int64_t bj = j0; rows && i0 <= i1 && bj <= j1; bj++) {
+                    int in_rows = rows && i0 <= i1 && !(g->x1 < rows->x0 || g->x0 > rows->x1);
+                    for (int64_t bj = j0; in_rows && bj <= j1; bj++) {
                         if (pass == 0)
                             lv->row_start[bj + 1]++;
                         else
@@ -1175,7 +1180,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         dbox need[TF_MAX_DRAINAGE_LEVELS];
         need_boxes(w, qp, need);
         for (int k = 0; k < dr->levels; k++)
-            if (bin_level(w, k, 0, &need[k]) != 0)
+            if (bin_level(w, k, NULL, &need[k]) != 0)
                 return NAN;
     }
     w->cur.kept = id;
@@ -1275,7 +1280,7 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
             if (built && tw * th > 1)
                 need_boxes(w, q, need);
             for (int k = 0; built && tw * th > 1 && k < dr->levels; k++)
-                built = bin_level(w, k, 1, &need[k]) == 0;
+                built = bin_level(w, k, &q, &need[k]) == 0;
             for (size_t j = tj; j < tj + th; j++) {
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
                 size_t done = 0; /* samples from ti carved by carve_row */
@@ -1323,7 +1328,7 @@ int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         /* Link and bin the level whole before the next: a finer node's
          * value then finds the coarser cones in its bin instead of going
          * node by node (the window's way; the same links). */
-        if (bin_level(w, k, 0, NULL) != 0)
+        if (bin_level(w, k, NULL, NULL) != 0)
             return -1;
         dlevel *lv = &w->cur.level[k];
         size_t ring = (size_t)(lv->ni0 - lv->vi0);
