@@ -5,8 +5,10 @@
  * one thread and on two (tf_render_grid, which claims blocks of rows on
  * threads started for the call), then an ideal job of the same length:
  * the same claims of rows, each row a chain of arithmetic that touches no
- * memory, sized so that one thread takes as long as the grid did. Last,
- * the cost of a call that starts and joins a thread for almost no work.
+ * memory, sized so that one thread takes as long as the grid did; and
+ * the pages a two-thread grid call touches for the first time (minor
+ * faults, a mean over the runs). Last, the cost of a call that starts
+ * and joins a thread for almost no work.
  * Not a test: nothing is asserted.
  *
  *   tests/bench_threads SPEC [--runs R] [SIZE...]   (default: 5 runs; 1024 2048 4096)
@@ -14,21 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "terrafit/terrafit.h"
 #include "util/util.h"
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The ideal job: `steps` dependent multiply-adds a row, in registers. */
 typedef struct {
@@ -65,6 +56,13 @@ static double time_grid(const tf_terrain *t, size_t n, unsigned threads, float *
         exit(1);
     }
     return tf_clock_seconds() - t0;
+}
+
+/* Pages touched for the first time so far (minor faults). */
+static long first_touches(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? (long)u.ru_minflt : 0;
 }
 
 static void nothing(void *arg, size_t lo, size_t hi)
@@ -126,16 +124,19 @@ int main(int argc, char **argv)
     double steps_per_s = probe_s > 0.0 ? (double)probe / probe_s : 1e9;
 
     printf("%s, medians of %d runs, wall time\n", path, runs);
-    printf("%6s | %10s %10s %6s | %10s %10s %6s\n", "size", "grid 1 t", "grid 2 t", "x", "ideal 1 t",
-           "ideal 2 t", "x");
+    printf("%6s | %10s %10s %6s %8s | %10s %10s %6s\n", "size", "grid 1 t", "grid 2 t", "x",
+           "faults", "ideal 1 t", "ideal 2 t", "x");
     for (size_t k = 0; k < nsizes; k++) {
         size_t n = sizes[k];
         time_grid(t, n, 2, out); /* warm */
+        long faults = 0;
         for (int r = 0; r < runs; r++) {
             a[r] = time_grid(t, n, 1, out);
+            long f0 = first_touches();
             b[r] = time_grid(t, n, 2, out);
+            faults += first_touches() - f0;
         }
-        double g1 = median(a, runs), g2 = median(b, runs);
+        double g1 = tf_median(a, (size_t)runs), g2 = tf_median(b, (size_t)runs);
         /* tf_render_grid's claims of rows: 8192 samples, at most a
          * quarter of a thread's share (lib/render/render.c) */
         size_t block = (8192 + n - 1) / n, balance = n / 8;
@@ -148,9 +149,9 @@ int main(int argc, char **argv)
             a[r] = time_ideal(n, block, 1, steps);
             b[r] = time_ideal(n, block, 2, steps);
         }
-        double i1 = median(a, runs), i2 = median(b, runs);
-        printf("%6zu | %8.2f ms %8.2f ms %5.2fx | %8.2f ms %8.2f ms %5.2fx\n", n, g1 * 1e3,
-               g2 * 1e3, g1 / g2, i1 * 1e3, i2 * 1e3, i1 / i2);
+        double i1 = tf_median(a, (size_t)runs), i2 = tf_median(b, (size_t)runs);
+        printf("%6zu | %8.2f ms %8.2f ms %5.2fx %8.1f | %8.2f ms %8.2f ms %5.2fx\n", n, g1 * 1e3,
+               g2 * 1e3, g1 / g2, (double)faults / runs, i1 * 1e3, i2 * 1e3, i1 / i2);
     }
     int calls = 200 * runs;
     double *c = realloc(a, (size_t)calls * sizeof *c);
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
         a[r] = tf_clock_seconds() - t0;
     }
     printf("a call that starts and joins one thread for no work: %.1f us (median of %d)\n",
-           median(a, calls) * 1e6, calls);
+           tf_median(a, (size_t)calls) * 1e6, calls);
     free(out);
     free(a);
     free(b);

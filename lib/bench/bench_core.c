@@ -52,18 +52,6 @@ static long first_touches(void)
 #define WARM_SECONDS 2.0
 #define WARM_RUNS_MAX 16
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The kinds of work timed, one run each. */
 typedef enum {
     WORK_SAMPLE,
@@ -256,9 +244,9 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         }
         size_t points = n * (kind == WORK_SAMPLE || kind == WORK_SAMPLE_RANDOM ? w.single_rows : n);
         if (status == 0 && kind == WORK_CHUNKS)
-            *figures[kind] = median(times, repeat) * 1e6 / (double)CHUNK_COUNT;
+            *figures[kind] = tf_median(times, (size_t)repeat) * 1e6 / (double)CHUNK_COUNT;
         else if (status == 0)
-            *figures[kind] = median(times, repeat) * 1e9 / (double)points;
+            *figures[kind] = tf_median(times, (size_t)repeat) * 1e9 / (double)points;
     }
     if (status == 0) {
         snprintf(r->name, sizeof r->name, "%s", name);

@@ -55,4 +55,8 @@ void tf_parallel_claim(size_t n, size_t block, unsigned threads,
  * origin; 0 if the clock cannot be read. For durations and progress. */
 double tf_clock_seconds(void);
 
+/* The median of v[0 .. n) (the mean of the middle two for even n; 0 for
+ * none), sorting v in place. */
+double tf_median(double *v, size_t n);
+
 #endif
