@@ -306,8 +306,8 @@ TF_ALWAYS_INLINE double evaluate(const tf_terrain *t, double x, double y)
 
 /* The drainage stage over a window, a band of one tile's rows at a time
  * (at most TF_DRAINAGE_TILE_MAX), each band in chunks of whole tiles
- * (about DRAINED_CHUNK columns), so the scratch stays about 13 MB at most
- * however wide the window: the sum after step 5b into out (doubles), or,
+ * (about DRAINED_CHUNK columns), so the scratch stays under 30 MB however
+ * wide the window: the sum after step 5b into out (doubles), or,
  * with height set, h as floats into out_f. Tiles start at each chunk's
  * first column, which gives the same bits (any cut does). -1 when memory
  * runs out. */

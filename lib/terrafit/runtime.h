@@ -25,10 +25,11 @@
  * at once. Sampling a spec without a drainage stage never allocates. A
  * drainage stage keeps a scratch per thread (the networks it built, freed
  * when the thread ends): allocated at the thread's first sample of one,
- * grown when a network needs a larger box than any before, at most nine
- * networks of at most a window tile's box each; a window of such a spec
- * also allocates its rows' sums for the call. A sample whose allocation
- * fails is NaN. Evaluation order and every formula are in docs/spec.md;
+ * grown (with a quarter's headroom) when a network needs a larger box than
+ * any before, at most eight networks of at most a window tile's box each,
+ * and, once a thread samples a window of such a spec, its rows' sums (at
+ * most 27 MB, kept for the thread's next windows). A sample whose
+ * allocation fails is NaN. Evaluation order and every formula are in docs/spec.md;
  * the base noises in docs/noise.md.
  *
  * Build with pkg-config: `pkg-config --cflags --libs terrafit-runtime`.
