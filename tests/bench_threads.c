@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "terrafit/terrafit.h"
 #include "util/util.h"
@@ -56,13 +55,6 @@ static double time_grid(const tf_terrain *t, size_t n, unsigned threads, float *
         exit(1);
     }
     return tf_clock_seconds() - t0;
-}
-
-/* Pages touched for the first time so far (minor faults). */
-static long first_touches(void)
-{
-    struct rusage u;
-    return getrusage(RUSAGE_SELF, &u) == 0 ? (long)u.ru_minflt : 0;
 }
 
 static void nothing(void *arg, size_t lo, size_t hi)
@@ -132,9 +124,9 @@ int main(int argc, char **argv)
         long faults = 0;
         for (int r = 0; r < runs; r++) {
             a[r] = time_grid(t, n, 1, out);
-            long f0 = first_touches();
+            long f0 = tf_page_faults();
             b[r] = time_grid(t, n, 2, out);
-            faults += first_touches() - f0;
+            faults += tf_page_faults() - f0;
         }
         double g1 = tf_median(a, (size_t)runs), g2 = tf_median(b, (size_t)runs);
         /* tf_render_grid's claims of rows: 8192 samples, at most a

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -34,14 +33,6 @@ static double now_seconds(int wall)
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return 0.0;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Pages the process has touched for the first time so far (minor
- * faults); -1 when unknown. */
-static long first_touches(void)
-{
-    struct rusage u;
-    return getrusage(RUSAGE_SELF, &u) == 0 ? (long)u.ru_minflt : -1;
 }
 
 /* Warm-up runs of a one-thread figure stop at the first that touches at
@@ -220,7 +211,7 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         int warm = 0;
         double warm_seconds = 0.0;
         for (;;) {
-            long before = first_touches();
+            long before = tf_page_faults();
             double seconds = run_once(&w, (work_kind)kind, &r->checksum, err);
             if (seconds < 0.0) {
                 status = -1;
@@ -228,7 +219,7 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
             }
             warm++;
             warm_seconds += seconds;
-            if (kind == WORK_GRID_ALL || before < 0 || first_touches() - before <= WARM_PAGES ||
+            if (kind == WORK_GRID_ALL || before < 0 || tf_page_faults() - before <= WARM_PAGES ||
                 warm_seconds >= WARM_SECONDS || warm == WARM_RUNS_MAX)
                 break;
         }

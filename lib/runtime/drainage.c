@@ -183,6 +183,29 @@ struct tf_drainage_work {
     size_t rows_capacity;
 };
 
+/* Scratch array *p of *capacity elements of `size` bytes made to hold
+ * `need`; its contents need not survive. One that must grow takes a
+ * quarter more than asked: the boxes of a thread's tiles and samples
+ * differ by a node or two, and an array grown to the exact size again and
+ * again would touch new memory each time (a first touch of a page costs
+ * microseconds on some virtual machines: docs/performance.md). Grown by
+ * realloc, which can move a large block's pages instead of touching new
+ * ones. -1 (the array as it was) when it cannot grow. */
+static int grow_scratch(void **p, size_t *capacity, size_t need, size_t size)
+{
+    if (need <= *capacity)
+        return 0;
+    size_t want = need <= SIZE_MAX / 5 * 4 ? need + need / 4 : need;
+    if (want > SIZE_MAX / size)
+        return -1;
+    void *grown = realloc(*p, want * size);
+    if (!grown)
+        return -1;
+    *p = grown;
+    *capacity = want;
+    return 0;
+}
+
 void tf_drainage_work_free(tf_drainage_work *w)
 {
     if (!w)
@@ -201,13 +224,10 @@ void tf_drainage_work_free(tf_drainage_work *w)
 
 double *tf_drainage_work_rows(tf_drainage_work *w, size_t count)
 {
-    if (count > w->rows_capacity) {
-        /* no copy: the caller fills the rows anew */
-        free(w->rows);
-        w->rows = malloc(count * sizeof *w->rows);
-        w->rows_capacity = w->rows ? count : 0;
-    }
-    return w->rows;
+    void *rows = w->rows;
+    int grown = grow_scratch(&rows, &w->rows_capacity, count, sizeof *w->rows);
+    w->rows = rows;
+    return grown == 0 ? w->rows : NULL;
 }
 
 tf_drainage_work *tf_drainage_work_new(void)
@@ -264,17 +284,6 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         need.y1 = (double)(lv->vj0 + (int64_t)lv->vny) * L;
     }
     return bytes;
-}
-
-/* A scratch array that must grow takes a quarter more than asked: the
- * boxes of a thread's tiles and samples differ by a node or two, and a
- * block grown to the exact size again and again would touch new memory
- * each time (a first touch of a page costs microseconds on some
- * virtual machines: docs/performance.md). Grown by realloc, which can
- * move a large block's pages instead of touching new ones. */
-static size_t grown_size(size_t need)
-{
-    return need <= SIZE_MAX / 5 * 4 ? need + need / 4 : need;
 }
 
 static void *carve_bytes(unsigned char **p, size_t bytes)
@@ -349,14 +358,11 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
     w->cur.kept = 0;
     w->cur.made = 0;
     size_t bytes = plan_levels(dr, q, w->cur.level);
-    if (bytes > w->cur.capacity) {
-        size_t want = grown_size(bytes);
-        unsigned char *grown = realloc(w->cur.block, want);
-        if (!grown)
-            return -1;
-        w->cur.block = grown;
-        w->cur.capacity = want;
-    }
+    void *block = w->cur.block;
+    int grown = grow_scratch(&block, &w->cur.capacity, bytes, 1);
+    w->cur.block = block;
+    if (grown != 0)
+        return -1;
     w->t = t;
     w->dr = dr;
     unsigned char *p = w->cur.block;
@@ -643,16 +649,10 @@ static int list_starts(uint32_t *start, size_t n, uint32_t **items, size_t *capa
 {
     for (size_t c = 0; c < n; c++)
         start[c + 1] += start[c];
-    size_t need = start[n];
-    if (need > *capacity) {
-        size_t want = grown_size(need);
-        uint32_t *grown = realloc(*items, want * sizeof *grown);
-        if (!grown)
-            return -1;
-        *items = grown;
-        *capacity = want;
-    }
-    return 0;
+    void *p = *items;
+    int grown = grow_scratch(&p, capacity, start[n], sizeof **items);
+    *items = p;
+    return grown;
 }
 
 /* ... and after the fill, which moved each start to the next list's, the

@@ -1,13 +1,15 @@
 /*
  * The one clock of the tool libraries: monotonic seconds, for the fit
- * report's timings and progress intervals; and the median the benchmarks
- * report of their runs.
+ * report's timings and progress intervals; and what the benchmarks read
+ * beside it: the median of their runs, the pages touched for the first
+ * time.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include "util/util.h"
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 double tf_clock_seconds(void)
@@ -30,4 +32,10 @@ double tf_median(double *v, size_t n)
         return 0.0;
     qsort(v, n, sizeof *v, compare_doubles);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+long tf_page_faults(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? (long)u.ru_minflt : -1;
 }

@@ -59,4 +59,8 @@ double tf_clock_seconds(void);
  * none), sorting v in place. */
 double tf_median(double *v, size_t n);
 
+/* Pages the process has touched for the first time so far (its minor
+ * page faults), or -1 when unknown. */
+long tf_page_faults(void);
+
 #endif
