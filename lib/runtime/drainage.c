@@ -9,6 +9,7 @@
  * same bits.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,140 @@ static inline void consider(const tf_drainage *dr, int k, const dseg *s, double 
 
 static void ensure_link(tf_drainage_work *w, int k, size_t slot);
 
+/* A bin's list is taken in runs of this many sub-segments (level_cones). */
+#define PICK_RUN 64
+
+#if TF_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+/* ---- one point's cones in vector lanes
+ *
+ * A single sample's bin, or a finer node's value, takes the cones at one
+ * point of the sub-segments level_cones picked (their reach boxes hold
+ * the point). Each lane computes one sub-segment's cone with seg_cone's
+ * IEEE operations past its box test (a separate multiply and add, the
+ * early returns as masks: +inf beyond the reach), four or eight at a
+ * time; the lowest is then taken in list order, the first on a tie, and
+ * consider makes its bed and nearest point: the choice and the bits of
+ * consider over the list. The divisions and the root are most of a
+ * cone, and lanes run them side by side. */
+
+
+__attribute__((target("avx2"))) static void point_cones4(const tf_drainage *dr, int k,
+                                                         const dseg *seg,
+                                                         const uint32_t *pick, uint32_t n,
+                                                         double px, double py, double *cone)
+{
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    const __m256d inf = _mm256_set1_pd(INFINITY);
+    const __m256d vx = _mm256_set1_pd(px), vy = _mm256_set1_pd(py);
+    const __m256d R2 = _mm256_set1_pd(dr->R2[k]), w2 = _mm256_set1_pd(dr->w2[k]);
+    const __m256d wk = _mm256_set1_pd(dr->w[k]), slope = _mm256_set1_pd(dr->slope);
+    for (uint32_t e = 0; e < n; e += 4) {
+        /* lanes past n repeat the last sub-segment; their cones are not read */
+        const dseg *s0 = &seg[pick[e]];
+        const dseg *s1 = &seg[pick[e + 1 < n ? e + 1 : n - 1]];
+        const dseg *s2 = &seg[pick[e + 2 < n ? e + 2 : n - 1]];
+        const dseg *s3 = &seg[pick[e + 3 < n ? e + 3 : n - 1]];
+        __m256d ax = _mm256_set_pd(s3->ax, s2->ax, s1->ax, s0->ax);
+        __m256d ay = _mm256_set_pd(s3->ay, s2->ay, s1->ay, s0->ay);
+        __m256d bx = _mm256_set_pd(s3->bx, s2->bx, s1->bx, s0->bx);
+        __m256d by = _mm256_set_pd(s3->by, s2->by, s1->by, s0->by);
+        __m256d ba = _mm256_set_pd(s3->ba, s2->ba, s1->ba, s0->ba);
+        __m256d bb = _mm256_set_pd(s3->bb, s2->bb, s1->bb, s0->bb);
+        __m256d dx = _mm256_sub_pd(bx, ax), dy = _mm256_sub_pd(by, ay);
+        __m256d l2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+        __m256d along = _mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(vx, ax), dx),
+                                      _mm256_mul_pd(_mm256_sub_pd(vy, ay), dy));
+        __m256d t = _mm256_div_pd(along, l2);
+        t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
+        t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
+        t = _mm256_and_pd(t, _mm256_cmp_pd(l2, zero, _CMP_GT_OQ)); /* 0 where l2 is not > 0 */
+        __m256d ex = _mm256_sub_pd(vx, _mm256_add_pd(ax, _mm256_mul_pd(t, dx)));
+        __m256d ey = _mm256_sub_pd(vy, _mm256_add_pd(ay, _mm256_mul_pd(t, dy)));
+        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+        __m256d reach = _mm256_cmp_pd(d2, R2, _CMP_LT_OQ);
+        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
+        __m256d bed = _mm256_add_pd(ba, _mm256_mul_pd(t, _mm256_sub_pd(bb, ba)));
+        __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
+        __m256d c = _mm256_add_pd(bed, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
+        _mm256_storeu_pd(cone + e, _mm256_blendv_pd(inf, c, reach));
+    }
+}
+
+#if TF_HAVE_AVX512_PATH
+/* point_cones4 with eight lanes (AVX-512F): masks in place of blends. */
+__attribute__((target("avx512f,avx512dq"))) static void point_cones8(const tf_drainage *dr,
+                                                                     int k, const dseg *seg,
+                                                                     const uint32_t *pick,
+                                                                     uint32_t n, double px,
+                                                                     double py, double *cone)
+{
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    const __m512d inf = _mm512_set1_pd(INFINITY);
+    const __m512d vx = _mm512_set1_pd(px), vy = _mm512_set1_pd(py);
+    const __m512d R2 = _mm512_set1_pd(dr->R2[k]), w2 = _mm512_set1_pd(dr->w2[k]);
+    const __m512d wk = _mm512_set1_pd(dr->w[k]), slope = _mm512_set1_pd(dr->slope);
+    /* the fields' offsets in a dseg, in doubles, for the gathers */
+    const __m512i step = _mm512_set1_epi64((long long)(sizeof(dseg) / sizeof(double)));
+    for (uint32_t e = 0; e < n; e += 8) {
+        /* lanes past n repeat the last sub-segment; their cones are not read */
+        long long idx[8];
+        for (uint32_t m = 0; m < 8; m++)
+            idx[m] = (long long)pick[e + m < n ? e + m : n - 1];
+        __m512i base = _mm512_mullo_epi64(_mm512_loadu_si512(idx), step);
+        const double *f = (const double *)seg;
+        __m512d ax = _mm512_i64gather_pd(base, f + offsetof(dseg, ax) / sizeof(double), 8);
+        __m512d ay = _mm512_i64gather_pd(base, f + offsetof(dseg, ay) / sizeof(double), 8);
+        __m512d bx = _mm512_i64gather_pd(base, f + offsetof(dseg, bx) / sizeof(double), 8);
+        __m512d by = _mm512_i64gather_pd(base, f + offsetof(dseg, by) / sizeof(double), 8);
+        __m512d ba = _mm512_i64gather_pd(base, f + offsetof(dseg, ba) / sizeof(double), 8);
+        __m512d bb = _mm512_i64gather_pd(base, f + offsetof(dseg, bb) / sizeof(double), 8);
+        __m512d dx = _mm512_sub_pd(bx, ax), dy = _mm512_sub_pd(by, ay);
+        __m512d l2 = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
+        __m512d along = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(vx, ax), dx),
+                                      _mm512_mul_pd(_mm512_sub_pd(vy, ay), dy));
+        __m512d t = _mm512_div_pd(along, l2);
+        t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_LT_OQ), t, zero);
+        t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, one, _CMP_GT_OQ), t, one);
+        t = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(l2, zero, _CMP_GT_OQ), t);
+        __m512d ex = _mm512_sub_pd(vx, _mm512_add_pd(ax, _mm512_mul_pd(t, dx)));
+        __m512d ey = _mm512_sub_pd(vy, _mm512_add_pd(ay, _mm512_mul_pd(t, dy)));
+        __m512d d2 = _mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey));
+        __mmask8 reach = _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ);
+        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
+        __m512d bed = _mm512_add_pd(ba, _mm512_mul_pd(t, _mm512_sub_pd(bb, ba)));
+        __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
+        __m512d c = _mm512_add_pd(bed, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
+        _mm512_storeu_pd(cone + e, _mm512_mask_blend_pd(reach, inf, c));
+    }
+}
+#endif
+
+/* consider over pick[0 .. n) (n <= PICK_RUN), the cones in lanes. */
+static void picked_cones(tf_simd_level simd, const tf_drainage *dr, int k, const dseg *seg,
+                         const uint32_t *pick, uint32_t n, double px, double py, dbest *b)
+{
+    double cone[PICK_RUN + 8];
+#if TF_HAVE_AVX512_PATH
+    if (simd >= TF_SIMD_AVX512)
+        point_cones8(dr, k, seg, pick, n, px, py, cone);
+    else
+#endif
+        point_cones4(dr, k, seg, pick, n, px, py, cone);
+    (void)simd;
+    uint32_t first = n;
+    double low = b->cone;
+    for (uint32_t e = 0; e < n; e++)
+        if (cone[e] < low) {
+            low = cone[e];
+            first = e;
+        }
+    if (first < n)
+        consider(dr, k, &seg[pick[first]], px, py, b);
+}
+#endif
+
 /* Level k's cones at p over the nodes the level was laid out for, in slot
  * order: from the bins when the level is binned (a window), else node by
  * node, making links on demand (a single sample). */
@@ -477,10 +612,10 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
          * order. A sub-segment left out would have given +inf or a cone
          * not below the lowest so far, so the choice is consider's over
          * the whole list. */
-        uint32_t pick[64];
-        for (uint32_t e0 = lv->bin_start[c]; e0 < lv->bin_start[c + 1]; e0 += 64) {
+        uint32_t pick[PICK_RUN];
+        for (uint32_t e0 = lv->bin_start[c]; e0 < lv->bin_start[c + 1]; e0 += PICK_RUN) {
             uint32_t m = lv->bin_start[c + 1] - e0, n = 0;
-            m = m < 64 ? m : 64;
+            m = m < PICK_RUN ? m : PICK_RUN;
             double best = b->cone;
             for (uint32_t e = 0; e < m; e++) {
                 uint32_t item = lv->bin_items[e0 + e];
@@ -490,6 +625,12 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
                 pick[n] = item;
                 n += (uint32_t)in;
             }
+#if TF_HAVE_AVX2_PATH
+            if (w->t->simd >= TF_SIMD_AVX2 && n > 1) {
+                picked_cones(w->t->simd, dr, k, lv->seg, pick, n, px, py, b);
+                continue;
+            }
+#endif
             for (uint32_t e = 0; e < n; e++)
                 consider(dr, k, &lv->seg[pick[e]], px, py, b);
         }
