@@ -967,6 +967,47 @@ static double carve(tf_drainage_work *w, double x, double y, double sum, double 
 
 typedef void (*row_kernel)(void *ctx, int k, const dseg *s, const size_t *group, size_t n);
 
+#if TF_HAVE_AVX512_PATH
+/* row_walk's drop for groups g0 .. g1 of eight lanes, eight groups a
+ * vector: the groups kept into group[], in order; returns how many. The
+ * scalar loop's operations group by group. */
+__attribute__((target("avx512f,avx512dq"))) static size_t
+keep_groups8(size_t g0, size_t g1, const unsigned char *ok, const double *top,
+             const double *gxlo, const double *gxhi, double lo, double islope, double wk,
+             double sx0, double sx1, double eps, double gyw, size_t *group)
+{
+    const __m512d vlo = _mm512_set1_pd(lo), vis = _mm512_set1_pd(islope);
+    const __m512d vwk = _mm512_set1_pd(wk), vsx0 = _mm512_set1_pd(sx0);
+    const __m512d vsx1 = _mm512_set1_pd(sx1), veps = _mm512_set1_pd(eps);
+    const __m512d vgyw = _mm512_set1_pd(gyw), zero = _mm512_setzero_pd();
+    const __m512d grow = _mm512_set1_pd(1.0 + 0x1p-30);
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    size_t n = 0;
+    for (size_t g = g0; g <= g1; g += 8) {
+        size_t r = g1 + 1 - g < 8 ? g1 + 1 - g : 8;
+        __mmask8 valid = (__mmask8)((1u << r) - 1u);
+        unsigned okm = 0;
+        for (size_t m = 0; m < r; m++)
+            okm |= (unsigned)(ok[g + m] != 0) << m;
+        __m512d Gg = _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, top + g), vlo);
+        __m512d qg = _mm512_add_pd(_mm512_mul_pd(Gg, vis), vwk);
+        __m512d a = _mm512_sub_pd(vsx0, _mm512_maskz_loadu_pd(valid, gxhi + g));
+        __m512d b = _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, gxlo + g), vsx1);
+        __m512d gx = _mm512_max_pd(a, b);
+        gx = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(gx, veps, _CMP_GT_OQ), zero,
+                                  _mm512_sub_pd(gx, veps));
+        __m512d lhs = _mm512_add_pd(_mm512_mul_pd(gx, gx), vgyw);
+        __m512d rhs = _mm512_mul_pd(_mm512_mul_pd(qg, qg), grow);
+        __mmask8 keep = (__mmask8)(valid & okm & _mm512_cmp_pd_mask(Gg, zero, _CMP_GE_OQ) &
+                                   _mm512_cmp_pd_mask(lhs, rhs, _CMP_NGT_UQ));
+        __m512i idx = _mm512_add_epi64(_mm512_set1_epi64((long long)g), iota);
+        _mm512_mask_compressstoreu_epi64(group + n, keep, idx);
+        n += (size_t)__builtin_popcount(keep);
+    }
+    return n;
+}
+#endif
+
 static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t ng,
                      const unsigned char *ok, double py, const double *top, row_kernel kernel,
                      void *ctx)
@@ -1020,8 +1061,13 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
                 g1++;
             /* each group's drop, without branches: G < 0 (or NaN) when
              * every lane's cone is below lo */
-            size_t n = 0;
-            for (size_t g = g0; g <= g1; g++) {
+            size_t n = 0, g = g0;
+#if TF_HAVE_AVX512_PATH
+            if (lanes == 8)
+                n = keep_groups8(g0, g1, ok, top, gxlo, gxhi, s->lo, islope, wk, sx0, sx1, eps,
+                                 gyw, group), g = g1 + 1;
+#endif
+            for (; g <= g1; g++) {
                 double Gg = top[g] - s->lo, qg = Gg * islope + wk;
                 double gx = sx0 - gxhi[g] > gxlo[g] - sx1 ? sx0 - gxhi[g] : gxlo[g] - sx1;
                 gx = gx > eps ? gx - eps : 0.0;
