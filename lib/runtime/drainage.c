@@ -474,8 +474,9 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot);
  * time; the lowest is then taken in list order, the first on a tie, and
  * consider makes its bed and nearest point: the choice and the bits of
  * consider over the list. The divisions and the root are most of a
- * cone, and lanes run them side by side. */
-
+ * cone, and lanes run them side by side. The kernels mirror row_kernel4
+ * and row_kernel8 (one sub-segment at a row's points) with the roles
+ * swapped: one point, a lane a sub-segment. */
 
 __attribute__((target("avx2"))) static void point_cones4(const tf_drainage *dr, int k,
                                                          const dseg *seg,
@@ -1063,9 +1064,11 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
              * every lane's cone is below lo */
             size_t n = 0, g = g0;
 #if TF_HAVE_AVX512_PATH
-            if (lanes == 8)
+            if (lanes == 8) {
                 n = keep_groups8(g0, g1, ok, top, gxlo, gxhi, s->lo, islope, wk, sx0, sx1, eps,
-                                 gyw, group), g = g1 + 1;
+                                 gyw, group);
+                g = g1 + 1;
+            }
 #endif
             for (; g <= g1; g++) {
                 double Gg = top[g] - s->lo, qg = Gg * islope + wk;
