@@ -970,10 +970,13 @@ typedef void (*row_kernel)(void *ctx, int k, const dseg *s, const size_t *group,
 
 #if TF_HAVE_AVX512_PATH
 /* row_walk's drop for groups g0 .. g1 of eight lanes, eight groups a
- * vector: the groups kept into group[], in order; returns how many. The
- * scalar loop's operations group by group. */
+ * vector (okbits: bit g set where ok[g], made once a row): the groups kept
+ * into group[], in order; returns how many. The scalar loop's operations
+ * group by group. */
+_Static_assert(TF_DRAINAGE_TILE_MAX / 8 <= 64, "a row's groups of eight fit a 64-bit mask");
+
 __attribute__((target("avx512f,avx512dq"))) static size_t
-keep_groups8(size_t g0, size_t g1, const unsigned char *ok, const double *top,
+keep_groups8(size_t g0, size_t g1, uint64_t okbits, const double *top,
              const double *gxlo, const double *gxhi, double lo, double islope, double wk,
              double sx0, double sx1, double eps, double gyw, size_t *group)
 {
@@ -987,9 +990,7 @@ keep_groups8(size_t g0, size_t g1, const unsigned char *ok, const double *top,
     for (size_t g = g0; g <= g1; g += 8) {
         size_t r = g1 + 1 - g < 8 ? g1 + 1 - g : 8;
         __mmask8 valid = (__mmask8)((1u << r) - 1u);
-        unsigned okm = 0;
-        for (size_t m = 0; m < r; m++)
-            okm |= (unsigned)(ok[g + m] != 0) << m;
+        unsigned okm = (unsigned)(okbits >> g) & 0xFFu;
         __m512d Gg = _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, top + g), vlo);
         __m512d qg = _mm512_add_pd(_mm512_mul_pd(Gg, vis), vwk);
         __m512d a = _mm512_sub_pd(vsx0, _mm512_maskz_loadu_pd(valid, gxhi + g));
@@ -1018,9 +1019,12 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
     double gxlo[TF_DRAINAGE_TILE_MAX / 4], gxhi[TF_DRAINAGE_TILE_MAX / 4];
     double xlo = px[0], xhi = px[lanes * ng - 1], span = ng > 1 ? px[lanes] - px[0] : 1.0;
     double islope = dr->inv_slope;
+    uint64_t okbits = 0; /* ok[] as bits, for keep_groups8 (ng <= 64 at 8 lanes) */
     for (size_t g = 0; g < ng; g++) {
         gxlo[g] = px[lanes * g];
         gxhi[g] = px[lanes * g + lanes - 1];
+        if (g < 64 && ok[g])
+            okbits |= (uint64_t)1 << g;
     }
     for (int k = 0; k < dr->levels; k++) {
         const dlevel *lv = &w->cur.level[k];
@@ -1065,10 +1069,12 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
             size_t n = 0, g = g0;
 #if TF_HAVE_AVX512_PATH
             if (lanes == 8) {
-                n = keep_groups8(g0, g1, ok, top, gxlo, gxhi, s->lo, islope, wk, sx0, sx1, eps,
-                                 gyw, group);
+                n = keep_groups8(g0, g1, okbits, top, gxlo, gxhi, s->lo, islope, wk, sx0, sx1,
+                                 eps, gyw, group);
                 g = g1 + 1;
             }
+#else
+            (void)okbits;
 #endif
             for (; g <= g1; g++) {
                 double Gg = top[g] - s->lo, qg = Gg * islope + wk;
