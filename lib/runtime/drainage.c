@@ -1214,10 +1214,11 @@ __attribute__((target("avx512f,avx512dq"))) static void row_kernel8(void *ctx, i
 
 /* Step 5b along the row by row_walk and the kernel of `lanes` lanes; the
  * lanes' cones and beds in vectors of 4 or 8 (as doubles, for the
- * kernel's type), then carve_from lane by lane. */
+ * kernel's type), then carve_from lane by lane for the first `count`
+ * (the lanes past them pad the last group: their results are not kept). */
 static void carve_row(tf_drainage_work *w, size_t lanes, const double *px, size_t ng,
-                      const unsigned char *ok, double py, const double *sum, const double *low,
-                      double *out)
+                      size_t count, const unsigned char *ok, double py, const double *sum,
+                      const double *low, double *out)
 {
     _Alignas(64) double cone[TF_DRAINAGE_TILE_MAX], bed[TF_DRAINAGE_TILE_MAX];
     double top[TF_DRAINAGE_TILE_MAX / 4];
@@ -1235,7 +1236,7 @@ static void carve_row(tf_drainage_work *w, size_t lanes, const double *px, size_
         kernel = row_kernel8;
 #endif
     row_walk(w, px, lanes, ng, ok, py, top, kernel, &st);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < count; i++)
         if (ok[i / lanes])
             out[i] = carve_from(w->dr, cone[i], bed[i], sum[i], low[i]);
 }
@@ -1251,30 +1252,40 @@ static int out_of_range(const tf_drainage *dr, double x, double y)
 }
 
 #if TF_HAVE_AVX2_PATH
-/* The row's samples from `first`, in groups of `lanes` (4 or 8) as many
- * as `avail` holds, by carve_row; a group with a lane out of
- * range or without a sum goes point by point. Returns the samples done.
+/* The row's `count` samples from `first` in groups of `lanes` (4 or 8),
+ * by carve_row; a group with a lane out of range or without a sum goes
+ * point by point. The last group, when count leaves it short, is padded
+ * with copies of the last sample's point: a lane's cones are its own, and
+ * a copy moves neither the group's x span nor the highest of its cones,
+ * so row_walk drops what it would drop for the real lanes alone and the
+ * kept lanes get their bits. A chunk of 66 samples a row is then nine
+ * groups of eight instead of eight groups and two samples that would each
+ * search every level's bin (about a third of a chunk's cone searches).
  * sum, low and out are the row's. */
-static size_t carve_groups(tf_drainage_work *w, size_t lanes, double x0, int64_t i0,
-                           double step, size_t first, size_t avail, double y,
-                           const double *sum, const double *low, double *out)
+static void carve_groups(tf_drainage_work *w, size_t lanes, double x0, int64_t i0, double step,
+                         size_t first, size_t count, double y, const double *sum,
+                         const double *low, double *out)
 {
     const tf_drainage *dr = w->dr;
     double px[TF_DRAINAGE_TILE_MAX];
     unsigned char ok[TF_DRAINAGE_TILE_MAX / 4];
-    size_t ng = avail / lanes, n = lanes * ng;
-    for (size_t i = 0; i < n; i++)
+    size_t ng = (count + lanes - 1) / lanes, n = lanes * ng;
+    for (size_t i = 0; i < count; i++)
         px[i] = x0 + (double)(i0 + (int64_t)(first + i)) * step;
+    for (size_t i = count; i < n; i++)
+        px[i] = px[count - 1];
     for (size_t g = 0; g < ng; g++) {
+        size_t end = lanes * (g + 1) < count ? lanes * (g + 1) : count;
         ok[g] = 1;
-        for (size_t m = lanes * g; m < lanes * (g + 1); m++)
+        for (size_t m = lanes * g; m < end; m++)
             ok[g] = ok[g] && !out_of_range(dr, px[m], y) && !isnan(sum[first + m]);
     }
-    carve_row(w, lanes, px, ng, ok, y, sum + first, low + first, out + first);
+    carve_row(w, lanes, px, ng, count, ok, y, sum + first, low + first, out + first);
     for (size_t g = 0; g < ng; g++) {
         if (ok[g])
             continue;
-        for (size_t m = lanes * g; m < lanes * (g + 1); m++) {
+        size_t end = lanes * (g + 1) < count ? lanes * (g + 1) : count;
+        for (size_t m = lanes * g; m < end; m++) {
             size_t k = first + m;
             if (out_of_range(dr, px[m], y) || isnan(sum[k]))
                 out[k] = NAN;
@@ -1282,7 +1293,6 @@ static size_t carve_groups(tf_drainage_work *w, size_t lanes, double x0, int64_t
                 out[k] = carve(w, px[m], y, sum[k], low[k]);
         }
     }
-    return n;
 }
 #endif
 
@@ -1481,18 +1491,15 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
                 size_t done = 0; /* samples from ti carved by carve_row */
 #if TF_HAVE_AVX2_PATH
-                if (t->simd >= TF_SIMD_AVX2 && built && tw * th > 1 && tw >= 4) {
-                    /* groups of eight on the AVX-512 path, then of four */
+                if (t->simd >= TF_SIMD_AVX2 && built && tw * th > 1 && tw >= 2) {
+                    /* groups of eight on the AVX-512 path, else of four */
                     size_t lanes = 4;
 #if TF_HAVE_AVX512_PATH
-                    lanes = t->simd >= TF_SIMD_AVX512 && tw >= 8 ? 8 : 4;
+                    lanes = t->simd >= TF_SIMD_AVX512 ? 8 : 4;
 #endif
-                    while (lanes >= 4 && tw - done >= lanes) {
-                        done += carve_groups(w, lanes, x0, i0, step, ti + done,
-                                             tw - done, y, sum + j * nx, low + j * nx,
-                                             out + j * nx);
-                        lanes /= 2;
-                    }
+                    carve_groups(w, lanes, x0, i0, step, ti, tw, y, sum + j * nx,
+                                 low + j * nx, out + j * nx);
+                    done = tw;
                 }
 #endif
                 for (size_t i = ti + done; i < ti + tw; i++) {
