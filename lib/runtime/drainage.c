@@ -471,17 +471,25 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot);
  * the point). Each lane computes one sub-segment's cone with seg_cone's
  * IEEE operations past its box test (a separate multiply and add, the
  * early returns as masks: +inf beyond the reach), four or eight at a
- * time; the lowest is then taken in list order, the first on a tie, and
- * consider makes its bed and nearest point: the choice and the bits of
- * consider over the list. The divisions and the root are most of a
- * cone, and lanes run them side by side. The kernels mirror row_kernel4
- * and row_kernel8 (one sub-segment at a row's points) with the roles
- * swapped: one point, a lane a sub-segment. */
+ * time, and keeps the bed and the nearest point it made on the way; the
+ * lowest is then taken in list order, the first on a tie: the choice and
+ * the bits of consider over the list. The divisions and the root are most
+ * of a cone, and lanes run them side by side. The kernels mirror
+ * row_kernel4 and row_kernel8 (one sub-segment at a row's points) with
+ * the roles swapped: one point, a lane a sub-segment. */
+
+/* A run's cones, beds and nearest points, lane e for pick[e]. */
+typedef struct {
+    _Alignas(64) double cone[PICK_RUN + 8];
+    _Alignas(64) double bed[PICK_RUN + 8];
+    _Alignas(64) double qx[PICK_RUN + 8];
+    _Alignas(64) double qy[PICK_RUN + 8];
+} dpicked;
 
 __attribute__((target("avx2"))) static void point_cones4(const tf_drainage *dr, int k,
                                                          const dseg *seg,
                                                          const uint32_t *pick, uint32_t n,
-                                                         double px, double py, double *cone)
+                                                         double px, double py, dpicked *o)
 {
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
     const __m256d inf = _mm256_set1_pd(INFINITY);
@@ -508,25 +516,30 @@ __attribute__((target("avx2"))) static void point_cones4(const tf_drainage *dr, 
         t = _mm256_blendv_pd(t, zero, _mm256_cmp_pd(t, zero, _CMP_LT_OQ));
         t = _mm256_blendv_pd(t, one, _mm256_cmp_pd(t, one, _CMP_GT_OQ));
         t = _mm256_and_pd(t, _mm256_cmp_pd(l2, zero, _CMP_GT_OQ)); /* 0 where l2 is not > 0 */
-        __m256d ex = _mm256_sub_pd(vx, _mm256_add_pd(ax, _mm256_mul_pd(t, dx)));
-        __m256d ey = _mm256_sub_pd(vy, _mm256_add_pd(ay, _mm256_mul_pd(t, dy)));
+        __m256d qx = _mm256_add_pd(ax, _mm256_mul_pd(t, dx));
+        __m256d qy = _mm256_add_pd(ay, _mm256_mul_pd(t, dy));
+        __m256d ex = _mm256_sub_pd(vx, qx), ey = _mm256_sub_pd(vy, qy);
         __m256d d2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
         __m256d reach = _mm256_cmp_pd(d2, R2, _CMP_LT_OQ);
         __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
         __m256d bed = _mm256_add_pd(ba, _mm256_mul_pd(t, _mm256_sub_pd(bb, ba)));
         __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
         __m256d c = _mm256_add_pd(bed, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
-        _mm256_storeu_pd(cone + e, _mm256_blendv_pd(inf, c, reach));
+        _mm256_store_pd(o->cone + e, _mm256_blendv_pd(inf, c, reach));
+        _mm256_store_pd(o->bed + e, bed);
+        _mm256_store_pd(o->qx + e, qx);
+        _mm256_store_pd(o->qy + e, qy);
     }
 }
 
 #if TF_HAVE_AVX512_PATH
-/* point_cones4 with eight lanes (AVX-512F): masks in place of blends. */
+/* point_cones4 with eight lanes (AVX-512F): masks in place of blends, the
+ * sub-segments' fields gathered by their indices, read as a vector. */
 __attribute__((target("avx512f,avx512dq"))) static void point_cones8(const tf_drainage *dr,
                                                                      int k, const dseg *seg,
                                                                      const uint32_t *pick,
                                                                      uint32_t n, double px,
-                                                                     double py, double *cone)
+                                                                     double py, dpicked *o)
 {
     const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
     const __m512d inf = _mm512_set1_pd(INFINITY);
@@ -535,19 +548,18 @@ __attribute__((target("avx512f,avx512dq"))) static void point_cones8(const tf_dr
     const __m512d wk = _mm512_set1_pd(dr->w[k]), slope = _mm512_set1_pd(dr->slope);
     /* the fields' offsets in a dseg, in doubles, for the gathers */
     const __m512i step = _mm512_set1_epi64((long long)(sizeof(dseg) / sizeof(double)));
+    const double *f = (const double *)seg;
     for (uint32_t e = 0; e < n; e += 8) {
-        /* lanes past n repeat the last sub-segment; their cones are not read */
-        long long idx[8];
-        for (uint32_t m = 0; m < 8; m++)
-            idx[m] = (long long)pick[e + m < n ? e + m : n - 1];
-        __m512i base = _mm512_mullo_epi64(_mm512_loadu_si512(idx), step);
-        const double *f = (const double *)seg;
-        __m512d ax = _mm512_i64gather_pd(base, f + offsetof(dseg, ax) / sizeof(double), 8);
-        __m512d ay = _mm512_i64gather_pd(base, f + offsetof(dseg, ay) / sizeof(double), 8);
-        __m512d bx = _mm512_i64gather_pd(base, f + offsetof(dseg, bx) / sizeof(double), 8);
-        __m512d by = _mm512_i64gather_pd(base, f + offsetof(dseg, by) / sizeof(double), 8);
-        __m512d ba = _mm512_i64gather_pd(base, f + offsetof(dseg, ba) / sizeof(double), 8);
-        __m512d bb = _mm512_i64gather_pd(base, f + offsetof(dseg, bb) / sizeof(double), 8);
+        /* lanes past n load nothing; their results are not read */
+        __mmask8 valid = (__mmask8)(n - e >= 8 ? 0xFFu : (1u << (n - e)) - 1u);
+        __m512i p32 = _mm512_maskz_loadu_epi32((__mmask16)valid, pick + e);
+        __m512i base = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(p32)),
+                                          step);
+#define GATHER(field)                                                                          \
+    _mm512_mask_i64gather_pd(zero, valid, base, f + offsetof(dseg, field) / sizeof(double), 8)
+        __m512d ax = GATHER(ax), ay = GATHER(ay), bx = GATHER(bx);
+        __m512d by = GATHER(by), ba = GATHER(ba), bb = GATHER(bb);
+#undef GATHER
         __m512d dx = _mm512_sub_pd(bx, ax), dy = _mm512_sub_pd(by, ay);
         __m512d l2 = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
         __m512d along = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(vx, ax), dx),
@@ -556,40 +568,46 @@ __attribute__((target("avx512f,avx512dq"))) static void point_cones8(const tf_dr
         t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_LT_OQ), t, zero);
         t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, one, _CMP_GT_OQ), t, one);
         t = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(l2, zero, _CMP_GT_OQ), t);
-        __m512d ex = _mm512_sub_pd(vx, _mm512_add_pd(ax, _mm512_mul_pd(t, dx)));
-        __m512d ey = _mm512_sub_pd(vy, _mm512_add_pd(ay, _mm512_mul_pd(t, dy)));
+        __m512d qx = _mm512_add_pd(ax, _mm512_mul_pd(t, dx));
+        __m512d qy = _mm512_add_pd(ay, _mm512_mul_pd(t, dy));
+        __m512d ex = _mm512_sub_pd(vx, qx), ey = _mm512_sub_pd(vy, qy);
         __m512d d2 = _mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey));
         __mmask8 reach = _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ);
         __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
         __m512d bed = _mm512_add_pd(ba, _mm512_mul_pd(t, _mm512_sub_pd(bb, ba)));
         __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
         __m512d c = _mm512_add_pd(bed, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
-        _mm512_storeu_pd(cone + e, _mm512_mask_blend_pd(reach, inf, c));
+        _mm512_store_pd(o->cone + e, _mm512_mask_blend_pd(reach, inf, c));
+        _mm512_store_pd(o->bed + e, bed);
+        _mm512_store_pd(o->qx + e, qx);
+        _mm512_store_pd(o->qy + e, qy);
     }
 }
 #endif
 
-/* consider over pick[0 .. n) (n <= PICK_RUN), the cones in lanes. */
+/* consider over pick[0 .. n) (n <= PICK_RUN), the cones in lanes: the
+ * first lowest below b's cone, with the bed and nearest point its lane
+ * made (seg_cone's). */
 static void picked_cones(tf_simd_level simd, const tf_drainage *dr, int k, const dseg *seg,
                          const uint32_t *pick, uint32_t n, double px, double py, dbest *b)
 {
-    double cone[PICK_RUN + 8];
+    dpicked o;
 #if TF_HAVE_AVX512_PATH
     if (simd >= TF_SIMD_AVX512)
-        point_cones8(dr, k, seg, pick, n, px, py, cone);
+        point_cones8(dr, k, seg, pick, n, px, py, &o);
     else
 #endif
-        point_cones4(dr, k, seg, pick, n, px, py, cone);
+        point_cones4(dr, k, seg, pick, n, px, py, &o);
     (void)simd;
     uint32_t first = n;
     double low = b->cone;
     for (uint32_t e = 0; e < n; e++)
-        if (cone[e] < low) {
-            low = cone[e];
+        if (o.cone[e] < low) {
+            low = o.cone[e];
             first = e;
         }
     if (first < n)
-        consider(dr, k, &seg[pick[first]], px, py, b);
+        *b = (dbest){o.cone[first], o.bed[first], o.qx[first], o.qy[first]};
 }
 #endif
 
