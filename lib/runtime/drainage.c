@@ -142,6 +142,12 @@ typedef struct {
     size_t bnx, bny;
     uint32_t *bin_start; /* bnx * bny + 1 */
     uint32_t *bin_items;
+    /* beside each entry of the bin lists, its sub-segment's reach box and
+     * lo, for level_cones' pick (read in a row, eight a vector); a bin's
+     * are copied from its sub-segments when it is first queried
+     * (bin_ready): many bins of a layout never are */
+    double *ex0, *ex1, *ey0, *ey1, *elo;
+    unsigned char *bin_ready;
     /* and for the rows of a tile, each row of bins (bny + 1 starts) with
      * the sub-segments whose reach overlaps it in y, in slot order */
     uint32_t *row_start;
@@ -155,6 +161,8 @@ typedef struct {
     unsigned char *block;
     uint32_t *items[TF_MAX_DRAINAGE_LEVELS]; /* each level's bin lists */
     size_t items_capacity[TF_MAX_DRAINAGE_LEVELS];
+    double *entries[TF_MAX_DRAINAGE_LEVELS]; /* ex0 .. elo of the bin lists */
+    size_t entries_capacity[TF_MAX_DRAINAGE_LEVELS];
     uint32_t *row_items[TF_MAX_DRAINAGE_LEVELS]; /* and its row lists */
     size_t row_capacity[TF_MAX_DRAINAGE_LEVELS];
     dlevel level[TF_MAX_DRAINAGE_LEVELS];
@@ -217,6 +225,7 @@ void tf_drainage_work_free(tf_drainage_work *w)
         for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++) {
             free(a->items[k]);
             free(a->row_items[k]);
+            free(a->entries[k]);
         }
     }
     free(w->rows);
@@ -278,7 +287,8 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         size_t nv = lv->vnx * lv->vny;
         /* bins: at most one per node cell (bin_level sets the grid) */
         bytes += nv * (7 * sizeof(double) + 3 + 2 * sizeof(dseg)) +
-                 (lv->nnx * lv->nny + 1 + lv->nny + 1) * sizeof(uint32_t) + 16 * 8;
+                 (lv->nnx * lv->nny + 1 + lv->nny + 1) * sizeof(uint32_t) +
+                 lv->nnx * lv->nny + 16 * 8;
         need.x0 = (double)lv->vi0 * L;
         need.y0 = (double)lv->vj0 * L;
         need.x1 = (double)(lv->vi0 + (int64_t)lv->vnx) * L;
@@ -383,6 +393,7 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->nseg = carve_bytes(&p, nv);
         lv->bin_start = carve_bytes(&p, (lv->nnx * lv->nny + 1) * sizeof(uint32_t));
         lv->row_start = carve_bytes(&p, (lv->nny + 1) * sizeof(uint32_t));
+        lv->bin_ready = carve_bytes(&p, lv->nnx * lv->nny);
         lv->binned = 0;
         memset(lv->state, 0, nv);
         if (dr->id != 0)
@@ -585,6 +596,35 @@ __attribute__((target("avx512f,avx512dq"))) static void point_cones8(const tf_dr
 }
 #endif
 
+#if TF_HAVE_AVX512_PATH
+/* level_cones' pick over a bin's entries e0 .. e0 + m, eight a vector:
+ * the items whose reach box holds p and whose lo is below best, in list
+ * order, into pick; returns how many. The scalar loop's comparisons. */
+__attribute__((target("avx512f,avx512dq"))) static uint32_t
+pick_run8(const dlevel *lv, uint32_t e0, uint32_t m, double px, double py, double best,
+          uint32_t *pick)
+{
+    const __m512d vx = _mm512_set1_pd(px), vy = _mm512_set1_pd(py);
+    const __m512d vbest = _mm512_set1_pd(best);
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < m; e += 8) {
+        uint32_t at = e0 + e;
+        __mmask8 valid = (__mmask8)(m - e >= 8 ? 0xFFu : (1u << (m - e)) - 1u);
+        __mmask8 in = valid;
+        in &= _mm512_cmp_pd_mask(vx, _mm512_maskz_loadu_pd(valid, lv->ex0 + at), _CMP_GE_OQ);
+        in &= _mm512_cmp_pd_mask(vx, _mm512_maskz_loadu_pd(valid, lv->ex1 + at), _CMP_LE_OQ);
+        in &= _mm512_cmp_pd_mask(vy, _mm512_maskz_loadu_pd(valid, lv->ey0 + at), _CMP_GE_OQ);
+        in &= _mm512_cmp_pd_mask(vy, _mm512_maskz_loadu_pd(valid, lv->ey1 + at), _CMP_LE_OQ);
+        in &= _mm512_cmp_pd_mask(_mm512_maskz_loadu_pd(valid, lv->elo + at), vbest,
+                                 _CMP_LT_OQ);
+        __m512i items = _mm512_maskz_loadu_epi32((__mmask16)valid, lv->bin_items + at);
+        _mm512_mask_compressstoreu_epi32(pick + n, (__mmask16)in, items);
+        n += (uint32_t)__builtin_popcount(in);
+    }
+    return n;
+}
+#endif
+
 /* consider over pick[0 .. n) (n <= PICK_RUN), the cones in lanes: the
  * first lowest below b's cone, with the bed and nearest point its lane
  * made (seg_cone's). */
@@ -611,6 +651,39 @@ static void picked_cones(tf_simd_level simd, const tf_drainage *dr, int k, const
 }
 #endif
 
+/* A run of m entries of a bin's list from e0: the sub-segments whose
+ * reach box holds p and whose lo is below best, in list order, into pick
+ * (branch-free: the test is no better than a coin); returns how many. A
+ * sub-segment left out would give +inf or a cone not below best. */
+static uint32_t pick_run(tf_simd_level simd, const dlevel *lv, uint32_t e0, uint32_t m,
+                         double px, double py, double best, uint32_t *pick)
+{
+    uint32_t n = 0;
+    if (!lv->ex0) {
+        for (uint32_t e = e0; e < e0 + m; e++) {
+            uint32_t item = lv->bin_items[e];
+            const dseg *s = &lv->seg[item];
+            int in = (px >= s->x0) & (px <= s->x1) & (py >= s->y0) & (py <= s->y1) &
+                     (s->lo < best);
+            pick[n] = item;
+            n += (uint32_t)in;
+        }
+        return n;
+    }
+#if TF_HAVE_AVX512_PATH
+    if (simd >= TF_SIMD_AVX512)
+        return pick_run8(lv, e0, m, px, py, best, pick);
+#endif
+    (void)simd;
+    for (uint32_t e = e0; e < e0 + m; e++) {
+        int in = (px >= lv->ex0[e]) & (px <= lv->ex1[e]) & (py >= lv->ey0[e]) &
+                 (py <= lv->ey1[e]) & (lv->elo[e] < best);
+        pick[n] = lv->bin_items[e];
+        n += (uint32_t)in;
+    }
+    return n;
+}
+
 /* Level k's cones at p over the nodes the level was laid out for, in slot
  * order: from the bins when the level is binned (a window), else node by
  * node, making links on demand (a single sample). */
@@ -632,18 +705,21 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
          * not below the lowest so far, so the choice is consider's over
          * the whole list. */
         uint32_t pick[PICK_RUN];
-        for (uint32_t e0 = lv->bin_start[c]; e0 < lv->bin_start[c + 1]; e0 += PICK_RUN) {
-            uint32_t m = lv->bin_start[c + 1] - e0, n = 0;
-            m = m < PICK_RUN ? m : PICK_RUN;
-            double best = b->cone;
-            for (uint32_t e = 0; e < m; e++) {
-                uint32_t item = lv->bin_items[e0 + e];
-                const dseg *s = &lv->seg[item];
-                int in = (px >= s->x0) & (px <= s->x1) & (py >= s->y0) & (py <= s->y1) &
-                         (s->lo < best);
-                pick[n] = item;
-                n += (uint32_t)in;
+        if (lv->ex0 && !lv->bin_ready[c]) {
+            for (uint32_t at = lv->bin_start[c]; at < lv->bin_start[c + 1]; at++) {
+                const dseg *g = &lv->seg[lv->bin_items[at]];
+                lv->ex0[at] = g->x0;
+                lv->ex1[at] = g->x1;
+                lv->ey0[at] = g->y0;
+                lv->ey1[at] = g->y1;
+                lv->elo[at] = g->lo;
             }
+            lv->bin_ready[c] = 1;
+        }
+        for (uint32_t e0 = lv->bin_start[c]; e0 < lv->bin_start[c + 1]; e0 += PICK_RUN) {
+            uint32_t m = lv->bin_start[c + 1] - e0;
+            m = m < PICK_RUN ? m : PICK_RUN;
+            uint32_t n = pick_run(w->t->simd, lv, e0, m, px, py, b->cone, pick);
 #if TF_HAVE_AVX2_PATH
             if (w->t->simd >= TF_SIMD_AVX2 && n > 1) {
                 picked_cones(w->t->simd, dr, k, lv->seg, pick, n, px, py, b);
@@ -855,8 +931,14 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
  * Every query of a layout's level falls in its need box (the box's points,
  * and the finer levels' nodes whose values are still to make), so the
  * cones are those of the whole box; a seeded layout then skips the coarse
- * levels' wide margins. */
-static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *need)
+ * levels' wide margins. With `entries`, room for the bins' entries
+ * (dlevel.ex0 ..): a padded single-sample layout, whose bins the queries
+ * of a row come back to. A window's bins serve only its finer nodes'
+ * values, and a layout for one point's box one query: too few a bin to
+ * pay for the copies (single samples in no order were 5% slower with
+ * them). */
+static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *need,
+                     int entries)
 {
     const tf_drainage *dr = w->dr;
     dlevel *lv = &w->cur.level[k];
@@ -885,6 +967,7 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
     size_t nb = lv->bnx * lv->bny;
     memset(lv->bin_start, 0, (nb + 1) * sizeof *lv->bin_start);
     memset(lv->row_start, 0, (lv->bny + 1) * sizeof *lv->row_start);
+    memset(lv->bin_ready, 0, nb);
     for (int pass = 0; pass < 2; pass++) {
         for (size_t b = (size_t)(nb_ - lv->nj0); b < (size_t)(nb_ - lv->nj0) + nnb; b++) {
             for (size_t a = (size_t)(na - lv->ni0); a < (size_t)(na - lv->ni0) + nna; a++) {
@@ -927,6 +1010,20 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
                 return -1;
             lv->bin_items = w->cur.items[k];
             lv->row_items = w->cur.row_items[k];
+            lv->ex0 = NULL;
+            if (entries) {
+                size_t total = lv->bin_start[nb];
+                void *e = w->cur.entries[k];
+                if (total > SIZE_MAX / 5 ||
+                    grow_scratch(&e, &w->cur.entries_capacity[k], 5 * total, sizeof(double)))
+                    return -1;
+                w->cur.entries[k] = e;
+                lv->ex0 = w->cur.entries[k];
+                lv->ex1 = lv->ex0 + total;
+                lv->ey0 = lv->ex1 + total;
+                lv->ey1 = lv->ey0 + total;
+                lv->elo = lv->ey1 + total;
+            }
         } else {
             list_unshift(lv->bin_start, nb);
             list_unshift(lv->row_start, lv->bny);
@@ -1404,7 +1501,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         dbox need[TF_MAX_DRAINAGE_LEVELS];
         need_boxes(w, qp, need);
         for (int k = 0; k < dr->levels; k++)
-            if (bin_level(w, k, NULL, &need[k]) != 0)
+            if (bin_level(w, k, NULL, &need[k], pad > 0.0) != 0)
                 return NAN;
     }
     w->cur.kept = id;
@@ -1504,7 +1601,7 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
             if (built && tw * th > 1)
                 need_boxes(w, q, need);
             for (int k = 0; built && tw * th > 1 && k < dr->levels; k++)
-                built = bin_level(w, k, &q, &need[k]) == 0;
+                built = bin_level(w, k, &q, &need[k], 0) == 0;
             for (size_t j = tj; j < tj + th; j++) {
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
                 size_t done = 0; /* samples from ti carved by carve_row */
@@ -1549,7 +1646,7 @@ int tf_drainage_segments(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         /* Link and bin the level whole before the next: a finer node's
          * value then finds the coarser cones in its bin instead of going
          * node by node (the window's way; the same links). */
-        if (bin_level(w, k, NULL, NULL) != 0)
+        if (bin_level(w, k, NULL, NULL, 0) != 0)
             return -1;
         dlevel *lv = &w->cur.level[k];
         size_t ring = (size_t)(lv->ni0 - lv->vi0);
