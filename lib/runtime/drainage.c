@@ -251,9 +251,14 @@ typedef struct {
     double x0, y0, x1, y1;
 } dbox;
 
+/* floor(v) as an integer, for |v| < 2^62 (the lattice's indices stay
+ * below 2^51: out_of_range): the truncation, one less where it rounded
+ * up. floor itself is a library call on the baseline x86-64 target, and
+ * binning takes four a sub-segment. */
 static int64_t cell_floor(double v)
 {
-    return (int64_t)floor(v);
+    int64_t c = (int64_t)v;
+    return (double)c > v ? c - 1 : c;
 }
 
 /* The cells whose node may lie within `margin` of [lo, hi], at spacing L.
