@@ -119,6 +119,17 @@ typedef struct {
     double lo;             /* below every cone it gives (rows of a tile) */
 } dseg;
 
+/* What row_walk needs of a row list's entry that is the same on every
+ * row of a tile: its ends' box, the part of its drop's eps that is not
+ * the row's y, and the groups of the tile's points its reach box may
+ * hold in x. */
+typedef struct {
+    double sx0, sx1, sy0, sy1; /* the box of the sub-segment's ends */
+    double size;               /* |xlo| + |xhi| + |sx0| + |sx1| + |sy0| + |sy1| */
+    uint32_t g0, g1;           /* the groups from g0 to g1 */
+    int misses;                /* the reach box misses the tile's points in x */
+} drow;
+
 /* Node state bits. */
 enum { NODE_VALUE = 1, NODE_LINK = 2 };
 
@@ -152,6 +163,10 @@ typedef struct {
      * the sub-segments whose reach overlaps it in y, in slot order */
     uint32_t *row_start;
     uint32_t *row_items;
+    /* beside each entry of the row lists, its drow, made by the first of
+     * the tile's rows in its row of bins (row_ready) */
+    drow *row_pre;
+    unsigned char *row_ready;
     int binned;
 } dlevel;
 
@@ -164,6 +179,8 @@ typedef struct {
     double *entries[TF_MAX_DRAINAGE_LEVELS]; /* ex0 .. elo of the bin lists */
     size_t entries_capacity[TF_MAX_DRAINAGE_LEVELS];
     uint32_t *row_items[TF_MAX_DRAINAGE_LEVELS]; /* and its row lists */
+    drow *row_pre[TF_MAX_DRAINAGE_LEVELS];        /* with their drow */
+    size_t pre_capacity[TF_MAX_DRAINAGE_LEVELS];
     size_t row_capacity[TF_MAX_DRAINAGE_LEVELS];
     dlevel level[TF_MAX_DRAINAGE_LEVELS];
     /* The id of the stage whose single samples the levels were laid out
@@ -225,6 +242,7 @@ void tf_drainage_work_free(tf_drainage_work *w)
         for (int k = 0; k < TF_MAX_DRAINAGE_LEVELS; k++) {
             free(a->items[k]);
             free(a->row_items[k]);
+            free(a->row_pre[k]);
             free(a->entries[k]);
         }
     }
@@ -293,7 +311,7 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         /* bins: at most one per node cell (bin_level sets the grid) */
         bytes += nv * (7 * sizeof(double) + 3 + 2 * sizeof(dseg)) +
                  (lv->nnx * lv->nny + 1 + lv->nny + 1) * sizeof(uint32_t) +
-                 lv->nnx * lv->nny + 16 * 8;
+                 lv->nnx * lv->nny + lv->nny + 16 * 8;
         need.x0 = (double)lv->vi0 * L;
         need.y0 = (double)lv->vj0 * L;
         need.x1 = (double)(lv->vi0 + (int64_t)lv->vnx) * L;
@@ -399,6 +417,7 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->bin_start = carve_bytes(&p, (lv->nnx * lv->nny + 1) * sizeof(uint32_t));
         lv->row_start = carve_bytes(&p, (lv->nny + 1) * sizeof(uint32_t));
         lv->bin_ready = carve_bytes(&p, lv->nnx * lv->nny);
+        lv->row_ready = carve_bytes(&p, lv->nny);
         lv->binned = 0;
         memset(lv->state, 0, nv);
         if (dr->id != 0)
@@ -973,6 +992,7 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
     memset(lv->bin_start, 0, (nb + 1) * sizeof *lv->bin_start);
     memset(lv->row_start, 0, (lv->bny + 1) * sizeof *lv->row_start);
     memset(lv->bin_ready, 0, nb);
+    memset(lv->row_ready, 0, lv->bny);
     for (int pass = 0; pass < 2; pass++) {
         for (size_t b = (size_t)(nb_ - lv->nj0); b < (size_t)(nb_ - lv->nj0) + nnb; b++) {
             for (size_t a = (size_t)(na - lv->ni0); a < (size_t)(na - lv->ni0) + nna; a++) {
@@ -1015,6 +1035,12 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
                 return -1;
             lv->bin_items = w->cur.items[k];
             lv->row_items = w->cur.row_items[k];
+            void *pre = w->cur.row_pre[k];
+            if (rows && grow_scratch(&pre, &w->cur.pre_capacity[k], lv->row_start[lv->bny],
+                                     sizeof(drow)))
+                return -1;
+            w->cur.row_pre[k] = pre;
+            lv->row_pre = pre;
             lv->ex0 = NULL;
             if (entries) {
                 size_t total = lv->bin_start[nb];
@@ -1147,7 +1173,7 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
             okbits |= (uint64_t)1 << g;
     }
     for (int k = 0; k < dr->levels; k++) {
-        const dlevel *lv = &w->cur.level[k];
+        dlevel *lv = &w->cur.level[k];
         double wk = dr->w[k], w2k = dr->w2[k];
         /* the sub-segments whose reach overlaps py's row of bins, in slot
          * order (the y test below is the exact one); none beyond the bins,
@@ -1155,6 +1181,33 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
         int64_t bj = cell_floor((py - lv->by0) / dr->L[k]);
         if (bj < 0 || (size_t)bj >= lv->bny)
             continue;
+        if (!lv->row_ready[bj]) {
+            /* the first row of the tile here: each entry's drow (every
+             * row of a tile has the same points in x) */
+            for (uint32_t e = lv->row_start[bj]; e < lv->row_start[bj + 1]; e++) {
+                const dseg *s = &lv->seg[lv->row_items[e]];
+                drow *r = &lv->row_pre[e];
+                r->misses = s->x1 < xlo || s->x0 > xhi;
+                r->sx0 = s->ax < s->bx ? s->ax : s->bx;
+                r->sx1 = s->ax < s->bx ? s->bx : s->ax;
+                r->sy0 = s->ay < s->by ? s->ay : s->by;
+                r->sy1 = s->ay < s->by ? s->by : s->ay;
+                r->size = fabs(xlo) + fabs(xhi) + fabs(r->sx0) + fabs(r->sx1) + fabs(r->sy0) +
+                          fabs(r->sy1);
+                /* the groups whose points may lie in [x0, x1] */
+                double f0 = (s->x0 - xlo) / span, f1 = (s->x1 - xlo) / span;
+                size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
+                size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
+                g1 = g1 >= ng ? ng - 1 : g1;
+                while (g0 > 0 && px[lanes * g0] > s->x0)
+                    g0--;
+                while (g1 + 1 < ng && px[lanes * g1 + lanes - 1] < s->x1)
+                    g1++;
+                r->g0 = (uint32_t)g0;
+                r->g1 = (uint32_t)g1;
+            }
+            lv->row_ready[bj] = 1;
+        }
         /* the highest of the groups' tops: they only go down, so this
          * stays above them through the level */
         double rowtop = -INFINITY;
@@ -1162,12 +1215,13 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
             rowtop = ok[g] && !(top[g] <= rowtop) ? top[g] : rowtop;
         for (uint32_t e = lv->row_start[bj]; e < lv->row_start[bj + 1]; e++) {
             const dseg *s = &lv->seg[lv->row_items[e]];
-            if (py < s->y0 || py > s->y1 || s->x1 < xlo || s->x0 > xhi)
+            const drow *r = &lv->row_pre[e];
+            if (py < s->y0 || py > s->y1 || r->misses)
                 continue;
-            double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
-            double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
-            double eps = 0x1p-40 * (fabs(xlo) + fabs(xhi) + fabs(py) + fabs(sx0) + fabs(sx1) +
-                                    fabs(sy0) + fabs(sy1));
+            double sx0 = r->sx0, sx1 = r->sx1, sy0 = r->sy0, sy1 = r->sy1;
+            /* 2^-40 of the coordinates' size (as a sum in another order
+             * its last bits may differ: far below the margin) */
+            double eps = 0x1p-40 * (r->size + fabs(py));
             double gy = py < sy0 ? sy0 - py : py > sy1 ? py - sy1 : 0.0;
             gy = gy > eps ? gy - eps : 0.0;
             double gyw = gy * gy + w2k;
@@ -1175,15 +1229,7 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
             double G = rowtop - s->lo, q = G * islope + wk;
             if (!(G >= 0.0) || gyw > q * q * (1.0 + 0x1p-30))
                 continue;
-            /* the groups whose points may lie in [x0, x1] */
-            double f0 = (s->x0 - xlo) / span, f1 = (s->x1 - xlo) / span;
-            size_t g0 = f0 < 1.0 ? 0 : f0 >= (double)ng ? ng - 1 : (size_t)f0 - 1;
-            size_t g1 = f1 >= (double)ng ? ng - 1 : f1 < 0.0 ? 0 : (size_t)f1 + 1;
-            g1 = g1 >= ng ? ng - 1 : g1;
-            while (g0 > 0 && px[lanes * g0] > s->x0)
-                g0--;
-            while (g1 + 1 < ng && px[lanes * g1 + lanes - 1] < s->x1)
-                g1++;
+            size_t g0 = r->g0, g1 = r->g1;
             /* each group's drop, without branches: G < 0 (or NaN) when
              * every lane's cone is below lo */
             size_t n = 0, g = g0;
