@@ -1435,6 +1435,8 @@ static void carve_groups(tf_drainage_work *w, size_t lanes, double x0, int64_t i
     const tf_drainage *dr = w->dr;
     double px[TF_DRAINAGE_TILE_MAX];
     unsigned char ok[TF_DRAINAGE_TILE_MAX / 4];
+    if (count == 0)
+        return;
     size_t ng = (count + lanes - 1) / lanes, n = lanes * ng;
     for (size_t i = 0; i < count; i++)
         px[i] = x0 + (double)(i0 + (int64_t)(first + i)) * step;
