@@ -154,9 +154,9 @@ typedef struct {
     uint32_t *bin_start; /* bnx * bny + 1 */
     uint32_t *bin_items;
     /* beside each entry of the bin lists, its sub-segment's reach box and
-     * lo, for level_cones' pick (read in a row, eight a vector); a bin's
-     * are copied from its sub-segments when it is first queried
-     * (bin_ready): many bins of a layout never are */
+     * lo, for pick_run8 (read in a row, eight a vector); a bin's are
+     * copied from its sub-segments when it is first queried (bin_entries,
+     * bin_ready): many bins of a layout never are. NULL: not kept. */
     double *ex0, *ex1, *ey0, *ey1, *elo;
     unsigned char *bin_ready;
     /* and for the rows of a tile, each row of bins (bny + 1 starts) with
@@ -678,34 +678,42 @@ static void picked_cones(tf_simd_level simd, const tf_drainage *dr, int k, const
 /* A run of m entries of a bin's list from e0: the sub-segments whose
  * reach box holds p and whose lo is below best, in list order, into pick
  * (branch-free: the test is no better than a coin); returns how many. A
- * sub-segment left out would give +inf or a cone not below best. */
-static uint32_t pick_run(tf_simd_level simd, const dlevel *lv, uint32_t e0, uint32_t m,
-                         double px, double py, double best, uint32_t *pick)
+ * sub-segment left out would give +inf or a cone not below best. Eight
+ * entries a vector from the bin's entries where the layout keeps them. */
+static uint32_t pick_run(const dlevel *lv, uint32_t e0, uint32_t m, double px, double py,
+                         double best, uint32_t *pick)
 {
-    uint32_t n = 0;
-    if (!lv->ex0) {
-        for (uint32_t e = e0; e < e0 + m; e++) {
-            uint32_t item = lv->bin_items[e];
-            const dseg *s = &lv->seg[item];
-            int in = (px >= s->x0) & (px <= s->x1) & (py >= s->y0) & (py <= s->y1) &
-                     (s->lo < best);
-            pick[n] = item;
-            n += (uint32_t)in;
-        }
-        return n;
-    }
 #if TF_HAVE_AVX512_PATH
-    if (simd >= TF_SIMD_AVX512)
+    if (lv->ex0)
         return pick_run8(lv, e0, m, px, py, best, pick);
 #endif
-    (void)simd;
+    uint32_t n = 0;
     for (uint32_t e = e0; e < e0 + m; e++) {
-        int in = (px >= lv->ex0[e]) & (px <= lv->ex1[e]) & (py >= lv->ey0[e]) &
-                 (py <= lv->ey1[e]) & (lv->elo[e] < best);
-        pick[n] = lv->bin_items[e];
+        uint32_t item = lv->bin_items[e];
+        const dseg *s = &lv->seg[item];
+        int in = (px >= s->x0) & (px <= s->x1) & (py >= s->y0) & (py <= s->y1) &
+                 (s->lo < best);
+        pick[n] = item;
         n += (uint32_t)in;
     }
     return n;
+}
+
+/* Bin c's entries (dlevel.ex0 ..) copied from its sub-segments, the first
+ * time it is queried. */
+static void bin_entries(dlevel *lv, size_t c)
+{
+    if (!lv->ex0 || lv->bin_ready[c])
+        return;
+    for (uint32_t at = lv->bin_start[c]; at < lv->bin_start[c + 1]; at++) {
+        const dseg *g = &lv->seg[lv->bin_items[at]];
+        lv->ex0[at] = g->x0;
+        lv->ex1[at] = g->x1;
+        lv->ey0[at] = g->y0;
+        lv->ey1[at] = g->y1;
+        lv->elo[at] = g->lo;
+    }
+    lv->bin_ready[c] = 1;
 }
 
 /* Level k's cones at p over the nodes the level was laid out for, in slot
@@ -729,21 +737,11 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
          * not below the lowest so far, so the choice is consider's over
          * the whole list. */
         uint32_t pick[PICK_RUN];
-        if (lv->ex0 && !lv->bin_ready[c]) {
-            for (uint32_t at = lv->bin_start[c]; at < lv->bin_start[c + 1]; at++) {
-                const dseg *g = &lv->seg[lv->bin_items[at]];
-                lv->ex0[at] = g->x0;
-                lv->ex1[at] = g->x1;
-                lv->ey0[at] = g->y0;
-                lv->ey1[at] = g->y1;
-                lv->elo[at] = g->lo;
-            }
-            lv->bin_ready[c] = 1;
-        }
+        bin_entries(lv, c);
         for (uint32_t e0 = lv->bin_start[c]; e0 < lv->bin_start[c + 1]; e0 += PICK_RUN) {
             uint32_t m = lv->bin_start[c + 1] - e0;
             m = m < PICK_RUN ? m : PICK_RUN;
-            uint32_t n = pick_run(w->t->simd, lv, e0, m, px, py, b->cone, pick);
+            uint32_t n = pick_run(lv, e0, m, px, py, b->cone, pick);
 #if TF_HAVE_AVX2_PATH
             if (w->t->simd >= TF_SIMD_AVX2 && n > 1) {
                 picked_cones(w->t->simd, dr, k, lv->seg, pick, n, px, py, b);
@@ -956,11 +954,11 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
  * and the finer levels' nodes whose values are still to make), so the
  * cones are those of the whole box; a seeded layout then skips the coarse
  * levels' wide margins. With `entries`, room for the bins' entries
- * (dlevel.ex0 ..): a padded single-sample layout, whose bins the queries
- * of a row come back to. A window's bins serve only its finer nodes'
- * values, and a layout for one point's box one query: too few a bin to
- * pay for the copies (single samples in no order were 5% slower with
- * them). */
+ * (dlevel.ex0 ..) for the eight-lane pick of the AVX-512 path: a padded
+ * single-sample layout, whose bins the queries of a row come back to. A
+ * window's bins serve only its finer nodes' values, and a layout for one
+ * point's box one query: too few a bin to pay for the copies (single
+ * samples in no order were 5% slower with them). */
 static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *need,
                      int entries)
 {
@@ -1554,7 +1552,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
         dbox need[TF_MAX_DRAINAGE_LEVELS];
         need_boxes(w, qp, need);
         for (int k = 0; k < dr->levels; k++)
-            if (bin_level(w, k, NULL, &need[k], pad > 0.0) != 0)
+            if (bin_level(w, k, NULL, &need[k], pad > 0.0 && t->simd >= TF_SIMD_AVX512) != 0)
                 return NAN;
     }
     w->cur.kept = id;
