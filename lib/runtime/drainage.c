@@ -622,25 +622,62 @@ __attribute__((target("avx512f,avx512dq"))) static void point_cones8(const tf_dr
 
 #if TF_HAVE_AVX512_PATH
 /* level_cones' pick over a bin's entries e0 .. e0 + m, eight a vector:
- * the items whose reach box holds p and whose lo is below best, in list
- * order, into pick; returns how many. The scalar loop's comparisons. */
+ * the items whose reach box holds p and whose bound is below best, in
+ * list order, into pick; returns how many.
+ *
+ * The bound is below every cone the sub-segment gives at p (seg_cone's,
+ * in doubles). It comes from the box of the sub-segment's ends, taken as
+ * the reach box less R, each side moved toward p by 2^-40 of the
+ * coordinates' size (far more than the roundings of that box, of the
+ * nearest point q and of its distance). So the distance to the box is at
+ * most seg_cone's |p - q|, and the same operations on smaller operands
+ * round to no more: the root, the profile, the slope's product, which
+ * seg_cone's s (0 < s <= 1) only divides into something larger, then the
+ * bed, which is at least lo. Where that product is not above 0, the
+ * bound is lo. A sub-segment whose bound is not below the lowest cone so
+ * far can neither be chosen nor tie it, so the choice is the scalar
+ * loop's, which tests lo instead: the root pays for itself eight lanes
+ * at a time, not one pick at a time (docs/performance.md). */
 __attribute__((target("avx512f,avx512dq"))) static uint32_t
-pick_run8(const dlevel *lv, uint32_t e0, uint32_t m, double px, double py, double best,
-          uint32_t *pick)
+pick_run8(const tf_drainage *dr, int k, const dlevel *lv, uint32_t e0, uint32_t m, double px,
+          double py, double best, uint32_t *pick)
 {
     const __m512d vx = _mm512_set1_pd(px), vy = _mm512_set1_pd(py);
-    const __m512d vbest = _mm512_set1_pd(best);
+    const __m512d vbest = _mm512_set1_pd(best), zero = _mm512_setzero_pd();
+    const __m512d R = _mm512_set1_pd(dr->R[k]), wk = _mm512_set1_pd(dr->w[k]);
+    const __m512d w2 = _mm512_set1_pd(dr->w2[k]), slope = _mm512_set1_pd(dr->slope);
+    const __m512d tiny = _mm512_set1_pd(0x1p-40), pabs = _mm512_set1_pd(fabs(px) + fabs(py));
     uint32_t n = 0;
     for (uint32_t e = 0; e < m; e += 8) {
         uint32_t at = e0 + e;
         __mmask8 valid = (__mmask8)(m - e >= 8 ? 0xFFu : (1u << (m - e)) - 1u);
+        __m512d x0 = _mm512_maskz_loadu_pd(valid, lv->ex0 + at);
+        __m512d x1 = _mm512_maskz_loadu_pd(valid, lv->ex1 + at);
+        __m512d y0 = _mm512_maskz_loadu_pd(valid, lv->ey0 + at);
+        __m512d y1 = _mm512_maskz_loadu_pd(valid, lv->ey1 + at);
+        __m512d lo = _mm512_maskz_loadu_pd(valid, lv->elo + at);
         __mmask8 in = valid;
-        in &= _mm512_cmp_pd_mask(vx, _mm512_maskz_loadu_pd(valid, lv->ex0 + at), _CMP_GE_OQ);
-        in &= _mm512_cmp_pd_mask(vx, _mm512_maskz_loadu_pd(valid, lv->ex1 + at), _CMP_LE_OQ);
-        in &= _mm512_cmp_pd_mask(vy, _mm512_maskz_loadu_pd(valid, lv->ey0 + at), _CMP_GE_OQ);
-        in &= _mm512_cmp_pd_mask(vy, _mm512_maskz_loadu_pd(valid, lv->ey1 + at), _CMP_LE_OQ);
-        in &= _mm512_cmp_pd_mask(_mm512_maskz_loadu_pd(valid, lv->elo + at), vbest,
-                                 _CMP_LT_OQ);
+        in &= _mm512_cmp_pd_mask(vx, x0, _CMP_GE_OQ);
+        in &= _mm512_cmp_pd_mask(vx, x1, _CMP_LE_OQ);
+        in &= _mm512_cmp_pd_mask(vy, y0, _CMP_GE_OQ);
+        in &= _mm512_cmp_pd_mask(vy, y1, _CMP_LE_OQ);
+        /* the bound */
+        __m512d size =
+            _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(x0), _mm512_abs_pd(x1)),
+                          _mm512_add_pd(_mm512_abs_pd(y0), _mm512_abs_pd(y1)));
+        __m512d eps = _mm512_mul_pd(_mm512_add_pd(size, pabs), tiny);
+        __m512d gx = _mm512_max_pd(_mm512_sub_pd(_mm512_add_pd(x0, R), vx),
+                                   _mm512_sub_pd(vx, _mm512_sub_pd(x1, R)));
+        __m512d gy = _mm512_max_pd(_mm512_sub_pd(_mm512_add_pd(y0, R), vy),
+                                   _mm512_sub_pd(vy, _mm512_sub_pd(y1, R)));
+        gx = _mm512_max_pd(_mm512_sub_pd(gx, eps), zero);
+        gy = _mm512_max_pd(_mm512_sub_pd(gy, eps), zero);
+        __m512d d2 = _mm512_add_pd(_mm512_mul_pd(gx, gx), _mm512_mul_pd(gy, gy));
+        __m512d rise = _mm512_mul_pd(
+            slope, _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk));
+        __m512d bound = _mm512_mask_add_pd(lo, _mm512_cmp_pd_mask(rise, zero, _CMP_GT_OQ), lo,
+                                           rise);
+        in &= _mm512_cmp_pd_mask(bound, vbest, _CMP_LT_OQ);
         __m512i items = _mm512_maskz_loadu_epi32((__mmask16)valid, lv->bin_items + at);
         _mm512_mask_compressstoreu_epi32(pick + n, (__mmask16)in, items);
         n += (uint32_t)__builtin_popcount(in);
@@ -680,13 +717,14 @@ static void picked_cones(tf_simd_level simd, const tf_drainage *dr, int k, const
  * (branch-free: the test is no better than a coin); returns how many. A
  * sub-segment left out would give +inf or a cone not below best. Eight
  * entries a vector from the bin's entries where the layout keeps them. */
-static uint32_t pick_run(const dlevel *lv, uint32_t e0, uint32_t m, double px, double py,
-                         double best, uint32_t *pick)
+static uint32_t pick_run(const tf_drainage *dr, int k, const dlevel *lv, uint32_t e0,
+                         uint32_t m, double px, double py, double best, uint32_t *pick)
 {
 #if TF_HAVE_AVX512_PATH
     if (lv->ex0)
-        return pick_run8(lv, e0, m, px, py, best, pick);
+        return pick_run8(dr, k, lv, e0, m, px, py, best, pick);
 #endif
+    (void)dr, (void)k;
     uint32_t n = 0;
     for (uint32_t e = e0; e < e0 + m; e++) {
         uint32_t item = lv->bin_items[e];
@@ -741,7 +779,7 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
         for (uint32_t e0 = lv->bin_start[c]; e0 < lv->bin_start[c + 1]; e0 += PICK_RUN) {
             uint32_t m = lv->bin_start[c + 1] - e0;
             m = m < PICK_RUN ? m : PICK_RUN;
-            uint32_t n = pick_run(lv, e0, m, px, py, b->cone, pick);
+            uint32_t n = pick_run(dr, k, lv, e0, m, px, py, b->cone, pick);
 #if TF_HAVE_AVX2_PATH
             if (w->t->simd >= TF_SIMD_AVX2 && n > 1) {
                 picked_cones(w->t->simd, dr, k, lv->seg, pick, n, px, py, b);
