@@ -53,6 +53,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     for (int k = 0; k < d->levels; k++) {
         double L = ldexp(d->spacing, -k);
         dr->L[k] = L;
+        dr->inv_L[k] = 1.0 / L;
         dr->D[k] = ldexp(d->depth, -k);
         dr->R[k] = d->reach * L;
         dr->R2[k] = dr->R[k] * dr->R[k];
@@ -148,7 +149,12 @@ typedef struct {
     unsigned char *nseg; /* 0 (a sink) or 2 sub-segments at seg[2 slot] */
     dseg *seg;
     /* windows: bins of one cell over the node box, each listing the
-     * sub-segments (2 slot + s) whose reach overlaps it, in slot order */
+     * sub-segments (2 slot + s) whose reach overlaps it, in slot order. A
+     * bin's index is floor((v - bx0) * (1 / L)) for the reach box's ends
+     * and for the queries alike: rounding is monotonic, so a point inside
+     * a reach box lands in a bin that lists it, however the product
+     * rounds (a multiply, not a division: binning divided four times a
+     * sub-segment in each of its passes) */
     double bx0, by0;
     size_t bnx, bny;
     uint32_t *bin_start; /* bnx * bny + 1 */
@@ -763,7 +769,8 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
     dlevel *lv = &w->cur.level[k];
     double L = dr->L[k];
     if (lv->binned) {
-        int64_t bi = cell_floor((px - lv->bx0) / L), bj = cell_floor((py - lv->by0) / L);
+        double iL = dr->inv_L[k];
+        int64_t bi = cell_floor((px - lv->bx0) * iL), bj = cell_floor((py - lv->by0) * iL);
         if (bi < 0 || bj < 0 || (size_t)bi >= lv->bnx || (size_t)bj >= lv->bny)
             return; /* no node of this level's box reaches there */
         size_t c = (size_t)bj * lv->bnx + (size_t)bi;
@@ -1002,7 +1009,7 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
 {
     const tf_drainage *dr = w->dr;
     dlevel *lv = &w->cur.level[k];
-    double L = dr->L[k];
+    double L = dr->L[k], iL = dr->inv_L[k];
     int64_t ring = lv->ni0 - lv->vi0;
     int64_t na = lv->ni0, nb_ = lv->nj0;
     size_t nna = lv->nnx, nnb = lv->nny;
@@ -1038,10 +1045,10 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
                 for (int s = 0; s < lv->nseg[slot]; s++) {
                     const dseg *g = &lv->seg[2 * slot + (size_t)s];
                     uint32_t item = (uint32_t)(2 * slot + (size_t)s);
-                    int64_t i0 = cell_floor((g->x0 - lv->bx0) / L);
-                    int64_t i1 = cell_floor((g->x1 - lv->bx0) / L);
-                    int64_t j0 = cell_floor((g->y0 - lv->by0) / L);
-                    int64_t j1 = cell_floor((g->y1 - lv->by0) / L);
+                    int64_t i0 = cell_floor((g->x0 - lv->bx0) * iL);
+                    int64_t i1 = cell_floor((g->x1 - lv->bx0) * iL);
+                    int64_t j0 = cell_floor((g->y0 - lv->by0) * iL);
+                    int64_t j1 = cell_floor((g->y1 - lv->by0) * iL);
                     i0 = i0 < 0 ? 0 : i0;
                     j0 = j0 < 0 ? 0 : j0;
                     i1 = i1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : i1;
@@ -1214,7 +1221,7 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
         /* the sub-segments whose reach overlaps py's row of bins, in slot
          * order (the y test below is the exact one); none beyond the bins,
          * as for a single sample's bin */
-        int64_t bj = cell_floor((py - lv->by0) / dr->L[k]);
+        int64_t bj = cell_floor((py - lv->by0) * dr->inv_L[k]);
         if (bj < 0 || (size_t)bj >= lv->bny)
             continue;
         if (!lv->row_ready[bj]) {

@@ -19,6 +19,7 @@ typedef struct {
     double inv_slope; /* 1 / slope (+inf at 0): only to bound cones below */
     int breach;
     double L[TF_MAX_DRAINAGE_LEVELS], D[TF_MAX_DRAINAGE_LEVELS];
+    double inv_L[TF_MAX_DRAINAGE_LEVELS]; /* 1 / L: only to find bins */
     double R[TF_MAX_DRAINAGE_LEVELS], R2[TF_MAX_DRAINAGE_LEVELS];
     double w[TF_MAX_DRAINAGE_LEVELS], w2[TF_MAX_DRAINAGE_LEVELS];
     double margin[TF_MAX_DRAINAGE_LEVELS]; /* how far a node's valley reaches */
