@@ -987,6 +987,52 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
     clip_range(b0, bn, lv->nj0, lv->nny);
 }
 
+/* One of bin_level's passes over the sub-segments of the value-box slots
+ * rows b0 .. b0 + nb, columns a0 .. a0 + na (links made): counting each
+ * list's entries (fill 0), then filling the lists (fill 1). Inlined once
+ * for each, so neither pass tests which it is. */
+static inline __attribute__((always_inline)) void
+bin_pass(dlevel *lv, double iL, const dbox *rows, int64_t b0, size_t nb, int64_t a0, size_t na,
+         int fill)
+{
+    uint32_t *bin_start = lv->bin_start, *row_start = lv->row_start;
+    uint32_t *bin_items = lv->bin_items, *row_items = lv->row_items;
+    const size_t bnx = lv->bnx, bny = lv->bny, vnx = lv->vnx;
+    const double bx0 = lv->bx0, by0 = lv->by0;
+    for (size_t b = (size_t)b0; b < (size_t)b0 + nb; b++) {
+        for (size_t slot = b * vnx + (size_t)a0; slot < b * vnx + (size_t)a0 + na; slot++) {
+            for (int s = 0; s < lv->nseg[slot]; s++) {
+                const dseg *g = &lv->seg[2 * slot + (size_t)s];
+                uint32_t item = (uint32_t)(2 * slot + (size_t)s);
+                int64_t i0 = cell_floor((g->x0 - bx0) * iL);
+                int64_t i1 = cell_floor((g->x1 - bx0) * iL);
+                int64_t j0 = cell_floor((g->y0 - by0) * iL);
+                int64_t j1 = cell_floor((g->y1 - by0) * iL);
+                i0 = i0 < 0 ? 0 : i0;
+                j0 = j0 < 0 ? 0 : j0;
+                i1 = i1 >= (int64_t)bnx ? (int64_t)bnx - 1 : i1;
+                j1 = j1 >= (int64_t)bny ? (int64_t)bny - 1 : j1;
+                int in_rows = rows && i0 <= i1 && !(g->x1 < rows->x0 || g->x0 > rows->x1);
+                for (int64_t bj = j0; in_rows && bj <= j1; bj++) {
+                    if (!fill)
+                        row_start[bj + 1]++;
+                    else
+                        row_items[row_start[bj]++] = item;
+                }
+                for (int64_t bj = j0; bj <= j1; bj++) {
+                    uint32_t *start = bin_start + (size_t)bj * bnx;
+                    for (int64_t bi = i0; bi <= i1; bi++) {
+                        if (!fill)
+                            start[bi + 1]++;
+                        else
+                            bin_items[start[bi]++] = item;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* Level k's links made and binned; with `rows` (windows: their tile's
  * points, for row_walk) also the list of each row of bins, of the
  * sub-segments whose reach overlaps those points' columns (the others
@@ -1036,73 +1082,39 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
     memset(lv->row_start, 0, (lv->bny + 1) * sizeof *lv->row_start);
     memset(lv->bin_ready, 0, nb);
     memset(lv->row_ready, 0, lv->bny);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t b = (size_t)(nb_ - lv->nj0); b < (size_t)(nb_ - lv->nj0) + nnb; b++) {
-            for (size_t a = (size_t)(na - lv->ni0); a < (size_t)(na - lv->ni0) + nna; a++) {
-                size_t slot = (b + (size_t)ring) * lv->vnx + a + (size_t)ring;
-                if (pass == 0)
-                    ensure_link(w, k, slot);
-                for (int s = 0; s < lv->nseg[slot]; s++) {
-                    const dseg *g = &lv->seg[2 * slot + (size_t)s];
-                    uint32_t item = (uint32_t)(2 * slot + (size_t)s);
-                    int64_t i0 = cell_floor((g->x0 - lv->bx0) * iL);
-                    int64_t i1 = cell_floor((g->x1 - lv->bx0) * iL);
-                    int64_t j0 = cell_floor((g->y0 - lv->by0) * iL);
-                    int64_t j1 = cell_floor((g->y1 - lv->by0) * iL);
-                    i0 = i0 < 0 ? 0 : i0;
-                    j0 = j0 < 0 ? 0 : j0;
-                    i1 = i1 >= (int64_t)lv->bnx ? (int64_t)lv->bnx - 1 : i1;
-                    j1 = j1 >= (int64_t)lv->bny ? (int64_t)lv->bny - 1 : j1;
-                    int in_rows = rows && i0 <= i1 && !(g->x1 < rows->x0 || g->x0 > rows->x1);
-                    for (int64_t bj = j0; in_rows && bj <= j1; bj++) {
-                        if (pass == 0)
-                            lv->row_start[bj + 1]++;
-                        else
-                            lv->row_items[lv->row_start[bj]++] = item;
-                    }
-                    for (int64_t bj = j0; bj <= j1; bj++)
-                        for (int64_t bi = i0; bi <= i1; bi++) {
-                            size_t c = (size_t)bj * lv->bnx + (size_t)bi;
-                            if (pass == 0)
-                                lv->bin_start[c + 1]++;
-                            else
-                                lv->bin_items[lv->bin_start[c]++] = item;
-                        }
-                }
-            }
-        }
-        if (pass == 0) {
-            if (list_starts(lv->bin_start, nb, &w->cur.items[k], &w->cur.items_capacity[k]) ||
-                list_starts(lv->row_start, lv->bny, &w->cur.row_items[k],
-                            &w->cur.row_capacity[k]))
-                return -1;
-            lv->bin_items = w->cur.items[k];
-            lv->row_items = w->cur.row_items[k];
-            void *pre = w->cur.row_pre[k];
-            if (rows && grow_scratch(&pre, &w->cur.pre_capacity[k], lv->row_start[lv->bny],
-                                     sizeof(drow)))
-                return -1;
-            w->cur.row_pre[k] = pre;
-            lv->row_pre = pre;
-            lv->ex0 = NULL;
-            if (entries) {
-                size_t total = lv->bin_start[nb];
-                void *e = w->cur.entries[k];
-                if (total > SIZE_MAX / 5 ||
-                    grow_scratch(&e, &w->cur.entries_capacity[k], 5 * total, sizeof(double)))
-                    return -1;
-                w->cur.entries[k] = e;
-                lv->ex0 = w->cur.entries[k];
-                lv->ex1 = lv->ex0 + total;
-                lv->ey0 = lv->ex1 + total;
-                lv->ey1 = lv->ey0 + total;
-                lv->elo = lv->ey1 + total;
-            }
-        } else {
-            list_unshift(lv->bin_start, nb);
-            list_unshift(lv->row_start, lv->bny);
-        }
+    int64_t b0 = nb_ - lv->nj0 + ring, a0 = na - lv->ni0 + ring;
+    for (size_t b = (size_t)b0; b < (size_t)b0 + nnb; b++)
+        for (size_t a = (size_t)a0; a < (size_t)a0 + nna; a++)
+            ensure_link(w, k, b * lv->vnx + a);
+    bin_pass(lv, iL, rows, b0, nnb, a0, nna, 0);
+    if (list_starts(lv->bin_start, nb, &w->cur.items[k], &w->cur.items_capacity[k]) ||
+        list_starts(lv->row_start, lv->bny, &w->cur.row_items[k], &w->cur.row_capacity[k]))
+        return -1;
+    lv->bin_items = w->cur.items[k];
+    lv->row_items = w->cur.row_items[k];
+    void *pre = w->cur.row_pre[k];
+    if (rows &&
+        grow_scratch(&pre, &w->cur.pre_capacity[k], lv->row_start[lv->bny], sizeof(drow)))
+        return -1;
+    w->cur.row_pre[k] = pre;
+    lv->row_pre = pre;
+    lv->ex0 = NULL;
+    if (entries) {
+        size_t total = lv->bin_start[nb];
+        void *e = w->cur.entries[k];
+        if (total > SIZE_MAX / 5 ||
+            grow_scratch(&e, &w->cur.entries_capacity[k], 5 * total, sizeof(double)))
+            return -1;
+        w->cur.entries[k] = e;
+        lv->ex0 = w->cur.entries[k];
+        lv->ex1 = lv->ex0 + total;
+        lv->ey0 = lv->ex1 + total;
+        lv->ey1 = lv->ey0 + total;
+        lv->elo = lv->ey1 + total;
     }
+    bin_pass(lv, iL, rows, b0, nnb, a0, nna, 1);
+    list_unshift(lv->bin_start, nb);
+    list_unshift(lv->row_start, lv->bny);
     lv->binned = 1;
     return 0;
 }
