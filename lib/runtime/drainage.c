@@ -991,7 +991,7 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
  * rows b0 .. b0 + nb, columns a0 .. a0 + na (links made): counting each
  * list's entries (fill 0), then filling the lists (fill 1). Inlined once
  * for each, so neither pass tests which it is. */
-static inline __attribute__((always_inline)) void
+__attribute__((always_inline)) static inline void
 bin_pass(dlevel *lv, double iL, const dbox *rows, int64_t b0, size_t nb, int64_t a0, size_t na,
          int fill)
 {
