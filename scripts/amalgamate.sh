@@ -27,21 +27,42 @@ version=$(sed -n 's/^AC_INIT(\[terrafit\], \[\([^]]*\)\].*/\1/p' "$srcdir/config
 
 # File-scope names that would collide once the files share one translation
 # unit: static functions and objects, typedef names, enum tags.
+# GCC attributes (their parentheses may nest) are dropped first, before or
+# after `static`, and a declaration whose name is on the next line, as in
+# `__attribute__((always_inline)) static inline void` then `name(...)`,
+# takes it from there.
 dups=$(for f in $sources; do
     awk '
-        /^static / {
-            line = $0; sub(/[=;\[(].*$/, "", line); n = split(line, w, /[ *]+/)
+        function drop_attributes(s,    i, j, depth, c) {
+            while ((i = index(s, "__attribute__")) > 0) {
+                j = i + length("__attribute__"); depth = 0
+                while (j <= length(s)) {
+                    c = substr(s, j, 1); j++
+                    if (c == "(") depth++
+                    else if (c == ")" && --depth == 0) break
+                }
+                s = substr(s, 1, i - 1) substr(s, j)
+            }
+            return s
+        }
+        /^(static|__attribute__)/ {
+            line = drop_attributes($0); sub(/^[ \t]+/, "", line)
+            if (line !~ /^static /) next
+            if (line !~ /[=;\[(]/ && (getline more) > 0)
+                line = line " " more
+            sub(/[=;\[(].*$/, "", line); n = split(line, w, /[ *]+/)
             if (w[n] != "") print w[n]
         }
         /^typedef / && /;[ \t]*$/ { line = $0; sub(/;[ \t]*$/, "", line); n = split(line, w, /[ *]+/); print w[n] }
         /^} [A-Za-z_][A-Za-z_0-9]*;/ { line = $2; sub(/;.*/, "", line); print line }
-    ' "$f" | LC_ALL=C sort -u
-done | LC_ALL=C sort | uniq -d)
+    ' "$f" | LC_ALL=C sort -u | sed "s|\$| $f|"
+done | LC_ALL=C sort | awk '
+    $1 == name { files = files " " $2; count++; next }
+    { if (count > 1) print "  " name ":" files; name = $1; files = " " $2; count = 1 }
+    END { if (count > 1) print "  " name ":" files }')
 if [ -n "$dups" ]; then
     echo "amalgamate.sh: file-scope names defined in more than one lib/runtime/*.c:" >&2
-    for d in $dups; do
-        echo "  $d: $(grep -l -E "^(static|typedef|\\}).*\\b$d\\b" $sources | tr '\n' ' ')" >&2
-    done
+    echo "$dups" >&2
     echo "rename them (they would collide in terrafit_runtime.c)" >&2
     exit 1
 fi

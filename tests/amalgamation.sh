@@ -138,4 +138,25 @@ if [ -x "$out/golden" ]; then
     done
 fi
 
+# The file-scope name scan on a made-up tree: attributes, before or after
+# `static`, are not names; a name on the next line is read there; the same
+# name in two files is reported, naming it.
+fake="$scratch/fake"
+mkdir -p "$fake/lib/terrafit" "$fake/lib/base" "$fake/lib/runtime"
+echo 'AC_INIT([terrafit], [0.0.1])' >"$fake/configure.ac"
+: >"$fake/lib/terrafit/runtime.h"
+: >"$fake/lib/base/base.c"
+printf '%s\n' 'static inline __attribute__((always_inline)) void' 'first_pass(void)' '{' '}' \
+    >"$fake/lib/runtime/a.c"
+printf '%s\n' 'static inline __attribute__((target("avx2"), always_inline)) void' \
+    'second_pass(void)' '{' '}' >"$fake/lib/runtime/b.c"
+run sh "$TF_SRCDIR/scripts/amalgamate.sh" "$fake" "$scratch/fake-out"
+check "attributes and a name on the next line are not taken for a shared name" \
+    [ "$status" -eq 0 ]
+printf '%s\n' '__attribute__((unused)) static int' 'first_pass(int x)' '{' '    return x;' '}' \
+    >"$fake/lib/runtime/c.c"
+run sh "$TF_SRCDIR/scripts/amalgamate.sh" "$fake" "$scratch/fake-out"
+check "a name two files define is reported" \
+    sh -c "[ $status -ne 0 ] && grep -q 'first_pass: .*a.c .*c.c' '$scratch/stderr'"
+
 tap_finish

@@ -153,8 +153,9 @@ typedef struct {
      * bin's index is floor((v - bx0) * (1 / L)) for the reach box's ends
      * and for the queries alike: rounding is monotonic, so a point inside
      * a reach box lands in a bin that lists it, however the product
-     * rounds (a multiply, not a division: binning divided four times a
-     * sub-segment in each of its passes) */
+     * rounds, and the extra bin on each side of a need box (cell_range)
+     * keeps a query inside the bins (a multiply, not a division: binning
+     * divided four times a sub-segment in each of its passes) */
     double bx0, by0;
     size_t bnx, bny;
     uint32_t *bin_start; /* bnx * bny + 1 */
@@ -721,8 +722,9 @@ static void picked_cones(tf_simd_level simd, const tf_drainage *dr, int k, const
 /* A run of m entries of a bin's list from e0: the sub-segments whose
  * reach box holds p and whose lo is below best, in list order, into pick
  * (branch-free: the test is no better than a coin); returns how many. A
- * sub-segment left out would give +inf or a cone not below best. Eight
- * entries a vector from the bin's entries where the layout keeps them. */
+ * sub-segment left out would give +inf or a cone not below best. Where
+ * the layout keeps the bin's entries, pick_run8 does it eight entries a
+ * vector, with a tighter bound than lo. */
 static uint32_t pick_run(const tf_drainage *dr, int k, const dlevel *lv, uint32_t e0,
                          uint32_t m, double px, double py, double best, uint32_t *pick)
 {
@@ -776,9 +778,9 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
         size_t c = (size_t)bj * lv->bnx + (size_t)bi;
         /* Two passes over each run of the bin's list: the sub-segments
          * whose reach box holds p and whose lower bed is below the lowest
-         * cone at the run's start, picked without branches (about half of
-         * them: a branch no better than a coin), then their cones in list
-         * order. A sub-segment left out would have given +inf or a cone
+         * cone at the run's start (pick_run8: whose bound is), picked
+         * without branches (about half of them: a branch no better than a
+         * coin), then their cones in list order. A sub-segment left out would have given +inf or a cone
          * not below the lowest so far, so the choice is consider's over
          * the whole list. */
         uint32_t pick[PICK_RUN];
@@ -992,15 +994,15 @@ static void margin_nodes(const tf_drainage *dr, const dlevel *lv, int k, dbox b,
  * list's entries (fill 0), then filling the lists (fill 1). Inlined once
  * for each, so neither pass tests which it is. */
 __attribute__((always_inline)) static inline void
-bin_pass(dlevel *lv, double iL, const dbox *rows, int64_t b0, size_t nb, int64_t a0, size_t na,
+bin_pass(dlevel *lv, double iL, const dbox *rows, size_t b0, size_t nb, size_t a0, size_t na,
          int fill)
 {
     uint32_t *bin_start = lv->bin_start, *row_start = lv->row_start;
     uint32_t *bin_items = lv->bin_items, *row_items = lv->row_items;
     const size_t bnx = lv->bnx, bny = lv->bny, vnx = lv->vnx;
     const double bx0 = lv->bx0, by0 = lv->by0;
-    for (size_t b = (size_t)b0; b < (size_t)b0 + nb; b++) {
-        for (size_t slot = b * vnx + (size_t)a0; slot < b * vnx + (size_t)a0 + na; slot++) {
+    for (size_t b = b0; b < b0 + nb; b++) {
+        for (size_t slot = b * vnx + a0; slot < b * vnx + a0 + na; slot++) {
             for (int s = 0; s < lv->nseg[slot]; s++) {
                 const dseg *g = &lv->seg[2 * slot + (size_t)s];
                 uint32_t item = (uint32_t)(2 * slot + (size_t)s);
@@ -1082,9 +1084,9 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
     memset(lv->row_start, 0, (lv->bny + 1) * sizeof *lv->row_start);
     memset(lv->bin_ready, 0, nb);
     memset(lv->row_ready, 0, lv->bny);
-    int64_t b0 = nb_ - lv->nj0 + ring, a0 = na - lv->ni0 + ring;
-    for (size_t b = (size_t)b0; b < (size_t)b0 + nnb; b++)
-        for (size_t a = (size_t)a0; a < (size_t)a0 + nna; a++)
+    size_t b0 = (size_t)(nb_ - lv->nj0 + ring), a0 = (size_t)(na - lv->ni0 + ring);
+    for (size_t b = b0; b < b0 + nnb; b++)
+        for (size_t a = a0; a < a0 + nna; a++)
             ensure_link(w, k, b * lv->vnx + a);
     bin_pass(lv, iL, rows, b0, nnb, a0, nna, 0);
     if (list_starts(lv->bin_start, nb, &w->cur.items[k], &w->cur.items_capacity[k]) ||
