@@ -286,7 +286,8 @@ END_TEST
  * window above and on every path, for this file's network and the golden
  * specs (one with breaches): the windows carve runs of points together
  * where the path has vectors, and every bit must still be the sample's. */
-static const char *const DRAINAGE_SPECS[] = {NULL, "drainage.json", "drainage-breach.json"};
+static const char *const DRAINAGE_SPECS[] = {NULL, "drainage.json", "drainage-breach.json",
+                                              "drainage-bands.json"};
 
 START_TEST(drained_windows_equal_samples_in_doubles)
 {

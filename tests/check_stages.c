@@ -19,9 +19,10 @@
 
 /* Every spec of tests/data/terrain, in name order. */
 static const char *const SPECS[] = {
-    "drainage",    "drainage-breach", "interpolations",      "kinds",
-    "mask-curves", "masks",           "mixed-kinds",         "nan-far",
-    "output-curve-cosine", "output-curve", "thesis",         "version-only-extreme",
+    "drainage",    "drainage-bands", "drainage-breach", "interpolations",
+    "kinds",       "mask-curves",    "masks",           "mixed-kinds",
+    "nan-far",     "output-curve-cosine", "output-curve", "thesis",
+    "version-only-extreme",
 };
 #define SPEC_COUNT (sizeof SPECS / sizeof SPECS[0])
 static const char *const PATHS[] = {"none", "auto"};

@@ -196,6 +196,13 @@ typedef struct {
      * made so far. */
     uint64_t kept;
     unsigned hits; /* single samples that found their nodes here */
+    /* Points known to be held (holds): the box laid out for, grown by
+     * each point found held since. The points a layout holds are a box:
+     * plan_levels' x ranges depend on x alone, its y ranges on y, and
+     * each end of each range is nondecreasing in the point's coordinate,
+     * so a point between two held ones is held. A point inside needs no
+     * plan_levels (sixteen divisions); one outside is checked in full. */
+    double held_x0, held_y0, held_x1, held_y1;
     /* The id of the stage whose nodes were made here (0: none), single
      * samples' or a window's: a new layout of that stage starts from the
      * node values and links they share (seed_level). */
@@ -1549,6 +1556,21 @@ static int holds(const dlayout *lay, const tf_drainage *dr, dbox q)
     return 1;
 }
 
+/* holds, first by the layout's held box; a point found held grows it. */
+static int holds_point(dlayout *lay, const tf_drainage *dr, double x, double y)
+{
+    if (x >= lay->held_x0 && x <= lay->held_x1 && y >= lay->held_y0 && y <= lay->held_y1)
+        return 1;
+    dbox q = {x, y, x, y};
+    if (!holds(lay, dr, q))
+        return 0;
+    lay->held_x0 = x < lay->held_x0 ? x : lay->held_x0;
+    lay->held_x1 = x > lay->held_x1 ? x : lay->held_x1;
+    lay->held_y0 = y < lay->held_y0 ? y : lay->held_y0;
+    lay->held_y1 = y > lay->held_y1 ? y : lay->held_y1;
+    return 1;
+}
+
 static void need_boxes(tf_drainage_work *w, dbox q, dbox *need);
 
 double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
@@ -1556,16 +1578,15 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
 {
     if (out_of_range(dr, x, y) || isnan(sum))
         return NAN;
-    dbox q = {x, y, x, y};
     uint64_t id = dr->id;
     w->t = t;
     w->dr = dr;
-    if (id != 0 && w->cur.kept == id && holds(&w->cur, dr, q)) {
+    if (id != 0 && w->cur.kept == id && holds_point(&w->cur, dr, x, y)) {
         w->cur.hits++;
         return carve(w, x, y, sum, low);
     }
     for (int m = 0; id != 0 && m < SAMPLE_PARKED; m++) {
-        if (w->parked[m].kept == id && holds(&w->parked[m], dr, q)) {
+        if (w->parked[m].kept == id && holds_point(&w->parked[m], dr, x, y)) {
             dlayout a = w->cur;
             w->cur = w->parked[m];
             w->parked[m] = a;
@@ -1616,6 +1637,10 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     }
     w->cur.kept = id;
     w->cur.hits = 0;
+    w->cur.held_x0 = qp.x0;
+    w->cur.held_y0 = qp.y0;
+    w->cur.held_x1 = qp.x1;
+    w->cur.held_y1 = qp.y1;
     return carve(w, x, y, sum, low);
 }
 

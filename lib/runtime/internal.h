@@ -291,8 +291,8 @@ struct tf_terrain {
     double simplex_frequency[TF_MAX_LAYERS]; /* and offsets: the lanes' inputs */
     double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
-    /* A single sample on the AVX2 path with three or more layers and no
-     * drainage (sample_lanes set) looks its curves up as lanes
+    /* A single sample on the AVX2 path with three or more layers
+     * (sample_lanes set) looks its curves up as lanes
      * (curve_lanes.h): quads holds every layer's rd, four a quad (rd_quads
      * of them), then the mask curves' (mask_quads), whose lane j belongs to
      * layer mask_lane_layer[j] and reads the rd value of layer

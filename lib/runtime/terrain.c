@@ -71,16 +71,17 @@ TF_ALWAYS_INLINE double layer_contribution(const tf_compiled_layer *L, double r,
 }
 
 #if TF_HAVE_AVX2_PATH
-/* Steps 1-5 with the curves as lanes (tf_terrain.quads, curve_lanes.h):
+/* Steps 1-4 with the curves as lanes (tf_terrain.quads, curve_lanes.h):
  * every layer's rd lookup four at a time, then step 3 in the same lanes,
  * then the mask curves four at a time, each contribution multiplied by
- * its weight, and the sum in layer order. The same operations on each
- * value as evaluate_sum's loop, so its bits. */
-__attribute__((target("avx2"))) static double evaluate_sum_lanes_avx2(const tf_terrain *t,
-                                                                      double x, double y)
+ * its weight, into c (4 rd_quads entries). The same operations on each
+ * value as layer_contribution, so its bits. */
+__attribute__((target("avx2"))) static void contributions_lanes_avx2(const tf_terrain *t,
+                                                                    double x, double y,
+                                                                    double *c)
 {
     size_t layers = t->layer_count, lanes = 4 * t->rd_quads;
-    double noise[TF_MAX_LAYERS], r[TF_MAX_LAYERS], c[TF_MAX_LAYERS], w[TF_MAX_LAYERS];
+    double noise[TF_MAX_LAYERS], r[TF_MAX_LAYERS], w[TF_MAX_LAYERS];
     /* 1. noises; when every layer is a simplex one, the lanes' call
      * writes the padded count (lanes past the layers sample frequency 0,
      * offset 0) in whole vectors, which the lookups load without waiting
@@ -131,9 +132,17 @@ __attribute__((target("avx2"))) static double evaluate_sum_lanes_avx2(const tf_t
         if (L->mask == TF_MASK_RANGE)
             c[i] *= tf_mask_weight(L, r[L->mask_layer_index]);
     }
-    /* 5. the sum in layer order from 0.0 */
+}
+
+/* Steps 1-5 with the curves as lanes: 5. the sum in layer order from 0.0,
+ * so evaluate_sum's bits. */
+__attribute__((target("avx2"))) static double evaluate_sum_lanes_avx2(const tf_terrain *t,
+                                                                      double x, double y)
+{
+    double c[TF_MAX_LAYERS];
+    contributions_lanes_avx2(t, x, y, c);
     double h = 0.0;
-    for (size_t i = 0; i < layers; i++)
+    for (size_t i = 0; i < t->layer_count; i++)
         h += c[i];
     return h;
 }
@@ -207,6 +216,11 @@ static double sum_from_redistributed(const tf_terrain *t, const double *redistri
     return sum;
 }
 
+/* Layers needed before a partial sum takes the lanes (all layers' noises
+ * and curves at once): as for a whole sample (sample_lanes_compile), one
+ * vector's latency costs more than one or two scalar layers. */
+#define LANES_MIN_NEEDED 3
+
 /* Steps 1-5 of sum_from_redistributed's layers at (x, y), evaluating each
  * masked layer's mask source too. One layer's value is the bits
  * evaluate_sum computes. */
@@ -218,6 +232,25 @@ static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, 
     for (size_t i = 0; i < t->layer_count; i++)
         if ((add >> i & 1) && t->layers[i].mask != TF_MASK_NONE)
             needed |= (uint64_t)1 << t->layers[i].mask_layer_index;
+#if TF_HAVE_AVX2_PATH
+    /* Every layer's contribution as lanes, then the sums over add and
+     * part_mask in layer order: the bits of the loops below. */
+    if (t->simd >= TF_SIMD_AVX2 && t->sample_lanes &&
+        __builtin_popcountll(needed) >= LANES_MIN_NEEDED) {
+        double c[TF_MAX_LAYERS], sum = 0.0, p = 0.0;
+        contributions_lanes_avx2(t, x, y, c);
+        for (size_t i = 0; i < t->layer_count; i++) {
+            if (!(add >> i & 1))
+                continue;
+            sum += c[i];
+            if (part_mask >> i & 1)
+                p += c[i];
+        }
+        if (part)
+            *part = p;
+        return sum;
+    }
+#endif
     for (size_t i = 0; i < t->layer_count; i++) {
         if (!(needed >> i & 1))
             continue;
@@ -718,7 +751,7 @@ void tf_terrain_free(tf_terrain *t)
 static int sample_lanes_compile(tf_terrain *t)
 {
     size_t layers = t->layer_count;
-    if (layers < 3 || t->drainage.levels)
+    if (layers < 3)
         return 0;
     for (size_t i = 0; i < layers; i++) {
         const tf_compiled_layer *L = &t->layers[i];
