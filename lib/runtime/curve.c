@@ -639,30 +639,40 @@ curve_row_few_avx512(const tf_curve_table *table, const double *in, size_t n, do
     const __m512d y_last = _mm512_set1_pd(table->y_last);
     const int cosine = table->interp == TF_INTERP_COSINE;
     const __m512d one = _mm512_set1_pd(1.0), half = _mm512_set1_pd(0.5);
+#define CURVE_FEW_VECTOR(load, store)                                                              \
+    do {                                                                                           \
+        __m512d v = load;                                                                          \
+        if (unit)                                                                                  \
+            v = _mm512_mul_pd(_mm512_add_pd(v, one), half);                                        \
+        __m512i s = _mm512_setzero_si512();                                                        \
+        for (long long step = first_step; step > 0; step >>= 1) {                                  \
+            __m512i next = _mm512_add_epi64(s, _mm512_set1_epi64(step));                           \
+            __mmask8 pass = _mm512_cmp_pd_mask(v, CURVE_MEMBER(m_knot, next), _CMP_GE_OQ);        \
+            s = _mm512_mask_mov_epi64(s, pass, next);                                              \
+        }                                                                                          \
+        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);                               \
+        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);                                \
+        __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, CURVE_MEMBER(m_x0, s)),                         \
+                                  CURVE_MEMBER(m_inv_width, s));                                   \
+        __m512d y = segment_value8(cosine, t, CURVE_MEMBER(m_c0, s), CURVE_MEMBER(m_c1, s),        \
+                                   CURVE_MEMBER(m_c2, s), CURVE_MEMBER(m_c3, s));                  \
+        y = _mm512_mask_blend_pd(above, y, y_last);                                                \
+        y = _mm512_mask_blend_pd(below, y, y_first);                                               \
+        store;                                                                                     \
+    } while (0)
+    /* the last n mod 8 as a vector too, its lanes past n loaded as 0 and
+     * not stored (a masked load does not touch them); whole vectors
+     * without masks */
     size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        __m512d v = _mm512_loadu_pd(in + k);
-        if (unit)
-            v = _mm512_mul_pd(_mm512_add_pd(v, one), half);
-        __m512i s = _mm512_setzero_si512();
-        for (long long step = first_step; step > 0; step >>= 1) {
-            __m512i next = _mm512_add_epi64(s, _mm512_set1_epi64(step));
-            __mmask8 pass = _mm512_cmp_pd_mask(v, CURVE_MEMBER(m_knot, next), _CMP_GE_OQ);
-            s = _mm512_mask_mov_epi64(s, pass, next);
-        }
-        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);
-        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);
-        __m512d t =
-            _mm512_mul_pd(_mm512_sub_pd(v, CURVE_MEMBER(m_x0, s)), CURVE_MEMBER(m_inv_width, s));
-        __m512d y = segment_value8(cosine, t, CURVE_MEMBER(m_c0, s), CURVE_MEMBER(m_c1, s),
-                                   CURVE_MEMBER(m_c2, s), CURVE_MEMBER(m_c3, s));
-        y = _mm512_mask_blend_pd(above, y, y_last);
-        y = _mm512_mask_blend_pd(below, y, y_first);
-        _mm512_storeu_pd(out + k, y);
+    for (; k + 8 <= n; k += 8)
+        CURVE_FEW_VECTOR(_mm512_loadu_pd(in + k), _mm512_storeu_pd(out + k, y));
+    if (k < n) {
+        __mmask8 lanes = (__mmask8)((1u << (n - k)) - 1);
+        CURVE_FEW_VECTOR(_mm512_maskz_loadu_pd(lanes, in + k),
+                         _mm512_mask_storeu_pd(out + k, lanes, y));
     }
+#undef CURVE_FEW_VECTOR
 #undef CURVE_MEMBER
-    if (k < n)
-        curve_row_avx2(table, in + k, n - k, out + k, unit);
 }
 
 CURVE_AVX512 static inline __attribute__((always_inline)) void
@@ -682,59 +692,85 @@ curve_row_avx512(const tf_curve_table *table, const double *in, size_t n, double
     const double *u = unit ? out : in;
     _Alignas(64) int64_t segment[CURVE_ROW_BLOCK];
     _Alignas(32) int32_t bucket[8];
-    size_t k = 0;
-    while (k + 8 <= n) {
-        size_t block = n - k < CURVE_ROW_BLOCK ? (n - k) & ~(size_t)7 : CURVE_ROW_BLOCK;
-        for (size_t m = 0; m < block; m += 8) {
-            __m512d v = _mm512_loadu_pd(in + k + m);
-            if (unit) {
-                v = _mm512_mul_pd(_mm512_add_pd(v, one), half);
-                _mm512_storeu_pd(out + k + m, v);
-            }
-            /* tf_curve_bucket_of, NaN to bucket 0 as on the AVX2 path */
-            __m512d f = _mm512_mul_pd(_mm512_sub_pd(v, x_first), vscale);
-            f = _mm512_min_pd(_mm512_max_pd(f, _mm512_setzero_pd()), vtop);
-            _mm256_store_si256((__m256i *)(void *)bucket, _mm512_cvttpd_epi32(f));
-            __asm__("" : "+m"(bucket));
+    /* Pass 1 of eight samples from m on: each one's segment into
+     * segment[m ..], u into out[] with `unit`; pass 2: the values. LOAD
+     * and STORE move eight doubles, masked for the last n mod 8 (lanes
+     * past n loaded as 0, given segment 0, searched in no scalar fallback
+     * and not stored). */
+#define CURVE_PASS1(LOAD, STORE, lanes)                                                            \
+    do {                                                                                           \
+        __m512d v = LOAD(in + k + m);                                                              \
+        if (unit) {                                                                                \
+            v = _mm512_mul_pd(_mm512_add_pd(v, one), half);                                        \
+            STORE(out + k + m, v);                                                                 \
+        }                                                                                          \
+        /* tf_curve_bucket_of, NaN to bucket 0 as on the AVX2 path */                             \
+        __m512d f = _mm512_mul_pd(_mm512_sub_pd(v, x_first), vscale);                              \
+        f = _mm512_min_pd(_mm512_max_pd(f, _mm512_setzero_pd()), vtop);                            \
+        _mm256_store_si256((__m256i *)(void *)bucket, _mm512_cvttpd_epi32(f));                     \
+        __asm__("" : "+m"(bucket));                                                                \
+        __m512d even = CURVE_QUAD(0, 2, 4, 6), odd = CURVE_QUAD(1, 3, 5, 7);                       \
+        __m512d knot = _mm512_unpacklo_pd(even, odd);                                              \
+        __m512i first = _mm512_castpd_si512(_mm512_unpackhi_pd(even, odd));                        \
+        /* one step when u >= the knot and u < x_last */                                          \
+        __mmask8 step = _mm512_cmp_pd_mask(v, knot, _CMP_GE_OQ) &                                  \
+                        _mm512_cmp_pd_mask(v, x_last, _CMP_LT_OQ);                                 \
+        __m512i k64 = _mm512_maskz_mov_epi64(lanes, _mm512_mask_add_epi64(first, step, first,      \
+                                                                          one64));                 \
+        _mm512_store_si512((void *)(segment + m), _mm512_slli_epi64(k64, CURVE_SEGMENT_SHIFT));    \
+        unsigned crowded = _mm512_movepi64_mask(first) & (lanes);                                  \
+        if (crowded)                                                                               \
+            for (size_t l = 0; l < 8; l++)                                                         \
+                if (crowded >> l & 1)                                                              \
+                    segment[m + l] = (int64_t)(tf_curve_table_segment(table, u[k + m + l])         \
+                                               << CURVE_SEGMENT_SHIFT);                            \
+    } while (0)
+#define CURVE_PASS2(LOAD, STORE)                                                                   \
+    do {                                                                                           \
+        __m512d v = LOAD(u + k + m);                                                               \
+        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);                               \
+        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);                                \
+        curve_lanes8 c;                                                                            \
+        curve_load_lanes8(seg, segment + m, &c);                                                   \
+        __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, c.x0), c.inv_width);                            \
+        __m512d y = segment_value8(cosine, t, c.c0, c.c1, c.c2, c.c3);                             \
+        y = _mm512_mask_blend_pd(above, y, y_last);                                                \
+        y = _mm512_mask_blend_pd(below, y, y_first);                                               \
+        STORE(out + k + m, y);                                                                     \
+    } while (0)
 #define CURVE_BUCKET(lane) _mm_loadu_pd(&buckets[bucket[lane]].next)
 #define CURVE_PAIR(a, b)                                                                           \
     _mm256_insertf128_pd(_mm256_castpd128_pd256(CURVE_BUCKET(a)), CURVE_BUCKET(b), 1)
 #define CURVE_QUAD(a, b, c, d)                                                                     \
     _mm512_insertf64x4(_mm512_castpd256_pd512(CURVE_PAIR(a, b)), CURVE_PAIR(c, d), 1)
-            __m512d even = CURVE_QUAD(0, 2, 4, 6), odd = CURVE_QUAD(1, 3, 5, 7);
+#define LOAD_ALL(p) _mm512_loadu_pd(p)
+#define STORE_ALL(p, v) _mm512_storeu_pd(p, v)
+#define LOAD_SOME(p) _mm512_maskz_loadu_pd(lanes, p)
+#define STORE_SOME(p, v) _mm512_mask_storeu_pd(p, lanes, v)
+    size_t k = 0;
+    while (k < n) {
+        size_t block = n - k < CURVE_ROW_BLOCK ? n - k : CURVE_ROW_BLOCK;
+        size_t whole = block & ~(size_t)7, m;
+        __mmask8 lanes = (__mmask8)((1u << (block - whole)) - 1);
+        for (m = 0; m < whole; m += 8)
+            CURVE_PASS1(LOAD_ALL, STORE_ALL, 0xff);
+        if (m < block)
+            CURVE_PASS1(LOAD_SOME, STORE_SOME, lanes);
+        for (m = 0; m < whole; m += 8)
+            CURVE_PASS2(LOAD_ALL, STORE_ALL);
+        if (m < block)
+            CURVE_PASS2(LOAD_SOME, STORE_SOME);
+        k += block;
+    }
+#undef LOAD_ALL
+#undef STORE_ALL
+#undef LOAD_SOME
+#undef STORE_SOME
 #undef CURVE_QUAD
 #undef CURVE_PAIR
 #undef CURVE_BUCKET
-            __m512d knot = _mm512_unpacklo_pd(even, odd);
-            __m512i first = _mm512_castpd_si512(_mm512_unpackhi_pd(even, odd));
-            /* one step when u >= the knot and u < x_last */
-            __mmask8 step = _mm512_cmp_pd_mask(v, knot, _CMP_GE_OQ) &
-                            _mm512_cmp_pd_mask(v, x_last, _CMP_LT_OQ);
-            __m512i k64 = _mm512_mask_add_epi64(first, step, first, one64);
-            _mm512_store_si512((void *)(segment + m), _mm512_slli_epi64(k64, CURVE_SEGMENT_SHIFT));
-            unsigned crowded = _mm512_movepi64_mask(first);
-            if (crowded)
-                for (size_t l = 0; l < 8; l++)
-                    if (crowded >> l & 1)
-                        segment[m + l] = (int64_t)(tf_curve_table_segment(table, u[k + m + l])
-                                                   << CURVE_SEGMENT_SHIFT);
-        }
-        for (size_t m = 0; m < block; m += 8, k += 8) {
-            __m512d v = _mm512_loadu_pd(u + k);
-            __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);
-            __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);
-            curve_lanes8 c;
-            curve_load_lanes8(seg, segment + m, &c);
-            __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, c.x0), c.inv_width);
-            __m512d y = segment_value8(cosine, t, c.c0, c.c1, c.c2, c.c3);
-            y = _mm512_mask_blend_pd(above, y, y_last);
-            y = _mm512_mask_blend_pd(below, y, y_first);
-            _mm512_storeu_pd(out + k, y);
-        }
-    }
-    /* the last n mod 8: four lanes, then one by one */
-    if (k < n)
-        curve_row_avx2(table, in + k, n - k, out + k, unit);
+#undef CURVE_PASS2
+#undef CURVE_PASS1
 }
 
 /* in registers where the table has its lanes, as on the AVX2 path */
