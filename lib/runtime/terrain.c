@@ -76,9 +76,8 @@ TF_ALWAYS_INLINE double layer_contribution(const tf_compiled_layer *L, double r,
  * then the mask curves four at a time, each contribution multiplied by
  * its weight, into c (4 rd_quads entries). The same operations on each
  * value as layer_contribution, so its bits. */
-__attribute__((target("avx2"))) static void contributions_lanes_avx2(const tf_terrain *t,
-                                                                    double x, double y,
-                                                                    double *c)
+__attribute__((target("avx2"))) TF_ALWAYS_INLINE void
+contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
 {
     size_t layers = t->layer_count, lanes = 4 * t->rd_quads;
     double noise[TF_MAX_LAYERS], r[TF_MAX_LAYERS], w[TF_MAX_LAYERS];
@@ -145,6 +144,28 @@ __attribute__((target("avx2"))) static double evaluate_sum_lanes_avx2(const tf_t
     for (size_t i = 0; i < t->layer_count; i++)
         h += c[i];
     return h;
+}
+
+/* layers_sum's sums over add and part_mask (*part) from the lanes'
+ * contributions, in layer order: its bits. */
+__attribute__((target("avx2"))) static double partial_sums_lanes_avx2(const tf_terrain *t,
+                                                                      uint64_t add,
+                                                                      uint64_t part_mask,
+                                                                      double x, double y,
+                                                                      double *part)
+{
+    double c[TF_MAX_LAYERS], sum = 0.0, p = 0.0;
+    contributions_lanes_avx2(t, x, y, c);
+    for (size_t i = 0; i < t->layer_count; i++) {
+        if (!(add >> i & 1))
+            continue;
+        sum += c[i];
+        if (part_mask >> i & 1)
+            p += c[i];
+    }
+    if (part)
+        *part = p;
+    return sum;
 }
 #endif
 
@@ -233,23 +254,11 @@ static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, 
         if ((add >> i & 1) && t->layers[i].mask != TF_MASK_NONE)
             needed |= (uint64_t)1 << t->layers[i].mask_layer_index;
 #if TF_HAVE_AVX2_PATH
-    /* Every layer's contribution as lanes, then the sums over add and
-     * part_mask in layer order: the bits of the loops below. */
+    /* every layer's contribution as lanes, then the sums over add and
+     * part_mask in layer order: the bits of the loops below */
     if (t->simd >= TF_SIMD_AVX2 && t->sample_lanes &&
-        __builtin_popcountll(needed) >= LANES_MIN_NEEDED) {
-        double c[TF_MAX_LAYERS], sum = 0.0, p = 0.0;
-        contributions_lanes_avx2(t, x, y, c);
-        for (size_t i = 0; i < t->layer_count; i++) {
-            if (!(add >> i & 1))
-                continue;
-            sum += c[i];
-            if (part_mask >> i & 1)
-                p += c[i];
-        }
-        if (part)
-            *part = p;
-        return sum;
-    }
+        __builtin_popcountll(needed) >= LANES_MIN_NEEDED)
+        return partial_sums_lanes_avx2(t, add, part_mask, x, y, part);
 #endif
     for (size_t i = 0; i < t->layer_count; i++) {
         if (!(needed >> i & 1))
