@@ -237,10 +237,17 @@ static double sum_from_redistributed(const tf_terrain *t, const double *redistri
     return sum;
 }
 
-/* Layers needed before a partial sum takes the lanes (all layers' noises
- * and curves at once): as for a whole sample (sample_lanes_compile), one
- * vector's latency costs more than one or two scalar layers. */
-#define LANES_MIN_NEEDED 3
+/* Whether three or more layers are needed, as a partial sum takes the
+ * lanes (all layers' noises and curves at once) only then: as for a whole
+ * sample (sample_lanes_compile), one vector's latency costs more than one
+ * or two scalar layers. Two lowest bits cleared, not a popcount (a
+ * library call on the baseline x86-64 target). */
+static inline int bits_at_least_3(uint64_t m)
+{
+    m &= m - 1;
+    m &= m - 1;
+    return m != 0;
+}
 
 /* Steps 1-5 of sum_from_redistributed's layers at (x, y), evaluating each
  * masked layer's mask source too. One layer's value is the bits
@@ -256,8 +263,7 @@ static double layers_sum(const tf_terrain *t, uint64_t add, uint64_t part_mask, 
 #if TF_HAVE_AVX2_PATH
     /* every layer's contribution as lanes, then the sums over add and
      * part_mask in layer order: the bits of the loops below */
-    if (t->simd >= TF_SIMD_AVX2 && t->sample_lanes &&
-        __builtin_popcountll(needed) >= LANES_MIN_NEEDED)
+    if (t->simd >= TF_SIMD_AVX2 && t->sample_lanes && bits_at_least_3(needed))
         return partial_sums_lanes_avx2(t, add, part_mask, x, y, part);
 #endif
     for (size_t i = 0; i < t->layer_count; i++) {
