@@ -85,8 +85,8 @@ static const cli_command INFO = {
     .usage = "SPEC [--json]",
     .about = "Summarize a spec: format version, root seed, value range, output curve,\n"
              "drainage stage (its levels, spacing down to the finest level's, depth,\n"
-             "slope, reach, floor, jitter, bend, breach, detail wavelength, fade and\n"
-             "seed, and which layers it carves and which it adds as detail), and for\n"
+             "slope, reach, floor, jitter, bend, breach, detail wavelength, fade, what\n"
+             "the fade measures and seed, and which layers it carves and which it adds as detail), and for\n"
              "each layer its noise, frequency and wavelength (1/frequency, in world\n"
              "units), seed, offset, redistribution curve, amplitude and mask (a range,\n"
              "or a mask curve of a lower layer's value).\n",
@@ -167,6 +167,7 @@ static void print_drainage_text(const tf_spec *spec)
     printf("    breach        %d\n", d->breach);
     printf("    detailWavelength %.6g\n", d->detail_wavelength);
     printf("    fade          %.6g\n", d->fade);
+    printf("    fadeBy        %s\n", tf_fade_by_name(d->fade_by));
     printf("    carved layers ");
     print_layer_set(spec, true);
     printf("\n    detail layers ");
@@ -335,6 +336,7 @@ static cJSON *drainage_json(const tf_spec *spec)
         cli_json_put_number(o, "breach", d->breach) &&
         cli_json_put_number(o, "detailWavelength", d->detail_wavelength) &&
         cli_json_put_number(o, "fade", d->fade) &&
+        cli_json_put(o, "fadeBy", cJSON_CreateString(tf_fade_by_name(d->fade_by))) &&
         cli_json_put(o, "carvedLayers", layer_set_json(spec, true)) &&
         cli_json_put(o, "detailLayers", layer_set_json(spec, false)))
         return o;

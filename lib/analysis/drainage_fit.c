@@ -265,6 +265,9 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
     tf_drainage_set_defaults(s, levels, spacing, depth, slope);
     s->drainage.breach = breach;
     s->drainage.fade = pr->fade;
+    /* the fade by the depth cut: a continuous carved sum (with "bed" it
+     * jumps where the lowest cone's valley changes; docs/fitting.md) */
+    s->drainage.fade_by = TF_FADE_CUT;
     s->drainage.floor_width = pr->floor_width;
     s->drainage.reach = pr->reach;
     for (size_t i = 0; i < s->layer_count; i++)

@@ -48,6 +48,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->breach = d->breach;
     dr->depth0 = d->depth;
     dr->inv_fade = 1.0 / (d->fade * d->depth);
+    dr->fade_cut = d->fade_by == TF_FADE_CUT;
     dr->inv_slope = d->slope > 0.0 ? 1.0 / d->slope : INFINITY;
     const double sqrt2 = 1.4142135623730951;
     for (int k = 0; k < d->levels; k++) {
@@ -1130,13 +1131,20 @@ static int bin_level(tf_drainage_work *w, int k, const dbox *rows, const dbox *n
 
 /* ---- the stage */
 
-/* Step 5b from the lowest cone and its bed. */
+/* Step 5b from the lowest cone and its bed. fadeBy "bed" measures the
+ * height above the bed of the valley whose cone is lowest, which jumps
+ * where that valley changes; "cut" measures how deep the point was cut,
+ * a difference of two continuous sums, so the carved sum stays
+ * continuous. */
 static double carve_from(const tf_drainage *dr, double cone, double bed, double sum, double low)
 {
     double carved = cone < low ? cone : low;
     double weight = 1.0;
     if (cone < INFINITY) {
-        weight = (carved - bed) * dr->inv_fade;
+        if (dr->fade_cut)
+            weight = 1.0 - (low - carved) * dr->inv_fade;
+        else
+            weight = (carved - bed) * dr->inv_fade;
         weight = weight < 0.0 ? 0.0 : weight > 1.0 ? 1.0 : weight;
     }
     return carved + weight * (sum - low);

@@ -16,6 +16,7 @@ typedef struct {
     uint32_t seed;
     double slope, jitter, bend, depth0;
     double inv_fade; /* 1 / (fade * depth) */
+    int fade_cut;    /* fadeBy "cut": the fade measures low - carved, not carved - bed */
     double inv_slope; /* 1 / slope (+inf at 0): only to bound cones below */
     int breach;
     double L[TF_MAX_DRAINAGE_LEVELS], D[TF_MAX_DRAINAGE_LEVELS];

@@ -54,6 +54,12 @@ const char *tf_interp_name(tf_interp interp)
     return (unsigned)interp < TF_INTERP_KIND_COUNT ? INTERP_NAMES[interp] : NULL;
 }
 
+const char *tf_fade_by_name(tf_fade_by fade_by)
+{
+    static const char *const names[TF_FADE_BY_COUNT] = {"bed", "cut"};
+    return (unsigned)fade_by < TF_FADE_BY_COUNT ? names[fade_by] : NULL;
+}
+
 char *tf_strdup(const char *s)
 {
     if (!s)
@@ -362,6 +368,7 @@ void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double 
     d->breach = 3;
     d->detail_wavelength = levels <= TF_MAX_DRAINAGE_LEVELS ? ldexp(2.0 * spacing, 1 - levels) : 0.0;
     d->fade = 0.5;
+    d->fade_by = TF_FADE_BED;
 }
 
 int tf_spec_add_unknown_key(tf_spec *spec, const char *path)
@@ -622,6 +629,9 @@ static int check_drainage(const tf_drainage_spec *d, const char *src, tf_error *
     if (d->breach < 1 || d->breach > 4)
         return INVALID("%s: %s.breach: must be an integer from 1 to 4, got %d", src, p,
                        d->breach);
+    if (!tf_fade_by_name(d->fade_by))
+        return INVALID("%s: %s.fadeBy: must be \"bed\" or \"cut\", got %d", src, p,
+                       (int)d->fade_by);
     const struct {
         const char *name;
         double v, lo, hi;

@@ -217,8 +217,8 @@ static void put_drainage(text *t, const tf_drainage_spec *d)
     put_member_number(t, in2, "bend", d->bend, 0);
     putf(t, "%s\"breach\": %d,\n", in2, d->breach);
     put_member_number(t, in2, "detailWavelength", d->detail_wavelength, 0);
-    putf(t, "%s\"fade\": ", in2);
-    put_number(t, d->fade);
+    put_member_number(t, in2, "fade", d->fade, 0);
+    putf(t, "%s\"fadeBy\": \"%s\"", in2, tf_fade_by_name(d->fade_by));
     put_extra_members(t, d->extra_json, in2, 1);
     puts_(t, "\n  }");
 }

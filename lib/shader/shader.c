@@ -595,10 +595,15 @@ static void put_drainage(tf_text *s, const char *n, const tf_drainage_spec *d, i
     tf_text_format(s,
                    "    if (!hit) {\n        return low + (sum - low);\n    }\n"
                    "    var float carved = low;\n"
-                   "    if (cone < low) {\n        carved = cone;\n    }\n"
-                   "    let float weight = clamp((carved - bed) * %F, 0.0, 1.0);\n"
-                   "    return carved + weight * (sum - low);\n}\n\n",
-                   1.0 / (d->fade * d->depth));
+                   "    if (cone < low) {\n        carved = cone;\n    }\n");
+    /* the fade's measure (docs/spec.md, "The carved sum") */
+    if (d->fade_by == TF_FADE_CUT)
+        tf_text_format(s, "    let float weight = clamp(1.0 - (low - carved) * %F, 0.0, 1.0);\n",
+                       1.0 / (d->fade * d->depth));
+    else
+        tf_text_format(s, "    let float weight = clamp((carved - bed) * %F, 0.0, 1.0);\n",
+                       1.0 / (d->fade * d->depth));
+    tf_text_format(s, "    return carved + weight * (sum - low);\n}\n\n");
     tf_text_printf(s,
                    "// The height at world point cell + frac: precise however far out.\n"
                    "fn float %s_at(ivec2 cell, vec2 frac) {\n"

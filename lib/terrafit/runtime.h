@@ -342,6 +342,14 @@ typedef struct {
 
 #define TF_MAX_DRAINAGE_LEVELS 4 /* drainage.levels, 1..4 */
 
+/* drainage.fadeBy: what the detail's fade measures (docs/spec.md,
+ * "Drainage"). */
+typedef enum {
+    TF_FADE_BED = 0, /* "bed": the height above the bed of the valley whose cone is lowest */
+    TF_FADE_CUT = 1, /* "cut": how deep the stage cut the point; continuous */
+    TF_FADE_BY_COUNT
+} tf_fade_by;
+
 /* "drainage" (docs/spec.md, "Drainage"): a network of valleys, each
  * running downhill into a coarser one, carved into the layers' sum before
  * the output curve. levels == 0 means the spec has none. tf_drainage_set_defaults()
@@ -360,6 +368,7 @@ typedef struct {
     int breach;        /* B: level 0's sinks link up to B cells away, 1..4 */
     double detail_wavelength; /* layers of shorter wavelength are added after carving, >= 0 */
     double fade;       /* detail fades to 0 within fade * depth of a valley floor, > 0 */
+    tf_fade_by fade_by; /* what the fade measures */
     char *extra_json;  /* unknown members of "drainage", or NULL */
 } tf_drainage_spec;
 
@@ -443,6 +452,7 @@ TF_API const tf_spec *tf_terrain_spec(const tf_terrain *t);
 TF_API const char *tf_noise_type_name(tf_noise_type type);
 TF_API const char *tf_interp_name(tf_interp interp);
 TF_API const char *tf_fractal_kind_name(tf_fractal_kind kind);
+TF_API const char *tf_fade_by_name(tf_fade_by fade_by);
 
 /* Set a layer's fractal kind with that kind's documented defaults
  * (octaves 6, lacunarity 2, gain 0.5; swiss warp 0.15; jordan gain1 0.8,
@@ -454,7 +464,8 @@ TF_API void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
  * with level 0's lattice `spacing`, valley `depth` and side `slope`, every
  * other member at its documented default (seed derived from the root seed,
  * reach 1.5, floor 0.1, jitter 0.8, bend 0.2, breach 3, detailWavelength
- * 2 * spacing / 2^(levels - 1), fade 0.5); levels 0 removes the stage. The
+ * 2 * spacing / 2^(levels - 1), fade 0.5, fadeBy "bed"); levels 0 removes
+ * the stage. The
  * values are checked by tf_spec_validate. */
 TF_API void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double depth,
                                      double slope);

@@ -975,6 +975,9 @@ class Drainage:
                        else 2.0 * self.finest)
         self.fade = float(dj.get("fade", 0.5))
         self.kf = 1.0 / (self.fade * self.D0)
+        # fadeBy: "bed" (height above the lowest cone's bed) or "cut" (how
+        # deep the point was cut, low - carved)
+        self.fade_cut = dj.get("fadeBy", "bed") == "cut"
         layers = terrain.layers
         # Layer sets: control of level k (f * L_k <= 1.0), carved
         # (f * detailWavelength <= 1.0).
@@ -1184,6 +1187,8 @@ class Drainage:
         carved = dmin(low, cone)
         if cone == math.inf:
             weight = 1.0
+        elif self.fade_cut:
+            weight = clamp01(1.0 - (low - carved) * self.kf)
         else:
             weight = clamp01((carved - bed) * self.kf)
         return carved + weight * (total - low)
