@@ -759,6 +759,57 @@ START_TEST(carved_terrain_drains)
 }
 END_TEST
 
+/* The largest difference between neighbours along eight rows of the
+ * carved sum (TF_STAGE_DRAINED), 480 world units (ten level-0 cells)
+ * long, sampled `step` apart. */
+static double largest_step(const tf_terrain *t, double step)
+{
+    size_t n = (size_t)(480.0 / step) + 1;
+    double *row = malloc(n * sizeof *row), largest = 0.0;
+    ck_assert_ptr_nonnull(row);
+    for (int r = 0; r < 8; r++) {
+        tf_error err;
+        ck_assert_int_eq(tf_terrain_sample_stage_window(t, TF_STAGE_DRAINED, 0, -100.0,
+                                                        -250.0 + 61.25 * r, step, 0, 0, n, 1,
+                                                        row, &err),
+                         0);
+        for (size_t k = 1; k < n; k++)
+            largest = fmax(largest, fabs(row[k] - row[k - 1]));
+    }
+    free(row);
+    return largest;
+}
+
+/* docs/spec.md, "The carved sum": with fadeBy "cut" the carved sum is
+ * continuous, so the largest neighbour difference shrinks with the step
+ * (by about the steps' ratio, 16); with "bed" it steps where the lowest
+ * cone passes to a valley with another bed, and the largest difference
+ * stays the step's height however fine the samples (which also shows the
+ * rows cross such places). */
+START_TEST(cut_fade_is_continuous)
+{
+    const char *const by[] = {"cut", "bed"};
+    for (int k = 0; k < 2; k++) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "%s, \"drainage\": {\"levels\": 3, \"spacing\": 48, \"depth\": 0.3, "
+                 "\"slope\": 0.03, \"fade\": 1, \"fadeBy\": \"%s\"}}",
+                 LAYERS, by[k]);
+        tf_error err;
+        tf_terrain *t = tf_terrain_parse(json, strlen(json), &err);
+        ck_assert_msg(t != NULL, "%s", err.message);
+        double coarse = largest_step(t, 1.0 / 16.0), fine = largest_step(t, 1.0 / 256.0);
+        if (k == 0)
+            ck_assert_msg(fine < coarse / 4.0, "cut: largest step %g at 1/16, %g at 1/256",
+                          coarse, fine);
+        else
+            ck_assert_msg(fine > coarse / 2.0, "bed: largest step %g at 1/16, %g at 1/256",
+                          coarse, fine);
+        tf_terrain_free(t);
+    }
+}
+END_TEST
+
 static Suite *drainage_suite(void)
 {
     Suite *s = suite_create("drainage");
@@ -780,6 +831,7 @@ static Suite *drainage_suite(void)
     tcase_add_test(tc, gradient_is_central_difference);
     tcase_add_test(tc, nonfinite_and_far);
     tcase_add_test(tc, carved_terrain_drains);
+    tcase_add_test(tc, cut_fade_is_continuous);
     suite_add_tcase(s, tc);
     return s;
 }
