@@ -85,11 +85,11 @@ static const cli_command INFO = {
     .usage = "SPEC [--json]",
     .about = "Summarize a spec: format version, root seed, value range, output curve,\n"
              "drainage stage (its levels, spacing down to the finest level's, depth,\n"
-             "slope, reach, floor, jitter, bend, breach, detail wavelength, fade, what\n"
-             "the fade measures and seed, and which layers it carves and which it adds as detail), and for\n"
-             "each layer its noise, frequency and wavelength (1/frequency, in world\n"
-             "units), seed, offset, redistribution curve, amplitude and mask (a range,\n"
-             "or a mask curve of a lower layer's value).\n",
+             "slope, reach, floor, jitter, bend, breach, detail wavelength, fade and\n"
+             "what it measures, seed, and which layers it carves and which it adds as\n"
+             "detail), and for each layer its noise, frequency and wavelength\n"
+             "(1/frequency, in world units), seed, offset, redistribution curve,\n"
+             "amplitude and mask (a range, or a mask curve of a lower layer's value).\n",
 };
 
 /* What `info` reports about a curve's control points. */

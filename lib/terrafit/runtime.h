@@ -465,8 +465,7 @@ TF_API void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
  * other member at its documented default (seed derived from the root seed,
  * reach 1.5, floor 0.1, jitter 0.8, bend 0.2, breach 3, detailWavelength
  * 2 * spacing / 2^(levels - 1), fade 0.5, fadeBy "bed"); levels 0 removes
- * the stage. The
- * values are checked by tf_spec_validate. */
+ * the stage. The values are checked by tf_spec_validate. */
 TF_API void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double depth,
                                      double slope);
 
