@@ -85,11 +85,12 @@ static const cli_command INFO = {
     .usage = "SPEC [--json]",
     .about = "Summarize a spec: format version, root seed, value range, output curve,\n"
              "drainage stage (its levels, spacing down to the finest level's, depth,\n"
-             "slope, reach, floor, jitter, bend, breach, detail wavelength, fade and\n"
-             "what it measures, seed, and which layers it carves and which it adds as\n"
-             "detail), and for each layer its noise, frequency and wavelength\n"
-             "(1/frequency, in world units), seed, offset, redistribution curve,\n"
-             "amplitude and mask (a range, or a mask curve of a lower layer's value).\n",
+             "slope, reach, floor, jitter, bend, breach and its target, detail\n"
+             "wavelength, fade and what it measures, seed, and which layers it carves\n"
+             "and which it adds as detail), and for each layer its noise, frequency\n"
+             "and wavelength (1/frequency, in world units), seed, offset,\n"
+             "redistribution curve, amplitude and mask (a range, or a mask curve of a\n"
+             "lower layer's value).\n",
 };
 
 /* What `info` reports about a curve's control points. */
@@ -165,6 +166,7 @@ static void print_drainage_text(const tf_spec *spec)
     printf("    jitter        %.6g\n", d->jitter);
     printf("    bend          %.6g\n", d->bend);
     printf("    breach        %d\n", d->breach);
+    printf("    breachTo      %s\n", tf_breach_to_name(d->breach_to));
     printf("    detailWavelength %.6g\n", d->detail_wavelength);
     printf("    fade          %.6g\n", d->fade);
     printf("    fadeBy        %s\n", tf_fade_by_name(d->fade_by));
@@ -334,6 +336,7 @@ static cJSON *drainage_json(const tf_spec *spec)
         cli_json_put_number(o, "floor", d->floor_width) &&
         cli_json_put_number(o, "jitter", d->jitter) && cli_json_put_number(o, "bend", d->bend) &&
         cli_json_put_number(o, "breach", d->breach) &&
+        cli_json_put(o, "breachTo", cJSON_CreateString(tf_breach_to_name(d->breach_to))) &&
         cli_json_put_number(o, "detailWavelength", d->detail_wavelength) &&
         cli_json_put_number(o, "fade", d->fade) &&
         cli_json_put(o, "fadeBy", cJSON_CreateString(tf_fade_by_name(d->fade_by))) &&

@@ -287,7 +287,8 @@ END_TEST
  * specs (one with breaches): the windows carve runs of points together
  * where the path has vectors, and every bit must still be the sample's. */
 static const char *const DRAINAGE_SPECS[] = {NULL, "drainage.json", "drainage-breach.json",
-                                              "drainage-bands.json", "drainage-cut.json"};
+                                              "drainage-bands.json", "drainage-cut.json",
+                                              "drainage-breach-nearest.json"};
 
 START_TEST(drained_windows_equal_samples_in_doubles)
 {

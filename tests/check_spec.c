@@ -742,7 +742,7 @@ static void assert_same_drainage(const tf_drainage_spec *a, const tf_drainage_sp
                                  const char *what)
 {
     ck_assert_msg(a->levels == b->levels && a->seed == b->seed && a->breach == b->breach &&
-                      a->fade_by == b->fade_by,
+                      a->fade_by == b->fade_by && a->breach_to == b->breach_to,
                   "%s", what);
     const double da[] = {a->spacing, a->depth, a->slope, a->reach, a->floor_width,
                          a->jitter, a->bend, a->detail_wavelength, a->fade};
@@ -774,6 +774,7 @@ START_TEST(drainage_defaults_and_round_trip)
     ck_assert_int_eq(d->breach, 3);
     ck_assert(d->fade == 0.5);
     ck_assert_int_eq(d->fade_by, TF_FADE_BED);
+    ck_assert_int_eq(d->breach_to, TF_BREACH_LOWEST);
     /* 2 L_(K-1) = 2 * spacing / 2^(levels - 1) */
     ck_assert(d->detail_wavelength == 2.0 * 40.0 / 4.0);
     ck_assert_uint_eq(spec->unknown_key_count, 1);
@@ -783,7 +784,8 @@ START_TEST(drainage_defaults_and_round_trip)
     char *json = tf_spec_to_json(spec, &err);
     ck_assert_msg(json != NULL, "%s", err.message);
     ck_assert_msg(strstr(json, "\"detailWavelength\": 20") && strstr(json, "\"breach\": 3") &&
-                      strstr(json, "\"fadeBy\": \"bed\"") && strstr(json, "\"x-note\""),
+                      strstr(json, "\"fadeBy\": \"bed\"") &&
+                      strstr(json, "\"breachTo\": \"lowest\"") && strstr(json, "\"x-note\""),
                   "%s", json);
     tf_spec *again = parse_ok(json);
     assert_same_drainage(&again->drainage, d, "rewritten");
@@ -840,7 +842,7 @@ START_TEST(drainage_members_given_are_kept)
     tf_spec *spec = parse_ok(DRAINED("{\"levels\":1,\"spacing\":0.5,\"depth\":2,\"slope\":3,"
                                      "\"seed\":0,\"reach\":0.5,\"floor\":0,\"jitter\":0.9,"
                                      "\"bend\":0.5,\"breach\":1,\"detailWavelength\":0,"
-                                     "\"fade\":7,\"fadeBy\":\"cut\"}"));
+                                     "\"fade\":7,\"fadeBy\":\"cut\",\"breachTo\":\"nearest\"}"));
     const tf_drainage_spec *d = &spec->drainage;
     ck_assert_int_eq(d->levels, 1);
     ck_assert_uint_eq(d->seed, 0);
@@ -849,10 +851,12 @@ START_TEST(drainage_members_given_are_kept)
               d->detail_wavelength == 0.0 && d->fade == 7.0);
     ck_assert_int_eq(d->breach, 1);
     ck_assert_int_eq(d->fade_by, TF_FADE_CUT);
+    ck_assert_int_eq(d->breach_to, TF_BREACH_NEAREST);
     tf_error err;
     char *json = tf_spec_to_json(spec, &err);
-    ck_assert_msg(json != NULL && strstr(json, "\"fadeBy\": \"cut\""), "%s",
-                  json ? json : err.message);
+    ck_assert_msg(json != NULL && strstr(json, "\"fadeBy\": \"cut\"") &&
+                      strstr(json, "\"breachTo\": \"nearest\""),
+                  "%s", json ? json : err.message);
     free(json);
     ck_assert_uint_eq(spec->unknown_key_count, 0);
     /* Reseeding derives even a seed that was given (as for layers). */

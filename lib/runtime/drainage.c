@@ -46,6 +46,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->jitter = d->jitter;
     dr->bend = d->bend;
     dr->breach = d->breach;
+    dr->breach_nearest = d->breach_to == TF_BREACH_NEAREST;
     dr->depth0 = d->depth;
     dr->inv_fade = 1.0 / (d->fade * d->depth);
     dr->fade_cut = d->fade_by == TF_FADE_CUT;
@@ -940,7 +941,9 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
             set_link(dr, k, lv, slot, h, lv->qx[slot], lv->qy[slot], bq);
         }
     } else if (target == SIZE_MAX && k == 0 && dr->breach > 1) {
-        for (int r = 2; r <= dr->breach; r++)
+        /* "lowest": every ring; "nearest": up to the first ring that
+         * holds a lower node */
+        for (int r = 2; r <= dr->breach && !(dr->breach_nearest && target != SIZE_MAX); r++)
             for (int dj = -r; dj <= r; dj++)
                 for (int di = -r; di <= r; di++) {
                     if (abs(di) == r || abs(dj) == r)

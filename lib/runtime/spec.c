@@ -60,6 +60,12 @@ const char *tf_fade_by_name(tf_fade_by fade_by)
     return (unsigned)fade_by < TF_FADE_BY_COUNT ? names[fade_by] : NULL;
 }
 
+const char *tf_breach_to_name(tf_breach_to breach_to)
+{
+    static const char *const names[TF_BREACH_TO_COUNT] = {"lowest", "nearest"};
+    return (unsigned)breach_to < TF_BREACH_TO_COUNT ? names[breach_to] : NULL;
+}
+
 char *tf_strdup(const char *s)
 {
     if (!s)
@@ -369,6 +375,7 @@ void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double 
     d->detail_wavelength = levels <= TF_MAX_DRAINAGE_LEVELS ? ldexp(2.0 * spacing, 1 - levels) : 0.0;
     d->fade = 0.5;
     d->fade_by = TF_FADE_BED;
+    d->breach_to = TF_BREACH_LOWEST;
 }
 
 int tf_spec_add_unknown_key(tf_spec *spec, const char *path)
@@ -632,6 +639,9 @@ static int check_drainage(const tf_drainage_spec *d, const char *src, tf_error *
     if (!tf_fade_by_name(d->fade_by))
         return INVALID("%s: %s.fadeBy: must be \"bed\" or \"cut\", got %d", src, p,
                        (int)d->fade_by);
+    if (!tf_breach_to_name(d->breach_to))
+        return INVALID("%s: %s.breachTo: must be \"lowest\" or \"nearest\", got %d", src, p,
+                       (int)d->breach_to);
     const struct {
         const char *name;
         double v, lo, hi;

@@ -256,6 +256,11 @@ static const char *fade_by_name_of(int k)
     return tf_fade_by_name((tf_fade_by)k);
 }
 
+static const char *breach_to_name_of(int k)
+{
+    return tf_breach_to_name((tf_breach_to)k);
+}
+
 /* ---- the format's objects */
 
 static int read_base_noise(reader *r, const cJSON *obj, const char *path, tf_layer_spec *L,
@@ -562,10 +567,10 @@ static int read_drainage(reader *r, const cJSON *obj)
     static const char *const known[] = {"levels", "seed",   "spacing", "depth",
                                         "slope",  "reach",  "floor",   "jitter",
                                         "bend",   "breach", "detailWavelength", "fade",
-                                        "fadeBy"};
+                                        "fadeBy", "breachTo"};
     tf_drainage_spec *d = &r->spec->drainage;
     if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
-        check_members(r, obj, path, known, 13, &d->extra_json) != 0)
+        check_members(r, obj, path, known, 14, &d->extra_json) != 0)
         return -1;
     int levels = 0;
     double spacing = 0.0, depth = 0.0, slope = 0.0;
@@ -585,11 +590,14 @@ static int read_drainage(reader *r, const cJSON *obj)
         read_number(r, obj, path, "detailWavelength", 0, &d->detail_wavelength, NULL) != 0 ||
         read_number(r, obj, path, "fade", 0, &d->fade, NULL) != 0)
         return -1;
-    int fade_by = (int)d->fade_by;
+    int fade_by = (int)d->fade_by, breach_to = (int)d->breach_to;
     if (read_enum(r, obj, path, "fadeBy", "fade measure", fade_by_name_of, TF_FADE_BY_COUNT,
-                  &fade_by) != 0)
+                  &fade_by) != 0 ||
+        read_enum(r, obj, path, "breachTo", "breach target", breach_to_name_of,
+                  TF_BREACH_TO_COUNT, &breach_to) != 0)
         return -1;
     d->fade_by = (tf_fade_by)fade_by;
+    d->breach_to = (tf_breach_to)breach_to;
     return 0;
 }
 

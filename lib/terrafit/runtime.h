@@ -350,6 +350,14 @@ typedef enum {
     TF_FADE_BY_COUNT
 } tf_fade_by;
 
+/* drainage.breachTo: which node a level-0 sink's breach links to
+ * (docs/spec.md, "Drainage", Links). */
+typedef enum {
+    TF_BREACH_LOWEST = 0,  /* "lowest": the lowest of every ring up to B cells away */
+    TF_BREACH_NEAREST = 1, /* "nearest": the lowest of the nearest ring holding a lower node */
+    TF_BREACH_TO_COUNT
+} tf_breach_to;
+
 /* "drainage" (docs/spec.md, "Drainage"): a network of valleys, each
  * running downhill into a coarser one, carved into the layers' sum before
  * the output curve. levels == 0 means the spec has none. tf_drainage_set_defaults()
@@ -369,6 +377,7 @@ typedef struct {
     double detail_wavelength; /* layers of shorter wavelength are added after carving, >= 0 */
     double fade;       /* detail fades to 0 within fade * depth of a valley floor, > 0 */
     tf_fade_by fade_by; /* what the fade measures */
+    tf_breach_to breach_to; /* which node a breach links to */
     char *extra_json;  /* unknown members of "drainage", or NULL */
 } tf_drainage_spec;
 
@@ -453,6 +462,7 @@ TF_API const char *tf_noise_type_name(tf_noise_type type);
 TF_API const char *tf_interp_name(tf_interp interp);
 TF_API const char *tf_fractal_kind_name(tf_fractal_kind kind);
 TF_API const char *tf_fade_by_name(tf_fade_by fade_by);
+TF_API const char *tf_breach_to_name(tf_breach_to breach_to);
 
 /* Set a layer's fractal kind with that kind's documented defaults
  * (octaves 6, lacunarity 2, gain 0.5; swiss warp 0.15; jordan gain1 0.8,
@@ -464,8 +474,8 @@ TF_API void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
  * with level 0's lattice `spacing`, valley `depth` and side `slope`, every
  * other member at its documented default (seed derived from the root seed,
  * reach 1.5, floor 0.1, jitter 0.8, bend 0.2, breach 3, detailWavelength
- * 2 * spacing / 2^(levels - 1), fade 0.5, fadeBy "bed"); levels 0 removes
- * the stage. The values are checked by tf_spec_validate. */
+ * 2 * spacing / 2^(levels - 1), fade 0.5, fadeBy "bed", breachTo "lowest");
+ * levels 0 removes the stage. The values are checked by tf_spec_validate. */
 TF_API void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double depth,
                                      double slope);
 

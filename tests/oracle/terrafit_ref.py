@@ -962,6 +962,9 @@ class Drainage:
         self.J = float(dj.get("jitter", 0.8))
         self.bend = float(dj.get("bend", 0.2))
         self.B = int(dj.get("breach", 3))
+        # breachTo: "lowest" (every ring) or "nearest" (up to the first
+        # ring that holds a lower node)
+        self.breach_nearest = dj.get("breachTo", "lowest") == "nearest"
         # L_k = L0 * 2^-k, D_k = D0 * 2^-k (exact); R_k = rho * L_k,
         # w_k = phi * L_k; R_k * R_k and w_k * w_k computed once.
         self.L = [self.L0 * 2.0 ** -k for k in range(self.K)]
@@ -1071,6 +1074,8 @@ class Drainage:
         if target is None and b is None and k == 0 and self.B >= 2:
             # 3. breach: rings r = 2 .. B
             for r in range(2, self.B + 1):
+                if self.breach_nearest and target is not None:
+                    break
                 for dj in range(-r, r + 1):
                     for di in range(-r, r + 1):
                         if max(abs(di), abs(dj)) != r:
