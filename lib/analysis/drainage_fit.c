@@ -514,6 +514,8 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
             rep->levels = levels;
             rep->floor_width = pr->floor_width;
             rep->reach = pr->reach;
+            rep->fade_by = s->drainage.fade_by;
+            rep->breach_to = s->drainage.breach_to;
         } else {
             tf_spec_free(s);
         }

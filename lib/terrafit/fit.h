@@ -248,6 +248,8 @@ typedef struct {
     int levels, breach;
     double spacing, depth, slope, gamma, fade, detail_wavelength, floor_width, reach;
     double detail_gain;    /* factor on the detail layers' ampScale (1: none) */
+    tf_fade_by fade_by;    /* the candidates' fadeBy and breachTo */
+    tf_breach_to breach_to;
     size_t windows;        /* scoring windows */
     tf_fit_drainage_scores without, with;
 } tf_fit_drainage_report;
