@@ -843,7 +843,7 @@ START_TEST(drainage_members_given_are_kept)
                                      "\"seed\":0,\"reach\":0.5,\"floor\":0,\"jitter\":0.9,"
                                      "\"bend\":0.5,\"breach\":1,\"detailWavelength\":0,"
                                      "\"fade\":7,\"fadeBy\":\"cut\",\"breachTo\":\"nearest\"}"));
-    const tf_drainage_spec *d = &spec->drainage;
+    tf_drainage_spec *d = &spec->drainage;
     ck_assert_int_eq(d->levels, 1);
     ck_assert_uint_eq(d->seed, 0);
     ck_assert(d->spacing == 0.5 && d->depth == 2.0 && d->slope == 3.0 && d->reach == 0.5 &&
@@ -858,6 +858,19 @@ START_TEST(drainage_members_given_are_kept)
                       strstr(json, "\"breachTo\": \"nearest\""),
                   "%s", json ? json : err.message);
     free(json);
+    /* values set through the struct out of the enums' range are refused,
+     * naming the member */
+    d->fade_by = (tf_fade_by)2;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_msg(strstr(err.message, "$.drainage.fadeBy: must be \"bed\" or \"cut\", got 2"),
+                  "%s", err.message);
+    d->fade_by = TF_FADE_CUT;
+    d->breach_to = (tf_breach_to)-1;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_msg(strstr(err.message, "$.drainage.breachTo: must be \"lowest\" or \"nearest\", got -1"),
+                  "%s", err.message);
+    d->breach_to = TF_BREACH_NEAREST;
+    ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
     ck_assert_uint_eq(spec->unknown_key_count, 0);
     /* Reseeding derives even a seed that was given (as for layers). */
     tf_spec_reseed(spec, 7);
