@@ -297,8 +297,12 @@ struct tf_terrain {
      * of them), then the mask curves' (mask_quads), whose lane j belongs to
      * layer mask_lane_layer[j] and reads the rd value of layer
      * mask_lane_source[j]. lane_shift and lane_scale are the layers'
-     * preAmpShift and ampScale side by side, for step 3 in lanes. */
-    int sample_lanes;
+     * preAmpShift and ampScale side by side, for step 3 in lanes. When
+     * every mask curve reads the same layer (a fitted DEM's masks all
+     * read layer 0), mask_one_source is that layer and a sample looks its
+     * rd up once more as a scalar and its mask curves as scalars at that
+     * r (no mask quads); otherwise -1. */
+    int sample_lanes, mask_one_source;
     size_t rd_quads, mask_quads, mask_lane_count;
     tf_curve_quad *quads;
     unsigned char mask_lane_layer[TF_MAX_LAYERS], mask_lane_source[TF_MAX_LAYERS];

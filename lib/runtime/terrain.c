@@ -73,7 +73,8 @@ TF_ALWAYS_INLINE double layer_contribution(const tf_compiled_layer *L, double r,
 #if TF_HAVE_AVX2_PATH
 /* Steps 1-4 with the curves as lanes (tf_terrain.quads, curve_lanes.h):
  * every layer's rd lookup four at a time, then step 3 in the same lanes,
- * then the mask curves four at a time, each contribution multiplied by
+ * then the mask curves (four at a time, or as scalars when they all
+ * read one layer), each contribution multiplied by
  * its weight, into c (4 rd_quads entries). The same operations on each
  * value as layer_contribution, so its bits. */
 __attribute__((target("avx2"))) TF_ALWAYS_INLINE void
@@ -106,6 +107,13 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
         for (i = layers; i < lanes; i++)
             noise[i] = 0.0;
     }
+    /* the one mask source's r as a scalar lookup too (its bits: the same
+     * operations as the lanes'), whose chain is shorter than its quad's,
+     * so the mask lookups below need not wait for the quad */
+    double r_source = 0.0;
+    if (t->mask_one_source >= 0)
+        r_source = tf_curve_table_eval_inline(&t->layers[t->mask_one_source].rd,
+                                              (noise[t->mask_one_source] + 1.0) * 0.5);
     /* 2. u = (n + 1) * 0.5 and r = RD(u); 3. (r + preAmpShift) * ampScale */
     const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
     for (size_t g = 0; g < t->rd_quads; g++) {
@@ -116,16 +124,25 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
                          _mm256_mul_pd(_mm256_add_pd(rv, _mm256_loadu_pd(t->lane_shift + 4 * g)),
                                        _mm256_loadu_pd(t->lane_scale + 4 * g)));
     }
-    /* 4. the mask curves at their sources' r (lanes past them: layer 0's
-     * r, discarded), then every mask's weight multiplied in */
-    const tf_curve_quad *mq = t->quads + t->rd_quads;
-    for (size_t g = 0; g < t->mask_quads; g++) {
-        const unsigned char *src = t->mask_lane_source + 4 * g;
-        __m256d in = _mm256_setr_pd(r[src[0]], r[src[1]], r[src[2]], r[src[3]]);
-        _mm256_storeu_pd(w + 4 * g, tf_curve_quad_eval(&mq[g], t->tables, in));
+    /* 4. the mask curves at their sources' r, then every mask's weight
+     * multiplied in. With one source, scalar lookups at its scalar r:
+     * each starts as soon as that r is known, and a scalar lookup's chain
+     * is shorter than a quad's (docs/performance.md, "One mask source");
+     * else quads (lanes past the masks: layer 0's r, discarded). */
+    if (t->mask_one_source >= 0) {
+        for (size_t j = 0; j < t->mask_lane_count; j++)
+            c[t->mask_lane_layer[j]] *= tf_curve_table_eval_inline(
+                &t->layers[t->mask_lane_layer[j]].mask_curve, r_source);
+    } else {
+        const tf_curve_quad *mq = t->quads + t->rd_quads;
+        for (size_t g = 0; g < t->mask_quads; g++) {
+            const unsigned char *src = t->mask_lane_source + 4 * g;
+            __m256d in = _mm256_setr_pd(r[src[0]], r[src[1]], r[src[2]], r[src[3]]);
+            _mm256_storeu_pd(w + 4 * g, tf_curve_quad_eval(&mq[g], t->tables, in));
+        }
+        for (size_t j = 0; j < t->mask_lane_count; j++)
+            c[t->mask_lane_layer[j]] *= w[j];
     }
-    for (size_t j = 0; j < t->mask_lane_count; j++)
-        c[t->mask_lane_layer[j]] *= w[j];
     for (size_t i = 0; i < layers; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         if (L->mask == TF_MASK_RANGE)
@@ -777,8 +794,12 @@ static int sample_lanes_compile(tf_terrain *t)
             t->mask_lane_source[t->mask_lane_count++] = (unsigned char)L->mask_layer_index;
         }
     }
+    t->mask_one_source = t->mask_lane_count ? t->mask_lane_source[0] : -1;
+    for (size_t j = 1; j < t->mask_lane_count; j++)
+        if (t->mask_lane_source[j] != t->mask_lane_source[0])
+            t->mask_one_source = -1;
     t->rd_quads = (layers + 3) / 4;
-    t->mask_quads = (t->mask_lane_count + 3) / 4;
+    t->mask_quads = t->mask_one_source >= 0 ? 0 : (t->mask_lane_count + 3) / 4;
     t->quads = calloc(t->rd_quads + t->mask_quads, sizeof *t->quads);
     if (!t->quads)
         return -1;
