@@ -232,12 +232,16 @@ struct tf_drainage_work {
  * again would touch new memory each time (a first touch of a page costs
  * microseconds on some virtual machines: docs/performance.md). Grown by
  * realloc, which can move a large block's pages instead of touching new
- * ones. -1 (the array as it was) when it cannot grow. */
+ * ones. Never NULL on success, even for `need` 0: the callers derive
+ * pointers from it (p + 0 on a null pointer is undefined behaviour). -1
+ * (the array as it was) when it cannot grow. */
 static int grow_scratch(void **p, size_t *capacity, size_t need, size_t size)
 {
-    if (need <= *capacity)
+    if (need <= *capacity && *p)
         return 0;
     size_t want = need <= SIZE_MAX / 5 * 4 ? need + need / 4 : need;
+    if (want == 0)
+        want = 1;
     if (want > SIZE_MAX / size)
         return -1;
     void *grown = realloc(*p, want * size);
