@@ -301,11 +301,13 @@ struct tf_terrain {
      * every mask curve reads the same layer (a fitted DEM's masks all
      * read layer 0), mask_one_source is that layer and a sample looks its
      * rd up once more as a scalar and its mask curves as scalars at that
-     * r (no mask quads); otherwise -1. */
-    int sample_lanes, mask_one_source;
+     * r (no mask quads); otherwise -1. sample_range_masks: some layer
+     * has a range mask (else the sample skips their loop). */
+    int sample_lanes, mask_one_source, sample_range_masks;
     size_t rd_quads, mask_quads, mask_lane_count;
     tf_curve_quad *quads;
     unsigned char mask_lane_layer[TF_MAX_LAYERS], mask_lane_source[TF_MAX_LAYERS];
+    const tf_curve_table *mask_lane_table[TF_MAX_LAYERS]; /* lane j's mask curve */
     double lane_shift[TF_MAX_LAYERS], lane_scale[TF_MAX_LAYERS];
     void *tables;       /* one block holding every curve table */
     tf_fractal_plan *plans; /* one per layer, used by the layers whose plan is set */

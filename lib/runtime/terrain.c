@@ -131,8 +131,7 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * else quads (lanes past the masks: layer 0's r, discarded). */
     if (t->mask_one_source >= 0) {
         for (size_t j = 0; j < t->mask_lane_count; j++)
-            c[t->mask_lane_layer[j]] *= tf_curve_table_eval_inline(
-                &t->layers[t->mask_lane_layer[j]].mask_curve, r_source);
+            c[t->mask_lane_layer[j]] *= tf_curve_table_eval_inline(t->mask_lane_table[j], r_source);
     } else {
         const tf_curve_quad *mq = t->quads + t->rd_quads;
         for (size_t g = 0; g < t->mask_quads; g++) {
@@ -143,7 +142,7 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
         for (size_t j = 0; j < t->mask_lane_count; j++)
             c[t->mask_lane_layer[j]] *= w[j];
     }
-    for (size_t i = 0; i < layers; i++) {
+    for (size_t i = 0; t->sample_range_masks && i < layers; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         if (L->mask == TF_MASK_RANGE)
             c[i] *= tf_mask_weight(L, r[L->mask_layer_index]);
@@ -787,9 +786,11 @@ static int sample_lanes_compile(tf_terrain *t)
         return 0;
     for (size_t i = 0; i < layers; i++) {
         const tf_compiled_layer *L = &t->layers[i];
+        t->sample_range_masks |= L->mask == TF_MASK_RANGE;
         t->lane_shift[i] = L->pre_amp_shift;
         t->lane_scale[i] = L->amp_scale;
         if (L->mask == TF_MASK_CURVE) {
+            t->mask_lane_table[t->mask_lane_count] = &L->mask_curve;
             t->mask_lane_layer[t->mask_lane_count] = (unsigned char)i;
             t->mask_lane_source[t->mask_lane_count++] = (unsigned char)L->mask_layer_index;
         }
