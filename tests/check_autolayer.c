@@ -742,16 +742,16 @@ START_TEST(drainage_carves_valleys)
         ck_assert_double_eq(spec->layers[i].amp_scale,
                             off->layers[i].amp_scale * (detail ? d->detail_gain : 1.0));
     }
-    /* the fade by the depth cut and the breach to the nearest lower node,
-     * in the spec and the report */
+    /* the fade by the depth cut and the breach over the pass, in the spec
+     * and the report */
     ck_assert_int_eq(spec->drainage.fade_by, TF_FADE_CUT);
-    ck_assert_int_eq(spec->drainage.breach_to, TF_BREACH_NEAREST);
+    ck_assert_int_eq(spec->drainage.breach_to, TF_BREACH_PASS);
     ck_assert_int_eq(d->fade_by, TF_FADE_CUT);
-    ck_assert_int_eq(d->breach_to, TF_BREACH_NEAREST);
+    ck_assert_int_eq(d->breach_to, TF_BREACH_PASS);
     text = tf_fit_report_to_json(&rep, 0, &err);
     ck_assert_int_eq(count_text(text, "\"detailGain\""), 1);
     ck_assert_int_eq(count_text(text, "\"cut\""), 1);
-    ck_assert_int_eq(count_text(text, "\"nearest\""), 1);
+    ck_assert_int_eq(count_text(text, "\"pass\""), 1);
     free(text);
     opt.drainage = TF_FIT_DRAINAGE_ON;
     opt.drainage_levels = 2;

@@ -288,7 +288,8 @@ END_TEST
  * where the path has vectors, and every bit must still be the sample's. */
 static const char *const DRAINAGE_SPECS[] = {NULL, "drainage.json", "drainage-breach.json",
                                               "drainage-bands.json", "drainage-cut.json",
-                                              "drainage-breach-nearest.json"};
+                                              "drainage-breach-nearest.json",
+                                              "drainage-breach-pass.json"};
 
 START_TEST(drained_windows_equal_samples_in_doubles)
 {

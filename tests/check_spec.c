@@ -867,10 +867,22 @@ START_TEST(drainage_members_given_are_kept)
     d->fade_by = TF_FADE_CUT;
     d->breach_to = (tf_breach_to)-1;
     ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
-    ck_assert_msg(strstr(err.message, "$.drainage.breachTo: must be \"lowest\" or \"nearest\", got -1"),
+    ck_assert_msg(strstr(err.message, "$.drainage.breachTo: must be \"lowest\", \"nearest\" or "
+                                      "\"pass\", got -1"),
                   "%s", err.message);
     d->breach_to = TF_BREACH_NEAREST;
     ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
+    /* "pass" is written and read back by name */
+    d->breach_to = TF_BREACH_PASS;
+    json = tf_spec_to_json(spec, &err);
+    ck_assert_msg(json != NULL && strstr(json, "\"breachTo\": \"pass\""), "%s",
+                  json ? json : err.message);
+    tf_spec *back = tf_spec_parse(json, strlen(json), "pass.json", &err);
+    ck_assert_msg(back != NULL, "%s", err.message);
+    ck_assert_int_eq(back->drainage.breach_to, TF_BREACH_PASS);
+    tf_spec_free(back);
+    free(json);
+    d->breach_to = TF_BREACH_NEAREST;
     ck_assert_uint_eq(spec->unknown_key_count, 0);
     /* Reseeding derives even a seed that was given (as for layers). */
     tf_spec_reseed(spec, 7);

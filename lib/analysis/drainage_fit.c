@@ -268,10 +268,10 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
     /* the fade by the depth cut: a continuous carved sum (with "bed" it
      * jumps where the lowest cone's valley changes; docs/fitting.md) */
     s->drainage.fade_by = TF_FADE_CUT;
-    /* a sink breaches to the nearest ring holding a lower node: with the
-     * lowest of all rings, the sinks around a deep node all cut straight
-     * to it, a star of trenches (docs/fitting.md) */
-    s->drainage.breach_to = TF_BREACH_NEAREST;
+    /* a sink breaches over its lowest neighbour, where its basin would
+     * spill, to the nearest lower node beyond: a trench straight to a
+     * lower node cuts through the ridge between (docs/fitting.md) */
+    s->drainage.breach_to = TF_BREACH_PASS;
     s->drainage.floor_width = pr->floor_width;
     s->drainage.reach = pr->reach;
     for (size_t i = 0; i < s->layer_count; i++)

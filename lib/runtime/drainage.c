@@ -47,6 +47,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->bend = d->bend;
     dr->breach = d->breach;
     dr->breach_nearest = d->breach_to == TF_BREACH_NEAREST;
+    dr->breach_pass = d->breach_to == TF_BREACH_PASS;
     dr->depth0 = d->depth;
     dr->inv_fade = 1.0 / (d->fade * d->depth);
     dr->fade_cut = d->fade_by == TF_FADE_CUT;
@@ -943,6 +944,41 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
         if (ex * ex + ey * ey < 4.0 * dr->R2[k]) {
             double bq = lv->qbed[slot] < lv->bed[slot] ? lv->qbed[slot] : lv->bed[slot];
             set_link(dr, k, lv, slot, h, lv->qx[slot], lv->qy[slot], bq);
+        }
+    } else if (target == SIZE_MAX && k == 0 && dr->breach > 1 && dr->breach_pass) {
+        /* "pass": over the first lowest neighbour e (where a lake in the
+         * sink's basin would spill), to the lowest node lower than the
+         * sink in the nearest ring around e, r = 1 .. B - 1, that holds one */
+        double lowest = INFINITY;
+        int ei = 0, ej = 0;
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+                size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
+                if ((di || dj) && lv->val[m] < lowest) {
+                    lowest = lv->val[m];
+                    ei = di;
+                    ej = dj;
+                }
+            }
+        if (lowest < INFINITY) {
+            for (int r = 1; r < dr->breach && target == SIZE_MAX; r++)
+                for (int dj = -r; dj <= r; dj++)
+                    for (int di = -r; di <= r; di++) {
+                        if (abs(di) == r || abs(dj) == r)
+                            consider_target(w, k, ca + ei, cb + ej, di, dj, &best, &target);
+                    }
+        }
+        if (target != SIZE_MAX) {
+            size_t e = (size_t)(cb + ej) * lv->vnx + (size_t)(ca + ei);
+            double ba = lv->bed[slot];
+            double bb = lv->bed[target] < ba ? lv->bed[target] : ba;
+            double bm = ba + 0.5 * (bb - ba);
+            lv->seg[2 * slot] = make_seg(dr, k, lv->px[slot], lv->py[slot], lv->px[e], lv->py[e],
+                                         ba, bm);
+            lv->seg[2 * slot + 1] = make_seg(dr, k, lv->px[e], lv->py[e], lv->px[target],
+                                             lv->py[target], bm, bb);
+            lv->nseg[slot] = 2;
+            target = SIZE_MAX;
         }
     } else if (target == SIZE_MAX && k == 0 && dr->breach > 1) {
         /* "lowest": every ring; "nearest": up to the first ring that

@@ -62,7 +62,7 @@ const char *tf_fade_by_name(tf_fade_by fade_by)
 
 const char *tf_breach_to_name(tf_breach_to breach_to)
 {
-    static const char *const names[TF_BREACH_TO_COUNT] = {"lowest", "nearest"};
+    static const char *const names[TF_BREACH_TO_COUNT] = {"lowest", "nearest", "pass"};
     return (unsigned)breach_to < TF_BREACH_TO_COUNT ? names[breach_to] : NULL;
 }
 
@@ -640,7 +640,7 @@ static int check_drainage(const tf_drainage_spec *d, const char *src, tf_error *
         return INVALID("%s: %s.fadeBy: must be \"bed\" or \"cut\", got %d", src, p,
                        (int)d->fade_by);
     if (!tf_breach_to_name(d->breach_to))
-        return INVALID("%s: %s.breachTo: must be \"lowest\" or \"nearest\", got %d", src, p,
+        return INVALID("%s: %s.breachTo: must be \"lowest\", \"nearest\" or \"pass\", got %d", src, p,
                        (int)d->breach_to);
     const struct {
         const char *name;

@@ -355,6 +355,7 @@ typedef enum {
 typedef enum {
     TF_BREACH_LOWEST = 0,  /* "lowest": the lowest of every ring up to B cells away */
     TF_BREACH_NEAREST = 1, /* "nearest": the lowest of the nearest ring holding a lower node */
+    TF_BREACH_PASS = 2,    /* "pass": over the sink's lowest neighbour, then the nearest lower node */
     TF_BREACH_TO_COUNT
 } tf_breach_to;
 

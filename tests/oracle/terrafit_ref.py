@@ -962,9 +962,11 @@ class Drainage:
         self.J = float(dj.get("jitter", 0.8))
         self.bend = float(dj.get("bend", 0.2))
         self.B = int(dj.get("breach", 3))
-        # breachTo: "lowest" (every ring) or "nearest" (up to the first
-        # ring that holds a lower node)
+        # breachTo: "lowest" (every ring), "nearest" (up to the first
+        # ring that holds a lower node) or "pass" (over the lowest
+        # neighbour, then its nearest ring that holds a lower node)
         self.breach_nearest = dj.get("breachTo", "lowest") == "nearest"
+        self.breach_pass = dj.get("breachTo", "lowest") == "pass"
         # L_k = L0 * 2^-k, D_k = D0 * 2^-k (exact); R_k = rho * L_k,
         # w_k = phi * L_k; R_k * R_k and w_k * w_k computed once.
         self.L = [self.L0 * 2.0 ** -k for k in range(self.K)]
@@ -1071,6 +1073,43 @@ class Drainage:
             if ex * ex + ey * ey < R2 * R2:
                 b = q
                 ba, bb = bedn, dmin(qbed, bedn)
+        if target is None and b is None and k == 0 and self.B >= 2 and self.breach_pass:
+            # 3, "pass": over the first lowest neighbour e, to the lowest
+            # node lower than the sink in the nearest ring r = 1 .. B - 1
+            # around e that holds one; drawn n -> e -> T, no bend
+            lowest = math.inf
+            e = None
+            for dj in (-1, 0, 1):
+                for di in (-1, 0, 1):
+                    if di == 0 and dj == 0:
+                        continue
+                    tv = self.node(k, i + di, j + dj)[2]
+                    if tv < lowest:
+                        lowest = tv
+                        e = (i + di, j + dj)
+            if e is not None:
+                for r in range(1, self.B):
+                    if target is not None:
+                        break
+                    for dj in range(-r, r + 1):
+                        for di in range(-r, r + 1):
+                            if max(abs(di), abs(dj)) != r:
+                                continue
+                            tv = self.node(k, e[0] + di, e[1] + dj)[2]
+                            if tv < best:
+                                best = tv
+                                target = (e[0] + di, e[1] + dj)
+            if target is None:
+                ln = ()          # 4. a sink
+                self.links[key] = ln
+                return ln
+            E = self.node(k, e[0], e[1])[1]
+            T = self.node(k, target[0], target[1])
+            ba, bb = bedn, dmin(T[3], bedn)
+            bm = ba + 0.5 * (bb - ba)
+            ln = ((P[0], P[1], E[0], E[1], ba, bm), (E[0], E[1], T[1][0], T[1][1], bm, bb))
+            self.links[key] = ln
+            return ln
         if target is None and b is None and k == 0 and self.B >= 2:
             # 3. breach: rings r = 2 .. B
             for r in range(2, self.B + 1):
@@ -1108,7 +1147,8 @@ class Drainage:
     def reach(self, k, i, j):
         """(Px, Py, r2, sub-segments) of the node's link, with r2 the square
         of a radius around P beyond which none of its cones reaches (every
-        point of the bent link lies within |b - a| of a; +1% for rounding);
+        point of the two straight sub-segments lies within the farther of
+        their far ends' distances from P; +1% for rounding);
         r2 = -1 for a sink. A lookup aid only: it skips nodes that give +inf."""
         key = (k, i, j)
         e = self.reaches.get(key)
@@ -1117,9 +1157,10 @@ class Drainage:
         subs = self.link(k, i, j)
         P = self.node(k, i, j)[1]
         if subs:
-            dx = subs[1][2] - P[0]
-            dy = subs[1][3] - P[1]
-            r = (math.sqrt(dx * dx + dy * dy) + self.R[k]) * 1.01
+            # the farther of the two sub-segments' far ends (a bent
+            # midpoint is nearer than the link's end; a pass may not be)
+            d = max(math.hypot(sb[2] - P[0], sb[3] - P[1]) for sb in subs)
+            r = (d + self.R[k]) * 1.01
             e = (P[0], P[1], r * r, subs)
         else:
             e = (P[0], P[1], -1.0, subs)
