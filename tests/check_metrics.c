@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/metrics_internal.h"
 #include "terrafit/terrafit.h"
 #include "testutil.h"
 
@@ -682,6 +683,75 @@ START_TEST(bad_inputs_are_refused)
 }
 END_TEST
 
+/* Bitwise equality of two doubles, NaN equal to NaN. */
+static int same_bits(double x, double y)
+{
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+
+#define SAME(field) ck_assert_msg(same_bits(got.field, want.field), "%s: %.17g != %.17g", #field, \
+                                  got.field, want.field)
+
+/* The fitter's scorer (one reference measured once, many maps) reports what
+ * tf_metrics_compute reports, bit for bit, on every figure it measures;
+ * the per-map drainage figures it skips are NaN; a map with a cell that
+ * does not count where the reference's does falls back to
+ * tf_metrics_compute whole. */
+START_TEST(scorer_matches_compute)
+{
+    const size_t w = 96, h = 80;
+    tf_layer_map *ref = noise_map(w, h, 11, 0.045);
+    for (size_t k = 0; k < w * h; k++)
+        if ((k / w) % 17 == 3 && k % w > 20) /* rows of no data */
+            ref->weight[k] = 0.0f;
+    tf_error err = {0};
+    metrics_scorer *sc = metrics_scorer_new(ref, NULL, &err);
+    ck_assert_msg(sc != NULL, "%s", err.message);
+    for (uint32_t seed = 1; seed <= 4; seed++) {
+        tf_layer_map *b = noise_map(w, h, seed, 0.02 * seed);
+        tf_metrics_report got, want;
+        ck_assert_int_eq(metrics_scorer_compare(sc, b, &got, &err), 0);
+        ck_assert_int_eq(tf_metrics_compute(ref, b, NULL, &want, &err), 0);
+        ck_assert_uint_eq(got.cells, want.cells);
+        SAME(histogram_chi2);
+        SAME(spectrum_log_rms);
+        SAME(slope_chi2);
+        SAME(slope_range);
+        SAME(a.spectral_slope);
+        SAME(a.depression_share);
+        SAME(a.channel_share);
+        SAME(a.roughness_elevation);
+        SAME(b.spectral_slope);
+        SAME(b.slope_mean);
+        SAME(b.slope_rate);
+        SAME(b.box_dimension);
+        SAME(b.peak_density);
+        SAME(b.pit_peak_ratio);
+        SAME(b.depression_share);
+        ck_assert(isnan(got.b.channel_share) && isnan(got.b.flow_path_length));
+        ck_assert(isnan(got.b.roughness_elevation) && isnan(got.b.slope_elevation));
+        size_t counted = got.cells;
+        /* a NaN where the reference counts: the whole comparison */
+        b->value[5 * w + 7] = NAN;
+        ck_assert_int_eq(metrics_scorer_compare(sc, b, &got, &err), 0);
+        ck_assert_int_eq(tf_metrics_compute(ref, b, NULL, &want, &err), 0);
+        ck_assert_uint_eq(got.cells, want.cells);
+        ck_assert_uint_eq(got.cells, counted - 1);
+        SAME(histogram_chi2);
+        SAME(b.channel_share);
+        SAME(b.flow_path_length);
+        map_free(b);
+    }
+    tf_layer_map *other = map_new(w, h - 1);
+    tf_metrics_report r;
+    ck_assert_int_eq(metrics_scorer_compare(sc, other, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "96x79"));
+    map_free(other);
+    metrics_scorer_free(sc);
+    map_free(ref);
+}
+END_TEST
+
 static Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -707,6 +777,7 @@ static Suite *metrics_suite(void)
     tcase_add_test(known, normal_score_correlation_is_rank_based);
     tcase_add_test(known, roughness_and_slope_follow_elevation);
     tcase_add_test(known, bad_inputs_are_refused);
+    tcase_add_test(known, scorer_matches_compute);
     suite_add_tcase(s, known);
     return s;
 }

@@ -331,3 +331,142 @@ int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
     *out = r;
     return 0;
 }
+
+/* ---- one reference, many maps (metrics_internal.h) */
+
+struct metrics_scorer {
+    const tf_layer_map *reference;
+    tf_metrics_options o;
+    size_t w, h, n, cells;
+    work wk; /* [0]: the reference's arrays and spectrum, kept; [1]: the map's */
+    tf_map_metrics a;
+    double range_quantile;                      /* the reference's */
+    double hist[TF_METRICS_HISTOGRAM_BINS];     /* the reference's values */
+};
+
+void metrics_scorer_free(metrics_scorer *s)
+{
+    if (!s)
+        return;
+    work_free(&s->wk);
+    free(s);
+}
+
+metrics_scorer *metrics_scorer_new(const tf_layer_map *reference,
+                                   const tf_metrics_options *options, tf_error *err)
+{
+    tf_metrics_options o = options ? *options : tf_metrics_options_default();
+    if (check_inputs(reference, reference, &o, err) != 0)
+        return NULL;
+    metrics_scorer *s = calloc(1, sizeof *s);
+    if (!s) {
+        tf_error_set(err, TF_ERR_NOMEM, "out of memory for the metrics of a reference");
+        return NULL;
+    }
+    s->reference = reference;
+    s->o = o;
+    s->w = reference->width;
+    s->h = reference->height;
+    size_t n = s->n = s->w * s->h;
+    work *wk = &s->wk;
+    wk->ok = malloc(n);
+    wk->weight = malloc(n * sizeof *wk->weight);
+    wk->slope_weight = malloc(n * sizeof *wk->slope_weight);
+    for (int m = 0; m < 2; m++) {
+        wk->value[m] = malloc(n * sizeof *wk->value[m]);
+        wk->slope[m] = malloc(n * sizeof *wk->slope[m]);
+    }
+    if (!wk->ok || !wk->weight || !wk->slope_weight || !wk->value[0] || !wk->value[1] ||
+        !wk->slope[0] || !wk->slope[1]) {
+        tf_error_set(err, TF_ERR_NOMEM, "out of memory for %zux%zu maps", s->w, s->h);
+        metrics_scorer_free(s);
+        return NULL;
+    }
+    /* tf_metrics_compute's cells with b = the reference: the cells where
+     * the reference counts (a map compared later counts there too, or is
+     * compared by tf_metrics_compute) */
+    for (size_t k = 0; k < n; k++) {
+        bool ok = reference->weight[k] > 0.0f && isfinite(reference->value[k]);
+        wk->ok[k] = ok;
+        wk->weight[k] = ok ? 1.0f : 0.0f;
+        s->cells += ok;
+        wk->value[0][k] = ok ? reference->value[k] : 0.5f;
+    }
+    if (s->cells == 0) {
+        metrics_scorer_free(s);
+        tf_error_set(err, TF_ERR_ARGUMENT, "no cell is present in both maps");
+        return NULL;
+    }
+    tf_histogram(wk->value[0], wk->weight, n, 0.0, 1.0, TF_METRICS_HISTOGRAM_BINS, s->hist);
+    metrics_grid g = {.w = s->w, .h = s->h, .v = wk->value[0], .weight = wk->weight,
+                      .ok = wk->ok};
+    if (measure_map(&g, wk, 0, &o, &s->a, &s->range_quantile, err) != 0) {
+        metrics_scorer_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int metrics_scorer_compare(metrics_scorer *s, const tf_layer_map *b, tf_metrics_report *out,
+                           tf_error *err)
+{
+    if (check_inputs(s->reference, b, &s->o, err) != 0)
+        return -1;
+    work *wk = &s->wk;
+    size_t n = s->n;
+    for (size_t k = 0; k < n; k++) {
+        if (wk->ok[k] && !(b->weight[k] > 0.0f && isfinite(b->value[k])))
+            return tf_metrics_compute(s->reference, b, &s->o, out, err);
+        wk->value[1][k] = wk->ok[k] ? b->value[k] : 0.5f;
+    }
+    tf_metrics_report r;
+    memset(&r, 0, sizeof r);
+    r.width = s->w;
+    r.height = s->h;
+    r.cells = s->cells;
+    r.options = s->o;
+    r.a = s->a;
+    double hist[2][TF_METRICS_HISTOGRAM_BINS];
+    tf_histogram(wk->value[1], wk->weight, n, 0.0, 1.0, TF_METRICS_HISTOGRAM_BINS, hist[1]);
+    r.histogram_chi2 = tf_chi2_distance(s->hist, hist[1], TF_METRICS_HISTOGRAM_BINS);
+
+    /* measure_map's steps that the decision reads, in its order */
+    metrics_grid g = {.w = s->w, .h = s->h, .v = wk->value[1], .weight = wk->weight,
+                      .ok = wk->ok};
+    tf_map_metrics *mb = &r.b;
+    if (wk->have_spectrum[1]) {
+        tf_radial_spectrum_free(&wk->spectrum[1]);
+        wk->have_spectrum[1] = false;
+    }
+    if (tf_radial_spectrum_compute(g.v, g.weight, g.w, g.h, &wk->spectrum[1], err) != 0)
+        return -1;
+    wk->have_spectrum[1] = true;
+    mb->spectral_slope = spectral_slope(&wk->spectrum[1], g.w > g.h ? g.w : g.h);
+    metrics_slope_map(&g, s->o.height_scale, wk->slope[1], wk->slope_weight);
+    double range_quantile;
+    if (slope_summary(wk->slope[1], wk->slope_weight, n, &mb->slope_mean, &range_quantile,
+                      err) != 0)
+        return -1;
+    mb->slope_rate = mb->slope_mean > 0.0 ? 1.0 / mb->slope_mean : NAN;
+    if (metrics_box_dimension(&g, &mb->box_dimension, err) != 0)
+        return -1;
+    metrics_extrema(&g, &mb->peak_density, &mb->pit_peak_ratio);
+    if (metrics_depression_share(&g, &mb->depression_share, err) != 0)
+        return -1;
+    mb->channel_share = mb->flow_path_length = NAN;
+    mb->roughness_elevation = mb->slope_elevation = NAN;
+    r.spectrum_log_rms = metrics_spectrum_log_rms(&wk->spectrum[0], &wk->spectrum[1]);
+
+    if (isnan(s->range_quantile)) {
+        r.slope_range = r.slope_chi2 = NAN;
+    } else {
+        r.slope_range = fmax(s->range_quantile, range_quantile);
+        double hi = r.slope_range > 0.0 ? r.slope_range : 1.0;
+        for (int m = 0; m < 2; m++)
+            tf_histogram(wk->slope[m], wk->slope_weight, n, 0.0, hi, TF_METRICS_HISTOGRAM_BINS,
+                         hist[m]);
+        r.slope_chi2 = tf_chi2_distance(hist[0], hist[1], TF_METRICS_HISTOGRAM_BINS);
+    }
+    *out = r;
+    return 0;
+}

@@ -72,6 +72,22 @@ typedef struct {
 int metrics_flow_route(const metrics_grid *g, metrics_flow *out, tf_error *err);
 void metrics_flow_free(metrics_flow *f);
 
+/* One reference compared with many maps of its size, as the fitter's
+ * drainage decision scores its candidates: the reference is measured once,
+ * and each map only by what the decision reads. metrics_scorer_compare
+ * fills the report as tf_metrics_compute(reference, b) does, bit for bit,
+ * except b's channel_share, flow_path_length, roughness_elevation and
+ * slope_elevation, which are NaN (not measured). A map with a cell that
+ * does not count where the reference's does (weight 0 or not finite) is
+ * compared by tf_metrics_compute itself. */
+typedef struct metrics_scorer metrics_scorer;
+
+metrics_scorer *metrics_scorer_new(const tf_layer_map *reference,
+                                   const tf_metrics_options *options, tf_error *err);
+int metrics_scorer_compare(metrics_scorer *s, const tf_layer_map *b, tf_metrics_report *out,
+                           tf_error *err);
+void metrics_scorer_free(metrics_scorer *s);
+
 /* Normal-score correlations of roughness and of slope (NaN where
  * undefined) with the low-pass elevation. */
 int metrics_relief_correlations(const metrics_grid *g, const float *slope,
