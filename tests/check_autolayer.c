@@ -604,6 +604,8 @@ START_TEST(noise_auto_on_one_band)
     tf_fit_options_init(&opt);
     opt.noise = TF_NOISE_PERLIN;
     opt.layer_noise[1] = TF_FIT_LAYER_NOISE_AUTO;
+    /* no drainage stage: its report has a "chosen" of its own */
+    opt.drainage = TF_FIT_DRAINAGE_OFF;
     tf_fit_report rep;
     tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
     ck_assert(!rep.noise_auto);
@@ -742,6 +744,16 @@ START_TEST(drainage_carves_valleys)
         ck_assert_double_eq(spec->layers[i].amp_scale,
                             off->layers[i].amp_scale * (detail ? d->detail_gain : 1.0));
     }
+    /* the side slope: the preset's gamma times 0.7^k or 0.7^-k, k <= 3,
+     * and the spec's slope is the report's */
+    ck_assert(d->preset != NULL);
+    double g0 = strcmp(d->preset, "mild") == 0 ? 8.0 : strcmp(d->preset, "smooth") == 0 ? 2.0 : 5.0;
+    int on_a_step = 0;
+    for (int k = -3; k <= 3; k++)
+        on_a_step |= fabs(d->gamma / (g0 * pow(0.7, k)) - 1.0) < 1e-9;
+    ck_assert_msg(on_a_step, "gamma %.17g is no step from %g", d->gamma, g0);
+    ck_assert_double_eq(spec->drainage.slope, d->slope);
+    ck_assert_double_eq_tol(d->slope, d->gamma * 2.0 * d->depth / d->spacing, 1e-12 * d->slope);
     /* the fade by the depth cut and the breach over the pass, in the spec
      * and the report */
     ck_assert_int_eq(spec->drainage.fade_by, TF_FADE_CUT);

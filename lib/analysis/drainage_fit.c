@@ -51,6 +51,9 @@ static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3}, {-2, -4}};
 /* The detail layers' gain is tried in these steps, up to the maximum. */
 #define DETAIL_GAIN_STEP 0.25
 #define DETAIL_GAIN_MAX 2.0
+/* The side slope's search: a factor per step, and the most steps either way. */
+#define SLOPE_STEP 0.7
+#define SLOPE_STEPS 3
 /* Carving must lower the score by this much to be kept (auto). */
 #define KEEP_MARGIN 0.05
 /* A reference whose largest catchment holds less than this share of its
@@ -538,6 +541,38 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         } else {
             tf_spec_free(s);
         }
+    }
+    /* The side slope: the presets' gamma is a guess at the DEM's valley
+     * sides; the best candidate's slope is scaled by SLOPE_STEP at a time,
+     * gentler first and, when the first gentler step does not lower the
+     * score, steeper (1 / SLOPE_STEP), while the score falls, at most
+     * SLOPE_STEPS times (trinidad east, a flat DEM: gamma 5 -> 2.45-3.5;
+     * castilla: 8 -> 11.4-23.3; docs/fitting.md). */
+    for (int dir = 0; best && dir < 2; dir++) {
+        double f = dir == 0 ? SLOPE_STEP : 1.0 / SLOPE_STEP;
+        int moved = 0;
+        for (int step = 0; step < SLOPE_STEPS; step++) {
+            tf_fit_drainage_scores sc;
+            double sl = rep->slope * f;
+            tf_spec *s = scored_candidate(&c, spec, rep->levels, L0, rep->depth, sl, B, chosen,
+                                          1.0, rep, &sc);
+            if (!s) {
+                tf_spec_free(best);
+                goto done;
+            }
+            if (!(sc.score < rep->with.score)) {
+                tf_spec_free(s);
+                break;
+            }
+            moved = 1;
+            tf_spec_free(best);
+            best = s;
+            rep->with = sc;
+            rep->slope = sl;
+            rep->gamma *= f;
+        }
+        if (moved)
+            break;
     }
     /* The detail gain: carving replaces the carved layers near the network
      * with smooth valley sides and floors, which takes power from the
