@@ -396,6 +396,31 @@ static tf_spec *scored_candidate(drainage_ctx *c, const tf_spec *base, int level
     return s;
 }
 
+/* The chosen preset's candidate rebuilt with `slope` and detail `gain`:
+ * when it scores lower than rep->with it replaces *best and rep->with (1),
+ * else it is dropped (0); -1 on failure, with *best freed. */
+static int try_better(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_report *rep,
+                      double L0, int B, const drainage_preset *chosen, double slope,
+                      double gain, tf_spec **best)
+{
+    tf_fit_drainage_scores sc;
+    tf_spec *s = scored_candidate(c, spec, rep->levels, L0, rep->depth, slope, B, chosen, gain,
+                                  rep, &sc);
+    if (!s) {
+        tf_spec_free(*best);
+        *best = NULL;
+        return -1;
+    }
+    if (!(sc.score < rep->with.score)) {
+        tf_spec_free(s);
+        return 0;
+    }
+    tf_spec_free(*best);
+    *best = s;
+    rep->with = sc;
+    return 1;
+}
+
 static void ctx_free(drainage_ctx *c)
 {
     metrics_scorer_free(c->scorer);
@@ -552,23 +577,13 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         double f = dir == 0 ? SLOPE_STEP : 1.0 / SLOPE_STEP;
         int moved = 0;
         for (int step = 0; step < SLOPE_STEPS; step++) {
-            tf_fit_drainage_scores sc;
-            double sl = rep->slope * f;
-            tf_spec *s = scored_candidate(&c, spec, rep->levels, L0, rep->depth, sl, B, chosen,
-                                          1.0, rep, &sc);
-            if (!s) {
-                tf_spec_free(best);
+            int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope * f, 1.0, &best);
+            if (r < 0)
                 goto done;
-            }
-            if (!(sc.score < rep->with.score)) {
-                tf_spec_free(s);
+            if (r == 0)
                 break;
-            }
             moved = 1;
-            tf_spec_free(best);
-            best = s;
-            rep->with = sc;
-            rep->slope = sl;
+            rep->slope = rep->slope * f;
             rep->gamma *= f;
         }
         if (moved)
@@ -585,20 +600,11 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         has_detail |= !(best->layers[i].frequency * best->drainage.detail_wavelength <= 1.0);
     for (double g = 1.0 + DETAIL_GAIN_STEP; has_detail && g <= DETAIL_GAIN_MAX;
          g += DETAIL_GAIN_STEP) {
-        tf_fit_drainage_scores sc;
-        tf_spec *s = scored_candidate(&c, spec, rep->levels, L0, rep->depth, rep->slope, B,
-                                      chosen, g, rep, &sc);
-        if (!s) {
-            tf_spec_free(best);
+        int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope, g, &best);
+        if (r < 0)
             goto done;
-        }
-        if (!(sc.score < rep->with.score)) {
-            tf_spec_free(s);
+        if (r == 0)
             break;
-        }
-        tf_spec_free(best);
-        best = s;
-        rep->with = sc;
         rep->detail_gain = g;
     }
     if (opt->drainage == TF_FIT_DRAINAGE_ON) {
