@@ -640,8 +640,8 @@ static int check_drainage(const tf_drainage_spec *d, const char *src, tf_error *
         return INVALID("%s: %s.fadeBy: must be \"bed\" or \"cut\", got %d", src, p,
                        (int)d->fade_by);
     if (!tf_breach_to_name(d->breach_to))
-        return INVALID("%s: %s.breachTo: must be \"lowest\", \"nearest\" or \"pass\", got %d", src, p,
-                       (int)d->breach_to);
+        return INVALID("%s: %s.breachTo: must be \"lowest\", \"nearest\" or \"pass\", got %d",
+                       src, p, (int)d->breach_to);
     const struct {
         const char *name;
         double v, lo, hi;
