@@ -213,11 +213,39 @@ static void work_free(work *wk)
     }
 }
 
-/* The per-map measurements (everything but the pairwise distances). */
+/* The arrays of a comparison of n cells; -1 (err set, wk freed) when
+ * memory runs out. */
+static int work_alloc(work *wk, size_t w, size_t h, tf_error *err)
+{
+    size_t n = w * h;
+    wk->ok = malloc(n);
+    wk->weight = malloc(n * sizeof *wk->weight);
+    wk->slope_weight = malloc(n * sizeof *wk->slope_weight);
+    for (int m = 0; m < 2; m++) {
+        wk->value[m] = malloc(n * sizeof *wk->value[m]);
+        wk->slope[m] = malloc(n * sizeof *wk->slope[m]);
+    }
+    if (!wk->ok || !wk->weight || !wk->slope_weight || !wk->value[0] || !wk->value[1] ||
+        !wk->slope[0] || !wk->slope[1]) {
+        work_free(wk);
+        tf_error_set(err, TF_ERR_NOMEM, "out of memory for %zux%zu maps", w, h);
+        return -1;
+    }
+    return 0;
+}
+
+/* The per-map measurements (everything but the pairwise distances); with
+ * `full` 0 only those the fitter's scorer reads (no flow routing, no
+ * relief correlations: NaN). */
 static int measure_map(const metrics_grid *g, work *wk, int m, const tf_metrics_options *o,
-                       tf_map_metrics *out, double *slope_range_quantile, tf_error *err)
+                       int full, tf_map_metrics *out, double *slope_range_quantile,
+                       tf_error *err)
 {
     size_t n = g->w * g->h;
+    if (wk->have_spectrum[m]) {
+        tf_radial_spectrum_free(&wk->spectrum[m]);
+        wk->have_spectrum[m] = false;
+    }
     if (tf_radial_spectrum_compute(g->v, g->weight, g->w, g->h, &wk->spectrum[m], err) != 0)
         return -1;
     wk->have_spectrum[m] = true;
@@ -233,6 +261,11 @@ static int measure_map(const metrics_grid *g, work *wk, int m, const tf_metrics_
     if (metrics_box_dimension(g, &out->box_dimension, err) != 0)
         return -1;
     metrics_extrema(g, &out->peak_density, &out->pit_peak_ratio);
+    if (!full) {
+        out->channel_share = out->flow_path_length = NAN;
+        out->roughness_elevation = out->slope_elevation = NAN;
+        return metrics_depression_share(g, &out->depression_share, err);
+    }
     metrics_drainage_values drainage;
     if (metrics_drainage(g, &drainage, err) != 0)
         return -1;
@@ -241,6 +274,26 @@ static int measure_map(const metrics_grid *g, work *wk, int m, const tf_metrics_
     out->flow_path_length = drainage.flow_path_length;
     return metrics_relief_correlations(g, wk->slope[m], wk->slope_weight, o->lowpass_radius,
                                        &out->roughness_elevation, &out->slope_elevation, err);
+}
+
+/* The distances that need both maps measured: the spectra's, and the
+ * slope histograms' over a range both maps share (all-flat maps put every
+ * slope in the first bin). */
+static void pair_distances(const work *wk, size_t n, const double range_quantile[2],
+                           tf_metrics_report *r)
+{
+    r->spectrum_log_rms = metrics_spectrum_log_rms(&wk->spectrum[0], &wk->spectrum[1]);
+    if (isnan(range_quantile[0])) {
+        r->slope_range = r->slope_chi2 = NAN;
+        return;
+    }
+    double hist[2][TF_METRICS_HISTOGRAM_BINS];
+    r->slope_range = fmax(range_quantile[0], range_quantile[1]);
+    double hi = r->slope_range > 0.0 ? r->slope_range : 1.0;
+    for (int m = 0; m < 2; m++)
+        tf_histogram(wk->slope[m], wk->slope_weight, n, 0.0, hi, TF_METRICS_HISTOGRAM_BINS,
+                     hist[m]);
+    r->slope_chi2 = tf_chi2_distance(hist[0], hist[1], TF_METRICS_HISTOGRAM_BINS);
 }
 
 int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
@@ -258,19 +311,8 @@ int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
 
     work wk;
     memset(&wk, 0, sizeof wk);
-    wk.ok = malloc(n);
-    wk.weight = malloc(n * sizeof *wk.weight);
-    wk.slope_weight = malloc(n * sizeof *wk.slope_weight);
-    for (int m = 0; m < 2; m++) {
-        wk.value[m] = malloc(n * sizeof *wk.value[m]);
-        wk.slope[m] = malloc(n * sizeof *wk.slope[m]);
-    }
-    if (!wk.ok || !wk.weight || !wk.slope_weight || !wk.value[0] || !wk.value[1] ||
-        !wk.slope[0] || !wk.slope[1]) {
-        work_free(&wk);
-        tf_error_set(err, TF_ERR_NOMEM, "out of memory for %zux%zu maps", w, h);
+    if (work_alloc(&wk, w, h, err) != 0)
         return -1;
-    }
 
     /* A cell counts where both weights are > 0 and both values finite;
      * elsewhere the working values hold a finite placeholder. */
@@ -307,26 +349,12 @@ int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
     double range_quantile[2];
     for (int m = 0; m < 2; m++) {
         metrics_grid g = {.w = w, .h = h, .v = wk.value[m], .weight = wk.weight, .ok = wk.ok};
-        if (measure_map(&g, &wk, m, &o, per_map[m], &range_quantile[m], err) != 0) {
+        if (measure_map(&g, &wk, m, &o, 1, per_map[m], &range_quantile[m], err) != 0) {
             work_free(&wk);
             return -1;
         }
     }
-    r.spectrum_log_rms = metrics_spectrum_log_rms(&wk.spectrum[0], &wk.spectrum[1]);
-
-    /* Slope histograms over a range both maps share; all-flat maps put
-     * every slope in the first bin. */
-    if (isnan(range_quantile[0])) {
-        r.slope_range = r.slope_chi2 = NAN;
-    } else {
-        r.slope_range = fmax(range_quantile[0], range_quantile[1]);
-        double hi = r.slope_range > 0.0 ? r.slope_range : 1.0;
-        for (int m = 0; m < 2; m++)
-            tf_histogram(wk.slope[m], wk.slope_weight, n, 0.0, hi, TF_METRICS_HISTOGRAM_BINS,
-                         hist[m]);
-        r.slope_chi2 = tf_chi2_distance(hist[0], hist[1], TF_METRICS_HISTOGRAM_BINS);
-    }
-
+    pair_distances(&wk, n, range_quantile, &r);
     work_free(&wk);
     *out = r;
     return 0;
@@ -337,11 +365,11 @@ int tf_metrics_compute(const tf_layer_map *a, const tf_layer_map *b,
 struct metrics_scorer {
     const tf_layer_map *reference;
     tf_metrics_options o;
-    size_t w, h, n, cells;
+    size_t w, h, cells;
     work wk; /* [0]: the reference's arrays and spectrum, kept; [1]: the map's */
     tf_map_metrics a;
-    double range_quantile;                      /* the reference's */
-    double hist[TF_METRICS_HISTOGRAM_BINS];     /* the reference's values */
+    double range_quantile[2];                /* [0]: the reference's */
+    double hist[TF_METRICS_HISTOGRAM_BINS]; /* the reference's values */
 };
 
 void metrics_scorer_free(metrics_scorer *s)
@@ -367,19 +395,10 @@ metrics_scorer *metrics_scorer_new(const tf_layer_map *reference,
     s->o = o;
     s->w = reference->width;
     s->h = reference->height;
-    size_t n = s->n = s->w * s->h;
+    size_t n = s->w * s->h;
     work *wk = &s->wk;
-    wk->ok = malloc(n);
-    wk->weight = malloc(n * sizeof *wk->weight);
-    wk->slope_weight = malloc(n * sizeof *wk->slope_weight);
-    for (int m = 0; m < 2; m++) {
-        wk->value[m] = malloc(n * sizeof *wk->value[m]);
-        wk->slope[m] = malloc(n * sizeof *wk->slope[m]);
-    }
-    if (!wk->ok || !wk->weight || !wk->slope_weight || !wk->value[0] || !wk->value[1] ||
-        !wk->slope[0] || !wk->slope[1]) {
-        tf_error_set(err, TF_ERR_NOMEM, "out of memory for %zux%zu maps", s->w, s->h);
-        metrics_scorer_free(s);
+    if (work_alloc(wk, s->w, s->h, err) != 0) {
+        free(s);
         return NULL;
     }
     /* tf_metrics_compute's cells with b = the reference: the cells where
@@ -400,7 +419,7 @@ metrics_scorer *metrics_scorer_new(const tf_layer_map *reference,
     tf_histogram(wk->value[0], wk->weight, n, 0.0, 1.0, TF_METRICS_HISTOGRAM_BINS, s->hist);
     metrics_grid g = {.w = s->w, .h = s->h, .v = wk->value[0], .weight = wk->weight,
                       .ok = wk->ok};
-    if (measure_map(&g, wk, 0, &o, &s->a, &s->range_quantile, err) != 0) {
+    if (measure_map(&g, wk, 0, &o, 1, &s->a, &s->range_quantile[0], err) != 0) {
         metrics_scorer_free(s);
         return NULL;
     }
@@ -413,7 +432,7 @@ int metrics_scorer_compare(metrics_scorer *s, const tf_layer_map *b, tf_metrics_
     if (check_inputs(s->reference, b, &s->o, err) != 0)
         return -1;
     work *wk = &s->wk;
-    size_t n = s->n;
+    size_t n = s->w * s->h;
     for (size_t k = 0; k < n; k++) {
         if (wk->ok[k] && !(b->weight[k] > 0.0f && isfinite(b->value[k])))
             return tf_metrics_compute(s->reference, b, &s->o, out, err);
@@ -426,47 +445,14 @@ int metrics_scorer_compare(metrics_scorer *s, const tf_layer_map *b, tf_metrics_
     r.cells = s->cells;
     r.options = s->o;
     r.a = s->a;
-    double hist[2][TF_METRICS_HISTOGRAM_BINS];
-    tf_histogram(wk->value[1], wk->weight, n, 0.0, 1.0, TF_METRICS_HISTOGRAM_BINS, hist[1]);
-    r.histogram_chi2 = tf_chi2_distance(s->hist, hist[1], TF_METRICS_HISTOGRAM_BINS);
-
-    /* measure_map's steps that the decision reads, in its order */
+    double hist[TF_METRICS_HISTOGRAM_BINS];
+    tf_histogram(wk->value[1], wk->weight, n, 0.0, 1.0, TF_METRICS_HISTOGRAM_BINS, hist);
+    r.histogram_chi2 = tf_chi2_distance(s->hist, hist, TF_METRICS_HISTOGRAM_BINS);
     metrics_grid g = {.w = s->w, .h = s->h, .v = wk->value[1], .weight = wk->weight,
                       .ok = wk->ok};
-    tf_map_metrics *mb = &r.b;
-    if (wk->have_spectrum[1]) {
-        tf_radial_spectrum_free(&wk->spectrum[1]);
-        wk->have_spectrum[1] = false;
-    }
-    if (tf_radial_spectrum_compute(g.v, g.weight, g.w, g.h, &wk->spectrum[1], err) != 0)
+    if (measure_map(&g, wk, 1, &s->o, 0, &r.b, &s->range_quantile[1], err) != 0)
         return -1;
-    wk->have_spectrum[1] = true;
-    mb->spectral_slope = spectral_slope(&wk->spectrum[1], g.w > g.h ? g.w : g.h);
-    metrics_slope_map(&g, s->o.height_scale, wk->slope[1], wk->slope_weight);
-    double range_quantile;
-    if (slope_summary(wk->slope[1], wk->slope_weight, n, &mb->slope_mean, &range_quantile,
-                      err) != 0)
-        return -1;
-    mb->slope_rate = mb->slope_mean > 0.0 ? 1.0 / mb->slope_mean : NAN;
-    if (metrics_box_dimension(&g, &mb->box_dimension, err) != 0)
-        return -1;
-    metrics_extrema(&g, &mb->peak_density, &mb->pit_peak_ratio);
-    if (metrics_depression_share(&g, &mb->depression_share, err) != 0)
-        return -1;
-    mb->channel_share = mb->flow_path_length = NAN;
-    mb->roughness_elevation = mb->slope_elevation = NAN;
-    r.spectrum_log_rms = metrics_spectrum_log_rms(&wk->spectrum[0], &wk->spectrum[1]);
-
-    if (isnan(s->range_quantile)) {
-        r.slope_range = r.slope_chi2 = NAN;
-    } else {
-        r.slope_range = fmax(s->range_quantile, range_quantile);
-        double hi = r.slope_range > 0.0 ? r.slope_range : 1.0;
-        for (int m = 0; m < 2; m++)
-            tf_histogram(wk->slope[m], wk->slope_weight, n, 0.0, hi, TF_METRICS_HISTOGRAM_BINS,
-                         hist[m]);
-        r.slope_chi2 = tf_chi2_distance(hist[0], hist[1], TF_METRICS_HISTOGRAM_BINS);
-    }
+    pair_distances(wk, n, s->range_quantile, &r);
     *out = r;
     return 0;
 }

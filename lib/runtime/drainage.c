@@ -891,25 +891,33 @@ static void ensure_value(tf_drainage_work *w, int k, size_t slot)
     lv->state[slot] |= NODE_VALUE;
 }
 
-/* Link a -> b (beds ba >= bb) as its two sub-segments through the bent
- * midpoint, at seg[2 slot]. */
-static void set_link(const tf_drainage *dr, int k, dlevel *lv, size_t slot, uint32_t h,
-                     double bx, double by, double bb)
+/* Link a -> b (beds ba >= bb) as its two sub-segments through (mx, my),
+ * at seg[2 slot], the bed halfway down at (mx, my). */
+static void set_link_through(const tf_drainage *dr, int k, dlevel *lv, size_t slot, double mx,
+                             double my, double bx, double by, double bb)
 {
     double ax = lv->px[slot], ay = lv->py[slot], ba = lv->bed[slot];
-    double f = dr->bend * (2.0 * unit_of(tf_mix32(h + 2u)) - 1.0);
-    double dx = bx - ax, dy = by - ay;
-    double mx = (ax + 0.5 * dx) - f * dy, my = (ay + 0.5 * dy) + f * dx;
     double bm = ba + 0.5 * (bb - ba);
     lv->seg[2 * slot] = make_seg(dr, k, ax, ay, mx, my, ba, bm);
     lv->seg[2 * slot + 1] = make_seg(dr, k, mx, my, bx, by, bm, bb);
     lv->nseg[slot] = 2;
 }
 
+/* Link a -> b through the bent midpoint. */
+static void set_link(const tf_drainage *dr, int k, dlevel *lv, size_t slot, uint32_t h,
+                     double bx, double by, double bb)
+{
+    double ax = lv->px[slot], ay = lv->py[slot];
+    double f = dr->bend * (2.0 * unit_of(tf_mix32(h + 2u)) - 1.0);
+    double dx = bx - ax, dy = by - ay;
+    double mx = (ax + 0.5 * dx) - f * dy, my = (ay + 0.5 * dy) + f * dx;
+    set_link_through(dr, k, lv, slot, mx, my, bx, by, bb);
+}
+
 /* Node (cb + dj, ca + di) as a link target: the lowest value so far,
- * strictly lower, wins. */
-static void consider_target(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb, int di,
-                            int dj, double *best, size_t *target)
+ * strictly lower, wins. Returns the node's slot. */
+static size_t consider_target(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb, int di,
+                              int dj, double *best, size_t *target)
 {
     dlevel *lv = &w->cur.level[k];
     size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
@@ -918,6 +926,21 @@ static void consider_target(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t 
         *best = lv->val[m];
         *target = m;
     }
+    return m;
+}
+
+/* The rings r = r0 .. r1 around node (ca, cb) as link targets, each over
+ * dj (outer) and di (inner) in -r .. r where max(|di|, |dj|) = r; with
+ * `nearest`, no ring after the first that gives a target. */
+static void consider_rings(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb, int r0, int r1,
+                           int nearest, double *best, size_t *target)
+{
+    for (int r = r0; r <= r1 && !(nearest && *target != SIZE_MAX); r++)
+        for (int dj = -r; dj <= r; dj++)
+            for (int di = -r; di <= r; di++) {
+                if (abs(di) == r || abs(dj) == r)
+                    consider_target(w, k, ca, cb, di, dj, best, target);
+            }
 }
 
 /* docs/spec.md, "Drainage", Links: node `slot` (inside the node box). */
@@ -930,15 +953,21 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
     ensure_value(w, k, slot);
     lv->nseg[slot] = 0;
     ptrdiff_t ca = (ptrdiff_t)(slot % lv->vnx), cb = (ptrdiff_t)(slot / lv->vnx);
-    double best = lv->val[slot];
-    size_t target = SIZE_MAX;
+    double best = lv->val[slot], lowest = INFINITY;
+    size_t target = SIZE_MAX, pass = SIZE_MAX; /* pass: the first lowest neighbour */
     for (int dj = -1; dj <= 1; dj++)
         for (int di = -1; di <= 1; di++) {
-            if (di || dj)
-                consider_target(w, k, ca, cb, di, dj, &best, &target);
+            if (!(di || dj))
+                continue;
+            size_t m = consider_target(w, k, ca, cb, di, dj, &best, &target);
+            if (lv->val[m] < lowest) {
+                lowest = lv->val[m];
+                pass = m;
+            }
         }
     int64_t i = lv->vi0 + (int64_t)ca, j = lv->vj0 + (int64_t)cb;
     uint32_t h = node_hash(dr->seed, k, i, j);
+    int via_pass = 0;
     if (target == SIZE_MAX && k > 0 && lv->qok[slot]) {
         double ex = lv->qx[slot] - lv->px[slot], ey = lv->qy[slot] - lv->py[slot];
         if (ex * ex + ey * ey < 4.0 * dr->R2[k]) {
@@ -946,53 +975,25 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
             set_link(dr, k, lv, slot, h, lv->qx[slot], lv->qy[slot], bq);
         }
     } else if (target == SIZE_MAX && k == 0 && dr->breach > 1 && dr->breach_pass) {
-        /* "pass": over the first lowest neighbour e (where a lake in the
-         * sink's basin would spill), to the lowest node lower than the
-         * sink in the nearest ring around e, r = 1 .. B - 1, that holds one */
-        double lowest = INFINITY;
-        int ei = 0, ej = 0;
-        for (int dj = -1; dj <= 1; dj++)
-            for (int di = -1; di <= 1; di++) {
-                size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
-                if ((di || dj) && lv->val[m] < lowest) {
-                    lowest = lv->val[m];
-                    ei = di;
-                    ej = dj;
-                }
-            }
-        if (lowest < INFINITY) {
-            for (int r = 1; r < dr->breach && target == SIZE_MAX; r++)
-                for (int dj = -r; dj <= r; dj++)
-                    for (int di = -r; di <= r; di++) {
-                        if (abs(di) == r || abs(dj) == r)
-                            consider_target(w, k, ca + ei, cb + ej, di, dj, &best, &target);
-                    }
-        }
-        if (target != SIZE_MAX) {
-            size_t e = (size_t)(cb + ej) * lv->vnx + (size_t)(ca + ei);
-            double ba = lv->bed[slot];
-            double bb = lv->bed[target] < ba ? lv->bed[target] : ba;
-            double bm = ba + 0.5 * (bb - ba);
-            lv->seg[2 * slot] = make_seg(dr, k, lv->px[slot], lv->py[slot], lv->px[e], lv->py[e],
-                                         ba, bm);
-            lv->seg[2 * slot + 1] = make_seg(dr, k, lv->px[e], lv->py[e], lv->px[target],
-                                             lv->py[target], bm, bb);
-            lv->nseg[slot] = 2;
-            target = SIZE_MAX;
-        }
+        /* "pass": over the first lowest neighbour (where a lake in the
+         * sink's basin would spill) to the lowest node lower than the sink
+         * in the nearest ring around it, r = 1 .. B - 1, that holds one */
+        if (pass != SIZE_MAX)
+            consider_rings(w, k, (ptrdiff_t)(pass % lv->vnx), (ptrdiff_t)(pass / lv->vnx), 1,
+                           dr->breach - 1, 1, &best, &target);
+        via_pass = 1;
     } else if (target == SIZE_MAX && k == 0 && dr->breach > 1) {
         /* "lowest": every ring; "nearest": up to the first ring that
          * holds a lower node */
-        for (int r = 2; r <= dr->breach && !(dr->breach_nearest && target != SIZE_MAX); r++)
-            for (int dj = -r; dj <= r; dj++)
-                for (int di = -r; di <= r; di++) {
-                    if (abs(di) == r || abs(dj) == r)
-                        consider_target(w, k, ca, cb, di, dj, &best, &target);
-                }
+        consider_rings(w, k, ca, cb, 2, dr->breach, dr->breach_nearest, &best, &target);
     }
     if (target != SIZE_MAX) {
         double bt = lv->bed[target] < lv->bed[slot] ? lv->bed[target] : lv->bed[slot];
-        set_link(dr, k, lv, slot, h, lv->px[target], lv->py[target], bt);
+        if (via_pass)
+            set_link_through(dr, k, lv, slot, lv->px[pass], lv->py[pass], lv->px[target],
+                             lv->py[target], bt);
+        else
+            set_link(dr, k, lv, slot, h, lv->px[target], lv->py[target], bt);
     }
     lv->state[slot] |= NODE_LINK;
 }

@@ -1045,6 +1045,23 @@ class Drainage:
         self.nodes[key] = n
         return n
 
+    def rings(self, k, ci, cj, r0, r1, nearest, best, target):
+        """Link targets on rings r = r0 .. r1 around cell (ci, cj), dj outer,
+        di inner, cells with max(|di|, |dj|) = r: a value < best becomes the
+        target; with nearest, no ring after the first that gives one."""
+        for r in range(r0, r1 + 1):
+            if nearest and target is not None:
+                break
+            for dj in range(-r, r + 1):
+                for di in range(-r, r + 1):
+                    if max(abs(di), abs(dj)) != r:
+                        continue
+                    tv = self.node(k, ci + di, cj + dj)[2]
+                    if tv < best:
+                        best = tv
+                        target = (ci + di, cj + dj)
+        return best, target
+
     def link(self, k, i, j):
         """The node's link as its two sub-segments (ax, ay, bx, by, ba, bb)
         in order, or () for a sink."""
@@ -1055,6 +1072,8 @@ class Drainage:
         h, P, v0, bedn, cone, qbed, q = self.node(k, i, j)
         best = v0
         target = None
+        lowest = math.inf
+        e = None             # the first lowest neighbour (the "pass")
         # 1. the 8 neighbours, dj outer, di inner
         for dj in (-1, 0, 1):
             for di in (-1, 0, 1):
@@ -1064,7 +1083,11 @@ class Drainage:
                 if tv < best:
                     best = tv
                     target = (i + di, j + dj)
+                if tv < lowest:
+                    lowest = tv
+                    e = (i + di, j + dj)
         b = None
+        via = None
         if target is None and k >= 1 and cone != math.inf:
             # 2. into the coarser network at q
             ex = q[0] - P[0]
@@ -1073,56 +1096,16 @@ class Drainage:
             if ex * ex + ey * ey < R2 * R2:
                 b = q
                 ba, bb = bedn, dmin(qbed, bedn)
-        if target is None and b is None and k == 0 and self.B >= 2 and self.breach_pass:
-            # 3, "pass": over the first lowest neighbour e, to the lowest
-            # node lower than the sink in the nearest ring r = 1 .. B - 1
-            # around e that holds one; drawn n -> e -> T, no bend
-            lowest = math.inf
-            e = None
-            for dj in (-1, 0, 1):
-                for di in (-1, 0, 1):
-                    if di == 0 and dj == 0:
-                        continue
-                    tv = self.node(k, i + di, j + dj)[2]
-                    if tv < lowest:
-                        lowest = tv
-                        e = (i + di, j + dj)
-            if e is not None:
-                for r in range(1, self.B):
-                    if target is not None:
-                        break
-                    for dj in range(-r, r + 1):
-                        for di in range(-r, r + 1):
-                            if max(abs(di), abs(dj)) != r:
-                                continue
-                            tv = self.node(k, e[0] + di, e[1] + dj)[2]
-                            if tv < best:
-                                best = tv
-                                target = (e[0] + di, e[1] + dj)
-            if target is None:
-                ln = ()          # 4. a sink
-                self.links[key] = ln
-                return ln
-            E = self.node(k, e[0], e[1])[1]
-            T = self.node(k, target[0], target[1])
-            ba, bb = bedn, dmin(T[3], bedn)
-            bm = ba + 0.5 * (bb - ba)
-            ln = ((P[0], P[1], E[0], E[1], ba, bm), (E[0], E[1], T[1][0], T[1][1], bm, bb))
-            self.links[key] = ln
-            return ln
         if target is None and b is None and k == 0 and self.B >= 2:
-            # 3. breach: rings r = 2 .. B
-            for r in range(2, self.B + 1):
-                if self.breach_nearest and target is not None:
-                    break
-                for dj in range(-r, r + 1):
-                    for di in range(-r, r + 1):
-                        if max(abs(di), abs(dj)) != r:
-                            continue
-                        tv = self.node(k, i + di, j + dj)[2]
-                        if tv < best:
-                            best = tv
-                            target = (i + di, j + dj)
+            if self.breach_pass:
+                # 3, "pass": rings r = 1 .. B - 1 around e, the nearest
+                # that holds a lower node; drawn n -> e -> T, no bend
+                if e is not None:
+                    best, target = self.rings(k, e[0], e[1], 1, self.B - 1, True, best, target)
+                    via = self.node(k, e[0], e[1])[1]
+            else:
+                # 3. breach: rings r = 2 .. B
+                best, target = self.rings(k, i, j, 2, self.B, self.breach_nearest, best, target)
         if b is None:
             if target is None:
                 ln = ()          # 4. a sink
@@ -1132,6 +1115,11 @@ class Drainage:
             T = self.node(k, target[0], target[1])
             b = T[1]
             ba, bb = bedn, dmin(T[3], bedn)
+        if via is not None:
+            bm = ba + 0.5 * (bb - ba)
+            ln = ((P[0], P[1], via[0], via[1], ba, bm), (via[0], via[1], b[0], b[1], bm, bb))
+            self.links[key] = ln
+            return ln
         a = P
         # The bent midpoint.
         f = self.bend * ((2.0 * mix32((h + 2) & MASK32)) * INV32 - 1.0)
