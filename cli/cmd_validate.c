@@ -85,7 +85,7 @@ static const cli_command INFO = {
     .usage = "SPEC [--json]",
     .about = "Summarize a spec: format version, root seed, value range, output curve,\n"
              "drainage stage (its levels, spacing down to the finest level's, depth,\n"
-             "slope, reach, floor, jitter, bend, breach and its target, detail\n"
+             "slope, reach, floor, jitter, bend, breach and its target, inflow, detail\n"
              "wavelength, fade and what it measures, seed, and which layers it carves\n"
              "and which it adds as detail), and for each layer its noise, frequency\n"
              "and wavelength (1/frequency, in world units), seed, offset,\n"
@@ -167,6 +167,7 @@ static void print_drainage_text(const tf_spec *spec)
     printf("    bend          %.6g\n", d->bend);
     printf("    breach        %d\n", d->breach);
     printf("    breachTo      %s\n", tf_breach_to_name(d->breach_to));
+    printf("    inflow        %d\n", d->inflow);
     printf("    detailWavelength %.6g\n", d->detail_wavelength);
     printf("    fade          %.6g\n", d->fade);
     printf("    fadeBy        %s\n", tf_fade_by_name(d->fade_by));
@@ -337,6 +338,7 @@ static cJSON *drainage_json(const tf_spec *spec)
         cli_json_put_number(o, "jitter", d->jitter) && cli_json_put_number(o, "bend", d->bend) &&
         cli_json_put_number(o, "breach", d->breach) &&
         cli_json_put(o, "breachTo", cJSON_CreateString(tf_breach_to_name(d->breach_to))) &&
+        cli_json_put_number(o, "inflow", d->inflow) &&
         cli_json_put_number(o, "detailWavelength", d->detail_wavelength) &&
         cli_json_put_number(o, "fade", d->fade) &&
         cli_json_put(o, "fadeBy", cJSON_CreateString(tf_fade_by_name(d->fade_by))) &&

@@ -289,7 +289,8 @@ END_TEST
 static const char *const DRAINAGE_SPECS[] = {NULL, "drainage.json", "drainage-breach.json",
                                               "drainage-bands.json", "drainage-cut.json",
                                               "drainage-breach-nearest.json",
-                                              "drainage-breach-pass.json"};
+                                              "drainage-breach-pass.json",
+                                              "drainage-inflow.json"};
 
 START_TEST(drained_windows_equal_samples_in_doubles)
 {

@@ -742,7 +742,8 @@ static void assert_same_drainage(const tf_drainage_spec *a, const tf_drainage_sp
                                  const char *what)
 {
     ck_assert_msg(a->levels == b->levels && a->seed == b->seed && a->breach == b->breach &&
-                      a->fade_by == b->fade_by && a->breach_to == b->breach_to,
+                      a->fade_by == b->fade_by && a->breach_to == b->breach_to &&
+                      a->inflow == b->inflow,
                   "%s", what);
     const double da[] = {a->spacing, a->depth, a->slope, a->reach, a->floor_width,
                          a->jitter, a->bend, a->detail_wavelength, a->fade};
@@ -775,6 +776,7 @@ START_TEST(drainage_defaults_and_round_trip)
     ck_assert(d->fade == 0.5);
     ck_assert_int_eq(d->fade_by, TF_FADE_BED);
     ck_assert_int_eq(d->breach_to, TF_BREACH_LOWEST);
+    ck_assert_int_eq(d->inflow, 0);
     /* 2 L_(K-1) = 2 * spacing / 2^(levels - 1) */
     ck_assert(d->detail_wavelength == 2.0 * 40.0 / 4.0);
     ck_assert_uint_eq(spec->unknown_key_count, 1);
@@ -785,7 +787,8 @@ START_TEST(drainage_defaults_and_round_trip)
     ck_assert_msg(json != NULL, "%s", err.message);
     ck_assert_msg(strstr(json, "\"detailWavelength\": 20") && strstr(json, "\"breach\": 3") &&
                       strstr(json, "\"fadeBy\": \"bed\"") &&
-                      strstr(json, "\"breachTo\": \"lowest\"") && strstr(json, "\"x-note\""),
+                      strstr(json, "\"breachTo\": \"lowest\"") && strstr(json, "\"inflow\": 0") &&
+                      strstr(json, "\"x-note\""),
                   "%s", json);
     tf_spec *again = parse_ok(json);
     assert_same_drainage(&again->drainage, d, "rewritten");
@@ -842,7 +845,8 @@ START_TEST(drainage_members_given_are_kept)
     tf_spec *spec = parse_ok(DRAINED("{\"levels\":1,\"spacing\":0.5,\"depth\":2,\"slope\":3,"
                                      "\"seed\":0,\"reach\":0.5,\"floor\":0,\"jitter\":0.9,"
                                      "\"bend\":0.5,\"breach\":1,\"detailWavelength\":0,"
-                                     "\"fade\":7,\"fadeBy\":\"cut\",\"breachTo\":\"nearest\"}"));
+                                     "\"fade\":7,\"fadeBy\":\"cut\",\"breachTo\":\"nearest\","
+                                     "\"inflow\":8}"));
     tf_drainage_spec *d = &spec->drainage;
     ck_assert_int_eq(d->levels, 1);
     ck_assert_uint_eq(d->seed, 0);
@@ -852,10 +856,11 @@ START_TEST(drainage_members_given_are_kept)
     ck_assert_int_eq(d->breach, 1);
     ck_assert_int_eq(d->fade_by, TF_FADE_CUT);
     ck_assert_int_eq(d->breach_to, TF_BREACH_NEAREST);
+    ck_assert_int_eq(d->inflow, 8);
     tf_error err;
     char *json = tf_spec_to_json(spec, &err);
     ck_assert_msg(json != NULL && strstr(json, "\"fadeBy\": \"cut\"") &&
-                      strstr(json, "\"breachTo\": \"nearest\""),
+                      strstr(json, "\"breachTo\": \"nearest\"") && strstr(json, "\"inflow\": 8"),
                   "%s", json ? json : err.message);
     free(json);
     /* values set through the struct out of the enums' range are refused,
@@ -871,6 +876,11 @@ START_TEST(drainage_members_given_are_kept)
                                       "\"pass\", got -1"),
                   "%s", err.message);
     d->breach_to = TF_BREACH_NEAREST;
+    d->inflow = 9;
+    ck_assert_int_ne(tf_spec_validate(spec, &err), 0);
+    ck_assert_msg(strstr(err.message, "$.drainage.inflow: must be an integer from 0 to 8, got 9"),
+                  "%s", err.message);
+    d->inflow = 8;
     ck_assert_int_eq(tf_spec_validate(spec, &err), 0);
     /* "pass" is written and read back by name */
     d->breach_to = TF_BREACH_PASS;

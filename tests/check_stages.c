@@ -20,7 +20,7 @@
 /* Every spec of tests/data/terrain, in name order. */
 static const char *const SPECS[] = {
     "drainage",    "drainage-bands", "drainage-breach", "drainage-breach-nearest",
-    "drainage-breach-pass", "drainage-cut", "interpolations",
+    "drainage-breach-pass", "drainage-cut", "drainage-inflow", "interpolations",
     "kinds",       "mask-curves",    "masks",           "mixed-kinds",
     "nan-far",     "output-curve-cosine", "output-curve", "thesis",
     "version-only-extreme",

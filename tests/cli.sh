@@ -207,7 +207,7 @@ cat >"$drained_spec" <<'EOF'
      "rd": {"points": [{"x": 0.2, "y": -0.1}, {"x": 0.8, "y": 0.1}]}}
   ],
   "drainage": {"levels": 3, "spacing": 32, "depth": 0.2, "slope": 0.02, "seed": 99,
-               "breach": 2}
+               "breach": 2, "inflow": 3}
 }
 EOF
 run "$TERRAFIT" info "$spec"
@@ -220,7 +220,7 @@ check "info gives the spacing and the finest level's" \
     grep -qxF "    spacing       32 (finest 8)" "$scratch/stdout"
 for line in "depth         0.2" "slope         0.02" "reach         1.5" \
     "floor         0.1" "jitter        0.8" "bend          0.2" "breach        2" \
-    "breachTo      lowest" \
+    "breachTo      lowest" "inflow        3" \
     "detailWavelength 16" "fade          0.5" "fadeBy        bed" "carved layers 0" \
     "detail layers 1"; do
     check "info gives the drainage's $(echo "$line" | sed 's/  */ /g')" \
@@ -234,7 +234,7 @@ if command -v python3 >/dev/null 2>&1; then
 d = json.load(open(sys.argv[1]))["drainage"]
 want = {"levels": 3, "seed": 99, "spacing": 32, "finestSpacing": 8, "depth": 0.2,
         "slope": 0.02, "reach": 1.5, "floor": 0.1, "jitter": 0.8, "bend": 0.2, "breach": 2,
-        "breachTo": "lowest", "detailWavelength": 16, "fade": 0.5, "fadeBy": "bed", "carvedLayers": [0],
+        "breachTo": "lowest", "inflow": 3, "detailWavelength": 16, "fade": 0.5, "fadeBy": "bed", "carvedLayers": [0],
         "detailLayers": [1]}
 sys.exit(0 if d == want else "%r" % d)' "$scratch/drained-info.json"
     check "info --json gives a null drainage without one" \

@@ -48,6 +48,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->breach = d->breach;
     dr->breach_nearest = d->breach_to == TF_BREACH_NEAREST;
     dr->breach_pass = d->breach_to == TF_BREACH_PASS;
+    dr->inflow = d->inflow;
     dr->depth0 = d->depth;
     dr->inv_fade = 1.0 / (d->fade * d->depth);
     dr->fade_cut = d->fade_by == TF_FADE_CUT;
@@ -324,6 +325,8 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         cell_range(need.x0, need.x1, dr->margin[k], L, &lv->ni0, &lv->nnx);
         cell_range(need.y0, need.y1, dr->margin[k], L, &lv->nj0, &lv->nny);
         int64_t ring = (k == 0 && dr->breach > 1) ? dr->breach : 1;
+        if (k == 0 && dr->inflow > 0 && ring < 3)
+            ring = 3; /* the first links into a neighbour's target: 3 cells */
         lv->vi0 = lv->ni0 - ring;
         lv->vj0 = lv->nj0 - ring;
         lv->vnx = lv->nnx + 2 * (size_t)ring;
@@ -943,6 +946,46 @@ static void consider_rings(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t c
             }
 }
 
+/* Node (ca, cb)'s first choice (Links, step 1): the slot of the first of
+ * its lowest neighbours lower than it, SIZE_MAX for none. */
+static size_t first_choice(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb)
+{
+    dlevel *lv = &w->cur.level[k];
+    size_t slot = (size_t)cb * lv->vnx + (size_t)ca, target = SIZE_MAX;
+    ensure_value(w, k, slot);
+    double best = lv->val[slot];
+    for (int dj = -1; dj <= 1; dj++)
+        for (int di = -1; di <= 1; di++)
+            if (di || dj)
+                consider_target(w, k, ca, cb, di, dj, &best, &target);
+    return target;
+}
+
+/* Links, step 1 with inflow M: node (ca, cb) of value v0 chose `target`
+ * first; whether M of the target's other neighbours that chose it first
+ * come before it (lower, or as low and earlier in the order dj outer, di
+ * inner around the target). */
+static int inflow_full(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb, double v0,
+                       size_t target)
+{
+    dlevel *lv = &w->cur.level[k];
+    ptrdiff_t ta = (ptrdiff_t)(target % lv->vnx), tb = (ptrdiff_t)(target / lv->vnx);
+    int odi = (int)(ca - ta), odj = (int)(cb - tb), before = 0;
+    for (int dj = -1; dj <= 1; dj++)
+        for (int di = -1; di <= 1; di++) {
+            if (!(di || dj) || (di == odi && dj == odj))
+                continue;
+            size_t m = (size_t)(tb + dj) * lv->vnx + (size_t)(ta + di);
+            ensure_value(w, k, m);
+            int earlier = dj < odj || (dj == odj && di < odi);
+            if (!(lv->val[m] < v0 || (lv->val[m] == v0 && earlier)))
+                continue;
+            if (first_choice(w, k, ta + di, tb + dj) == target && ++before >= w->dr->inflow)
+                return 1;
+        }
+    return 0;
+}
+
 /* docs/spec.md, "Drainage", Links: node `slot` (inside the node box). */
 static void ensure_link(tf_drainage_work *w, int k, size_t slot)
 {
@@ -965,6 +1008,23 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
                 pass = m;
             }
         }
+    if (target != SIZE_MAX && k == 0 && dr->inflow > 0 &&
+        inflow_full(w, k, ca, cb, lv->val[slot], target)) {
+        /* its second choice: the first of its lowest lower neighbours
+         * but the full one, if any */
+        double second = lv->val[slot];
+        size_t other = SIZE_MAX;
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+                size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
+                if ((di || dj) && m != target && lv->val[m] < second) {
+                    second = lv->val[m];
+                    other = m;
+                }
+            }
+        if (other != SIZE_MAX)
+            target = other;
+    }
     int64_t i = lv->vi0 + (int64_t)ca, j = lv->vj0 + (int64_t)cb;
     uint32_t h = node_hash(dr->seed, k, i, j);
     int via_pass = 0;

@@ -21,6 +21,7 @@ typedef struct {
     int breach;
     int breach_nearest; /* breachTo "nearest": the first ring holding a lower node ends the search */
     int breach_pass;    /* breachTo "pass": over the lowest neighbour, then the nearest lower node */
+    int inflow;         /* M: a level-0 node takes the first links of at most M neighbours (0: any) */
     double L[TF_MAX_DRAINAGE_LEVELS], D[TF_MAX_DRAINAGE_LEVELS];
     double inv_L[TF_MAX_DRAINAGE_LEVELS]; /* 1 / L: only to find bins */
     double R[TF_MAX_DRAINAGE_LEVELS], R2[TF_MAX_DRAINAGE_LEVELS];

@@ -376,6 +376,7 @@ void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double 
     d->fade = 0.5;
     d->fade_by = TF_FADE_BED;
     d->breach_to = TF_BREACH_LOWEST;
+    d->inflow = 0;
 }
 
 int tf_spec_add_unknown_key(tf_spec *spec, const char *path)
@@ -636,6 +637,9 @@ static int check_drainage(const tf_drainage_spec *d, const char *src, tf_error *
     if (d->breach < 1 || d->breach > 4)
         return INVALID("%s: %s.breach: must be an integer from 1 to 4, got %d", src, p,
                        d->breach);
+    if (d->inflow < 0 || d->inflow > 8)
+        return INVALID("%s: %s.inflow: must be an integer from 0 to 8, got %d", src, p,
+                       d->inflow);
     if (!tf_fade_by_name(d->fade_by))
         return INVALID("%s: %s.fadeBy: must be \"bed\" or \"cut\", got %d", src, p,
                        (int)d->fade_by);

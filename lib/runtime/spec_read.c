@@ -567,10 +567,10 @@ static int read_drainage(reader *r, const cJSON *obj)
     static const char *const known[] = {"levels", "seed",   "spacing", "depth",
                                         "slope",  "reach",  "floor",   "jitter",
                                         "bend",   "breach", "detailWavelength", "fade",
-                                        "fadeBy", "breachTo"};
+                                        "fadeBy", "breachTo", "inflow"};
     tf_drainage_spec *d = &r->spec->drainage;
     if (expect_type(r, obj, path, cJSON_IsObject(obj), "an object") != 0 ||
-        check_members(r, obj, path, known, 14, &d->extra_json) != 0)
+        check_members(r, obj, path, known, 15, &d->extra_json) != 0)
         return -1;
     int levels = 0;
     double spacing = 0.0, depth = 0.0, slope = 0.0;
@@ -583,6 +583,7 @@ static int read_drainage(reader *r, const cJSON *obj)
     int seed_given;
     if (read_seed(r, obj, path, &d->seed, &seed_given) != 0 ||
         read_int(r, obj, path, "breach", 0, 1, 4, &d->breach) != 0 ||
+        read_int(r, obj, path, "inflow", 0, 0, 8, &d->inflow) != 0 ||
         read_number(r, obj, path, "reach", 0, &d->reach, NULL) != 0 ||
         read_number(r, obj, path, "floor", 0, &d->floor_width, NULL) != 0 ||
         read_number(r, obj, path, "jitter", 0, &d->jitter, NULL) != 0 ||

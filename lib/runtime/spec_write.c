@@ -217,6 +217,7 @@ static void put_drainage(text *t, const tf_drainage_spec *d)
     put_member_number(t, in2, "bend", d->bend, 0);
     putf(t, "%s\"breach\": %d,\n", in2, d->breach);
     putf(t, "%s\"breachTo\": \"%s\",\n", in2, tf_breach_to_name(d->breach_to));
+    putf(t, "%s\"inflow\": %d,\n", in2, d->inflow);
     put_member_number(t, in2, "detailWavelength", d->detail_wavelength, 0);
     put_member_number(t, in2, "fade", d->fade, 0);
     putf(t, "%s\"fadeBy\": \"%s\"", in2, tf_fade_by_name(d->fade_by));

@@ -379,6 +379,8 @@ typedef struct {
     double fade;       /* detail fades to 0 within fade * depth of a valley floor, > 0 */
     tf_fade_by fade_by; /* what the fade measures */
     tf_breach_to breach_to; /* which node a breach links to */
+    int inflow;        /* M: a level-0 node takes the first-choice links of at most M
+                        * neighbours, the others their second choice; 0..8, 0: no limit */
     char *extra_json;  /* unknown members of "drainage", or NULL */
 } tf_drainage_spec;
 
@@ -475,7 +477,8 @@ TF_API void tf_fractal_set_defaults(tf_layer_spec *layer, tf_fractal_kind kind);
  * with level 0's lattice `spacing`, valley `depth` and side `slope`, every
  * other member at its documented default (seed derived from the root seed,
  * reach 1.5, floor 0.1, jitter 0.8, bend 0.2, breach 3, detailWavelength
- * 2 * spacing / 2^(levels - 1), fade 0.5, fadeBy "bed", breachTo "lowest");
+ * 2 * spacing / 2^(levels - 1), fade 0.5, fadeBy "bed", breachTo "lowest",
+ * inflow 0);
  * levels 0 removes the stage. The values are checked by tf_spec_validate. */
 TF_API void tf_drainage_set_defaults(tf_spec *spec, int levels, double spacing, double depth,
                                      double slope);

@@ -967,6 +967,9 @@ class Drainage:
         # neighbour, then its nearest ring that holds a lower node)
         self.breach_nearest = dj.get("breachTo", "lowest") == "nearest"
         self.breach_pass = dj.get("breachTo", "lowest") == "pass"
+        # inflow M: a level-0 node takes the first-choice links of at most
+        # M of its neighbours (0: any number)
+        self.M = int(dj.get("inflow", 0))
         # L_k = L0 * 2^-k, D_k = D0 * 2^-k (exact); R_k = rho * L_k,
         # w_k = phi * L_k; R_k * R_k and w_k * w_k computed once.
         self.L = [self.L0 * 2.0 ** -k for k in range(self.K)]
@@ -1062,6 +1065,42 @@ class Drainage:
                         target = (ci + di, cj + dj)
         return best, target
 
+    def first(self, k, i, j):
+        """Step 1's target of node (i, j): the first of its lowest
+        neighbours lower than it, or None."""
+        best = self.node(k, i, j)[2]
+        target = None
+        for dj in (-1, 0, 1):
+            for di in (-1, 0, 1):
+                if di == 0 and dj == 0:
+                    continue
+                tv = self.node(k, i + di, j + dj)[2]
+                if tv < best:
+                    best = tv
+                    target = (i + di, j + dj)
+        return target
+
+    def inflow_full(self, k, i, j, v0, target):
+        """Whether M of the target's other neighbours that chose it first
+        come before node (i, j): lower, or as low and earlier in the order
+        dj outer, di inner around the target."""
+        ti, tj = target
+        odi, odj = i - ti, j - tj
+        before = 0
+        for dj in (-1, 0, 1):
+            for di in (-1, 0, 1):
+                if (di == 0 and dj == 0) or (di == odi and dj == odj):
+                    continue
+                mv = self.node(k, ti + di, tj + dj)[2]
+                earlier = dj < odj or (dj == odj and di < odi)
+                if not (mv < v0 or (mv == v0 and earlier)):
+                    continue
+                if self.first(k, ti + di, tj + dj) == target:
+                    before += 1
+                    if before >= self.M:
+                        return True
+        return False
+
     def link(self, k, i, j):
         """The node's link as its two sub-segments (ax, ay, bx, by, ba, bb)
         in order, or () for a sink."""
@@ -1086,6 +1125,22 @@ class Drainage:
                 if tv < lowest:
                     lowest = tv
                     e = (i + di, j + dj)
+        if target is not None and k == 0 and self.M > 0 and \
+                self.inflow_full(k, i, j, v0, target):
+            # 1b. the target is full: the first of the lowest lower
+            # neighbours but the target, if any
+            second = v0
+            other = None
+            for dj in (-1, 0, 1):
+                for di in (-1, 0, 1):
+                    if (di == 0 and dj == 0) or (i + di, j + dj) == target:
+                        continue
+                    tv = self.node(k, i + di, j + dj)[2]
+                    if tv < second:
+                        second = tv
+                        other = (i + di, j + dj)
+            if other is not None:
+                target = other
         b = None
         via = None
         if target is None and k >= 1 and cone != math.inf:
