@@ -48,6 +48,7 @@ typedef struct {
     const char *preview_path;
     const char *valid_path;
     unsigned long long points, seed, threads, max_pixels, drainage_levels, drainage_breach;
+    unsigned long long drainage_inflow; /* ULLONG_MAX: not given */
     tf_fit_options fit;
     bool quiet;
     int max_layer_named; /* highest I in --noise / --layer-kind I=..., or -1 */
@@ -189,8 +190,8 @@ static void print_drainage_summary(const tf_fit_drainage_report *d)
     if (d->chosen)
         fprintf(stderr,
                 "  drainage: %d levels, spacing %.4g, depth %.4g, slope %.4g, breach %d, "
-                "detail gain %.4g (%s): %s\n",
-                d->levels, d->spacing, d->depth, d->slope, d->breach, d->detail_gain,
+                "inflow %d, detail gain %.4g (%s): %s\n",
+                d->levels, d->spacing, d->depth, d->slope, d->breach, d->inflow, d->detail_gain,
                 d->preset ? d->preset : "", d->why);
     else if (d->considered)
         fprintf(stderr, "  drainage: none: %s\n", d->why);
@@ -515,6 +516,7 @@ int cmd_fit(int argc, char **argv)
     req.threads = req.fit.threads;
     req.max_pixels = TF_FIT_DEFAULT_MAX_PIXELS;
     req.fit.drainage_depth = 1.0;
+    req.drainage_inflow = ULLONG_MAX;
     const cli_option options[] = {
         CLI_OPT_STRING('o', "output", &req.output_path, "SPEC",
                        "terrain JSON file to write (required)"),
@@ -559,6 +561,10 @@ int cmd_fit(int argc, char **argv)
                                 "to a lower one, 1 (never) to %d (default: enough to span the "
                                 "coarsest layer's basins)",
                                 TF_FIT_DRAINAGE_MAX_BREACH)),
+        CLI_OPT_COUNT(0, "drainage-inflow", &req.drainage_inflow, "M", 0, 8,
+                      "the most valleys a coarsest node takes from its neighbours, 1 to 8, or "
+                      "0 for any number (default: 2, or any number where that scores "
+                      "closer to the DEM)"),
         CLI_OPT_COUNT(0, "seed", &req.seed, "S", 0, UINT32_MAX,
                       "root seed of the layers' noises, 0 to 4294967295 (default 0)"),
         CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",
@@ -591,5 +597,8 @@ int cmd_fit(int argc, char **argv)
     req.fit.max_pixels = (size_t)req.max_pixels;
     req.fit.drainage_levels = (int)req.drainage_levels;
     req.fit.drainage_breach = (int)req.drainage_breach;
+    req.fit.drainage_inflow = req.drainage_inflow == ULLONG_MAX ? 0
+                              : req.drainage_inflow == 0      ? TF_FIT_DRAINAGE_INFLOW_ANY
+                                                              : (int)req.drainage_inflow;
     return fit(&req);
 }

@@ -760,18 +760,26 @@ START_TEST(drainage_carves_valleys)
     ck_assert_int_eq(spec->drainage.breach_to, TF_BREACH_PASS);
     ck_assert_int_eq(d->fade_by, TF_FADE_CUT);
     ck_assert_int_eq(d->breach_to, TF_BREACH_PASS);
+    /* the inflow: two, or no limit where that scored lower; the spec's is
+     * the report's */
+    ck_assert_msg(d->inflow == 2 || d->inflow == 0, "inflow %d", d->inflow);
+    ck_assert_int_eq(spec->drainage.inflow, d->inflow);
     text = tf_fit_report_to_json(&rep, 0, &err);
     ck_assert_int_eq(count_text(text, "\"detailGain\""), 1);
     ck_assert_int_eq(count_text(text, "\"cut\""), 1);
     ck_assert_int_eq(count_text(text, "\"pass\""), 1);
+    ck_assert_int_eq(count_text(text, "\"inflow\""), 1);
     free(text);
     opt.drainage = TF_FIT_DRAINAGE_ON;
     opt.drainage_levels = 2;
     opt.drainage_spacing = 32.0;
     opt.drainage_depth = 0.5;
+    opt.drainage_inflow = TF_FIT_DRAINAGE_INFLOW_ANY;
     tf_fit_report rep_on;
     tf_spec *on = fit_kinds(ref, &opt, 2, &rep_on);
     ck_assert_int_eq(on->drainage.levels, 2);
+    ck_assert_int_eq(on->drainage.inflow, 0); /* asked for: no limit */
+    ck_assert_int_eq(rep_on.drainage.inflow, 0);
     ck_assert_double_eq(on->drainage.spacing, 32.0);
     ck_assert(rep_on.drainage.chosen);
     ck_assert_double_eq_tol(on->drainage.depth, 0.5 * 1.5 * rep_on.drainage.height_above_drainage,

@@ -859,6 +859,11 @@ START_TEST(bad_inputs_are_rejected)
     opt.drainage_breach = -1;
     expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "a drainage breach of -1 asked for");
     opt.drainage_breach = 0;
+    opt.drainage_inflow = 9;
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "a drainage inflow of 9 asked for");
+    opt.drainage_inflow = TF_FIT_DRAINAGE_INFLOW_ANY - 1;
+    expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "a drainage inflow of -2 asked for");
+    opt.drainage_inflow = 0;
     opt.drainage_levels = TF_FIT_DRAINAGE_MAX_LEVELS + 1;
     expect_fit_error(layers, 1, &opt, TF_ERR_ARGUMENT, "5 drainage levels asked for");
     opt.drainage_levels = 0;

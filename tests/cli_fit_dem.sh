@@ -135,7 +135,7 @@ check "... and writes nothing" [ ! -e "$bad/x.json" ]
 # in the spec; the report says what was decided.
 for bad_opt in "--drainage sometimes" "--drainage-depth 0" "--drainage-depth -1" \
     "--drainage-depth x" "--drainage-spacing 0" "--drainage-levels 0" "--drainage-levels 5" \
-    "--drainage-breach 0" "--drainage-breach 5"; do
+    "--drainage-breach 0" "--drainage-breach 5" "--drainage-inflow 9" "--drainage-inflow -1"; do
     name=${bad_opt%% *}
     # shellcheck disable=SC2086
     expect_message "$bad_opt exits 2" 2 "invalid $name" \
@@ -148,8 +148,9 @@ check "... the spec has no drainage stage" [ "$(grep -c '"drainage"' "$out/dr-of
 check "... the report says off" grep -q '"why":[[:space:]]*"off"' "$out/dr-off-report.json"
 expect "--drainage on exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/dr-on.json" -q --drainage on \
     -r "$out/dr-on-report.json" --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 \
-    --drainage-breach 2
+    --drainage-breach 2 --drainage-inflow 3
 check "... the spec has the stage" grep -q '"drainage"' "$out/dr-on.json"
+check "... with the inflow asked for" [ "$(spec_numbers "$out/dr-on.json" inflow)" = 3 ]
 check "... with the spacing asked for" [ "$(spec_numbers "$out/dr-on.json" spacing)" = 24 ]
 check "... and the levels" [ "$(spec_numbers "$out/dr-on.json" levels)" = 2 ]
 check "... and the breach" [ "$(spec_numbers "$out/dr-on.json" breach)" = 2 ]
@@ -157,7 +158,8 @@ check "... the report says it was chosen" grep -q '"chosen":[[:space:]]*true' "$
 run "$TERRAFIT" validate "$out/dr-on.json"
 check "... and it validates" [ "$status" -eq 0 ]
 run "$TERRAFIT" fit "$ref" -o "$out/dr-on-again.json" -q --drainage on -j 1 \
-    --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 --drainage-breach 2
+    --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 --drainage-breach 2 \
+    --drainage-inflow 3
 check "... deterministic (1 thread against several)" cmp -s "$out/dr-on.json" "$out/dr-on-again.json"
 # scripts/drainage-windows.sh (docs/fitting.md's figures of the breach):
 # a row per variant, the stage lowering nothing without it; a spec without

@@ -54,6 +54,8 @@ static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3}, {-2, -4}};
 /* The side slope's search: a factor per step, and the most steps either way. */
 #define SLOPE_STEP 0.7
 #define SLOPE_STEPS 3
+/* The candidates' inflow: valleys join two at a time (docs/fitting.md). */
+#define INFLOW 2
 /* Carving must lower the score by this much to be kept (auto). */
 #define KEEP_MARGIN 0.05
 /* A reference whose largest catchment holds less than this share of its
@@ -93,6 +95,7 @@ typedef struct {
     float *ref_sorted;
     size_t nref;
     tf_metrics_options mopt;
+    int inflow; /* the candidates' drainage.inflow */
 } drainage_ctx;
 
 static int fail_nomem(drainage_ctx *c)
@@ -283,6 +286,7 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
      * spill, to the nearest lower node beyond: a trench straight to a
      * lower node cuts through the ridge between (docs/fitting.md) */
     s->drainage.breach_to = TF_BREACH_PASS;
+    s->drainage.inflow = c->inflow;
     s->drainage.floor_width = pr->floor_width;
     s->drainage.reach = pr->reach;
     for (size_t i = 0; i < s->layer_count; i++)
@@ -397,11 +401,12 @@ static tf_spec *scored_candidate(drainage_ctx *c, const tf_spec *base, int level
 }
 
 /* The chosen preset's candidate rebuilt with `slope` and detail `gain`:
- * when it scores lower than rep->with it replaces *best and rep->with (1),
- * else it is dropped (0); -1 on failure, with *best freed. */
+ * when it scores lower than rep->with by more than `margin` it replaces
+ * *best and rep->with (1), else it is dropped (0); -1 on failure, with
+ * *best freed. */
 static int try_better(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_report *rep,
                       double L0, int B, const drainage_preset *chosen, double slope,
-                      double gain, tf_spec **best)
+                      double gain, double margin, tf_spec **best)
 {
     tf_fit_drainage_scores sc;
     tf_spec *s = scored_candidate(c, spec, rep->levels, L0, rep->depth, slope, B, chosen, gain,
@@ -411,7 +416,7 @@ static int try_better(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_repo
         *best = NULL;
         return -1;
     }
-    if (!(sc.score < rep->with.score)) {
+    if (!(sc.score + margin < rep->with.score)) {
         tf_spec_free(s);
         return 0;
     }
@@ -537,6 +542,9 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         goto done;
     tf_spec *best = NULL;
     const drainage_preset *chosen = NULL;
+    c.inflow = opt->drainage_inflow == TF_FIT_DRAINAGE_INFLOW_ANY ? 0
+               : opt->drainage_inflow > 0                        ? opt->drainage_inflow
+                                                                 : INFLOW;
     for (size_t p = 0; p < PRESET_COUNT; p++) {
         const drainage_preset *pr = &PRESETS[p];
         double depth = D0 * pr->depth, slope = pr->gamma * 2.0 * depth / L0;
@@ -563,9 +571,24 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
             rep->reach = pr->reach;
             rep->fade_by = s->drainage.fade_by;
             rep->breach_to = s->drainage.breach_to;
+            rep->inflow = s->drainage.inflow;
         } else {
             tf_spec_free(s);
         }
+    }
+    /* The inflow: with a limit of two, valleys join two at a time; the
+     * best candidate is rebuilt without the limit (a level-0 node takes
+     * every neighbour that chose it, a star of valleys where it is the
+     * lowest of many), kept only where that scores lower by more than the
+     * margin a stage must win by: a closer look is worth a score within
+     * the windows' noise (docs/fitting.md). */
+    if (best && opt->drainage_inflow == 0) {
+        c.inflow = 0;
+        int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope, 1.0, KEEP_MARGIN, &best);
+        if (r < 0)
+            goto done;
+        c.inflow = r == 1 ? 0 : INFLOW;
+        rep->inflow = c.inflow;
     }
     /* The side slope: the presets' gamma is a guess at the DEM's valley
      * sides; the best candidate's slope is scaled by SLOPE_STEP at a time,
@@ -577,7 +600,7 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         double f = dir == 0 ? SLOPE_STEP : 1.0 / SLOPE_STEP;
         int moved = 0;
         for (int step = 0; step < SLOPE_STEPS; step++) {
-            int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope * f, 1.0, &best);
+            int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope * f, 1.0, 0.0, &best);
             if (r < 0)
                 goto done;
             if (r == 0)
@@ -600,7 +623,7 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         has_detail |= !(best->layers[i].frequency * best->drainage.detail_wavelength <= 1.0);
     for (double g = 1.0 + DETAIL_GAIN_STEP; has_detail && g <= DETAIL_GAIN_MAX;
          g += DETAIL_GAIN_STEP) {
-        int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope, g, &best);
+        int r = try_better(&c, spec, rep, L0, B, chosen, rep->slope, g, 0.0, &best);
         if (r < 0)
             goto done;
         if (r == 0)

@@ -66,6 +66,13 @@ int fit_check_inputs(const tf_layer_map *const *layers, size_t count, const tf_f
                      opt->drainage_breach, TF_FIT_DRAINAGE_MAX_BREACH);
         return -1;
     }
+    if (opt->drainage_inflow < TF_FIT_DRAINAGE_INFLOW_ANY || opt->drainage_inflow > 8) {
+        tf_error_set(err, TF_ERR_ARGUMENT,
+                     "fit: a drainage inflow of %d asked for; 0 (chosen), 1 to 8 or %d (no "
+                     "limit) allowed",
+                     opt->drainage_inflow, TF_FIT_DRAINAGE_INFLOW_ANY);
+        return -1;
+    }
     if ((unsigned)opt->noise >= TF_NOISE_TYPE_COUNT) {
         tf_error_set(err, TF_ERR_ARGUMENT, "fit: unknown noise type %d", (int)opt->noise);
         return -1;

@@ -236,6 +236,7 @@ static int add_drainage(cJSON *root, const tf_fit_drainage_report *d)
                add_number(p, "detailGain", d->detail_gain) |
                add_string(p, "fadeBy", tf_fade_by_name(d->fade_by)) |
                add_string(p, "breachTo", tf_breach_to_name(d->breach_to)) |
+               add_number(p, "inflow", d->inflow) |
                add_number(p, "floor", d->floor_width) | add_number(p, "reach", d->reach);
     if (d->windows)
         bad |= add_number(o, "windows", (double)d->windows) |

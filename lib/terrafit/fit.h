@@ -83,6 +83,10 @@ typedef enum {
 
 /* Most levels tf_fit_options.drainage_levels may ask for. */
 #define TF_FIT_DRAINAGE_MAX_LEVELS TF_MAX_DRAINAGE_LEVELS
+/* tf_fit_options.drainage_inflow: no limit on a node's inflow (the
+ * spec's drainage.inflow 0). */
+#define TF_FIT_DRAINAGE_INFLOW_ANY (-1)
+
 /* Most cells tf_fit_options.drainage_breach may ask for (the spec's
  * drainage.breach is 1..4, docs/spec.md). */
 #define TF_FIT_DRAINAGE_MAX_BREACH 4
@@ -127,13 +131,16 @@ typedef struct {
      * mode, and the artist's knobs over the derived parameters: a factor
      * on the valley depth (0 or 1: as derived; > 0), level 0's spacing in
      * pixels (0: derived; > 0), the levels (0: derived; 1 to
-     * TF_FIT_DRAINAGE_MAX_LEVELS) and the breach (0: derived; 1 to
-     * TF_FIT_DRAINAGE_MAX_BREACH). */
+     * TF_FIT_DRAINAGE_MAX_LEVELS), the breach (0: derived; 1 to
+     * TF_FIT_DRAINAGE_MAX_BREACH) and the inflow (0: chosen by the score;
+     * 1 to 8: the spec's drainage.inflow; TF_FIT_DRAINAGE_INFLOW_ANY: no
+     * limit). */
     tf_fit_drainage_mode drainage;
     double drainage_depth;
     double drainage_spacing;
     int drainage_levels;
     int drainage_breach;
+    int drainage_inflow;
 } tf_fit_options;
 
 /* One candidate of --noise auto for one layer: the layer fitted with that
@@ -246,6 +253,7 @@ typedef struct {
     /* The parameters (those of the best carving candidate when not chosen). */
     const char *preset;    /* "standard", "mild" or "smooth"; NULL when none was built */
     int levels, breach;
+    int inflow;            /* the spec's drainage.inflow (0: no limit) */
     double spacing, depth, slope, gamma, fade, detail_wavelength, floor_width, reach;
     double detail_gain;    /* factor on the detail layers' ampScale (1: none) */
     tf_fade_by fade_by;    /* the candidates' fadeBy and breachTo */
