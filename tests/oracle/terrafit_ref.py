@@ -1065,20 +1065,24 @@ class Drainage:
                         target = (ci + di, cj + dj)
         return best, target
 
-    def first(self, k, i, j):
-        """Step 1's target of node (i, j): the first of its lowest
-        neighbours lower than it, or None."""
-        best = self.node(k, i, j)[2]
+    def lowest_below(self, k, i, j, best, skip=None):
+        """The first of the lowest of node (i, j)'s 8 neighbours, dj outer,
+        di inner, with a value < best (strictly lower than the best so
+        far), `skip` left out: (best, target), target None for none."""
         target = None
         for dj in (-1, 0, 1):
             for di in (-1, 0, 1):
-                if di == 0 and dj == 0:
+                if (di == 0 and dj == 0) or (i + di, j + dj) == skip:
                     continue
                 tv = self.node(k, i + di, j + dj)[2]
                 if tv < best:
                     best = tv
                     target = (i + di, j + dj)
-        return target
+        return best, target
+
+    def first(self, k, i, j):
+        """Step 1's target of node (i, j), its first choice, or None."""
+        return self.lowest_below(k, i, j, self.node(k, i, j)[2])[1]
 
     def inflow_full(self, k, i, j, v0, target):
         """Whether M of the target's other neighbours that chose it first
@@ -1109,38 +1113,17 @@ class Drainage:
         if ln is not None:
             return ln
         h, P, v0, bedn, cone, qbed, q = self.node(k, i, j)
-        best = v0
-        target = None
-        lowest = math.inf
-        e = None             # the first lowest neighbour (the "pass")
         # 1. the 8 neighbours, dj outer, di inner
-        for dj in (-1, 0, 1):
-            for di in (-1, 0, 1):
-                if di == 0 and dj == 0:
-                    continue
-                tv = self.node(k, i + di, j + dj)[2]
-                if tv < best:
-                    best = tv
-                    target = (i + di, j + dj)
-                if tv < lowest:
-                    lowest = tv
-                    e = (i + di, j + dj)
+        best, target = self.lowest_below(k, i, j, v0)
+        # the first lowest neighbour, lower or not (the "pass")
+        e = self.lowest_below(k, i, j, math.inf)[1]
         if target is not None and k == 0 and self.M > 0 and \
                 self.inflow_full(k, i, j, v0, target):
             # 1b. the target is full: the first of the lowest lower
             # neighbours but the target, if any
-            second = v0
-            other = None
-            for dj in (-1, 0, 1):
-                for di in (-1, 0, 1):
-                    if (di == 0 and dj == 0) or (i + di, j + dj) == target:
-                        continue
-                    tv = self.node(k, i + di, j + dj)[2]
-                    if tv < second:
-                        second = tv
-                        other = (i + di, j + dj)
+            second, other = self.lowest_below(k, i, j, v0, skip=target)
             if other is not None:
-                target = other
+                best, target = second, other
         b = None
         via = None
         if target is None and k >= 1 and cone != math.inf:
