@@ -324,12 +324,13 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
      * layers, so their count is what the curve's quantiles rest on: with
      * 64 windows of 64 x 64 px a whole number of cells apart instead of
      * these, trinidad east's renders missed the DEM's histogram by a
-     * chi-square of 0.036, not 0.023 (docs/fitting.md). The gap is a whole number of level-0 cells plus
-     * the golden ratio's fraction of one, so the windows fall at offsets
-     * spread evenly over the network's cells, at every level: a gap of
-     * whole cells (the spacing rule makes two coarse wavelengths six
-     * level-0 cells) puts every window at the same place in its cell and
-     * samples the valleys' share of the cells wrongly. */
+     * chi-square of 0.036, not 0.023 (docs/fitting.md). The gap is a
+     * whole number of level-0 cells plus the golden ratio's fraction of
+     * one, so the windows fall at offsets spread evenly over the
+     * network's cells, at every level: a gap of whole cells (the spacing
+     * rule makes two coarse wavelengths six level-0 cells) puts every
+     * window at the same place in its cell and samples the valleys' share
+     * of the cells wrongly. */
     const size_t NT = CURVE_TILES, side = CURVE_TILE_SIDE, cells = side * side;
     size_t nm = NT * NT * cells, kpts = c->opt->points;
     double gap = 2.0 / base->layers[0].frequency, L0 = s->drainage.spacing;
