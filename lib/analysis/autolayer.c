@@ -26,7 +26,7 @@
 /* Lattice units between the points of a sample window of a low-frequency
  * layer: 1/8 of the golden ratio, so the points fall evenly over the cells
  * (Weyl) and the window spans many features. */
-#define SAMPLE_LATTICE_STEP 0.20225424859373686
+#define SAMPLE_LATTICE_STEP (FIT_GOLDEN_RATIO / 8.0)
 /* A band whose de-modulated values have excess kurtosis above this is
  * heavy-tailed (a Laplace distribution has 3). */
 #define HEAVY_TAIL_KURTOSIS 3.0

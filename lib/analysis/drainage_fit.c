@@ -27,8 +27,6 @@ static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3}, {-2, -4}};
  * CURVE_TILE_SIDE px from the synthesis origin, toward +x and +y. */
 #define CURVE_TILES 16
 #define CURVE_TILE_SIDE 32
-/* (sqrt(5) - 1) / 2: consecutive multiples' fractions spread evenly. */
-#define GOLDEN_FRACTION 0.6180339887498949
 /* Windows are the reference's size: the figures a fit is judged by
  * (docs/fitting.md) compare renders of that size with the whole reference,
  * and a crop's histogram, relief and basins are not the whole's (against
@@ -336,7 +334,7 @@ static tf_spec *carved_spec(drainage_ctx *c, const tf_spec *base, int levels, do
     double gap = 2.0 / base->layers[0].frequency, L0 = s->drainage.spacing;
     if (!(gap > (double)side))
         gap = (double)side;
-    gap = (ceil(gap / L0) + GOLDEN_FRACTION) * L0;
+    gap = (ceil(gap / L0) + (FIT_GOLDEN_RATIO - 1.0)) * L0;
     float *sums = malloc(nm * sizeof *sums), *sum_sorted = NULL;
     double *values = malloc(nm * sizeof *values);
     tf_point *pts = malloc(kpts * sizeof *pts);

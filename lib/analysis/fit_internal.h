@@ -80,6 +80,11 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
 int fit_combine(const tf_terrain *t, tf_stage stage, size_t layer, const double *const *rows,
                 size_t n, unsigned threads, double *out, tf_error *err);
 
+/* The golden ratio: steps of it (or of a power-of-two share of it)
+ * across a lattice fall on offsets spread evenly over its cells (Weyl's
+ * equidistribution), where a rational step repeats a few. */
+#define FIT_GOLDEN_RATIO 1.6180339887498949
+
 /* A layer's core: the cells within half an 8-bit step of its strongest
  * presence (weight >= max weight - this). */
 #define FIT_CORE_WEIGHT_MARGIN (1.0 / 512.0)

@@ -25,7 +25,7 @@
  * in seed (simplex) or z plane (perlin-reference-simplex) and origin. */
 #define SHEETS 4
 #define SIDE 512
-#define STEP_X 1.6180339887498949
+#define STEP_X FIT_GOLDEN_RATIO
 #define STEP_Y 1.4142135623730951
 #define STEP_Z 0.7548776662466927 /* 1 / the plastic number */
 

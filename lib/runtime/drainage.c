@@ -946,19 +946,29 @@ static void consider_rings(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t c
             }
 }
 
-/* Node (ca, cb)'s first choice (Links, step 1): the slot of the first of
- * its lowest neighbours lower than it, SIZE_MAX for none. */
+/* The slot of the first of node (ca, cb)'s lowest neighbours (the order
+ * of Links, step 1) with a value below `best`, `skip` left out; SIZE_MAX
+ * for none. */
+static size_t lowest_neighbour(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb,
+                               double best, size_t skip)
+{
+    const dlevel *lv = &w->cur.level[k];
+    size_t target = SIZE_MAX;
+    for (int dj = -1; dj <= 1; dj++)
+        for (int di = -1; di <= 1; di++)
+            if ((di || dj) && (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di) != skip)
+                consider_target(w, k, ca, cb, di, dj, &best, &target);
+    return target;
+}
+
+/* Node (ca, cb)'s first choice (Links, step 1): its lowest neighbour lower
+ * than it. */
 static size_t first_choice(tf_drainage_work *w, int k, ptrdiff_t ca, ptrdiff_t cb)
 {
     dlevel *lv = &w->cur.level[k];
-    size_t slot = (size_t)cb * lv->vnx + (size_t)ca, target = SIZE_MAX;
+    size_t slot = (size_t)cb * lv->vnx + (size_t)ca;
     ensure_value(w, k, slot);
-    double best = lv->val[slot];
-    for (int dj = -1; dj <= 1; dj++)
-        for (int di = -1; di <= 1; di++)
-            if (di || dj)
-                consider_target(w, k, ca, cb, di, dj, &best, &target);
-    return target;
+    return lowest_neighbour(w, k, ca, cb, lv->val[slot], SIZE_MAX);
 }
 
 /* Links, step 1 with inflow M: node (ca, cb) of value v0 chose `target`
@@ -1012,16 +1022,7 @@ static void ensure_link(tf_drainage_work *w, int k, size_t slot)
         inflow_full(w, k, ca, cb, lv->val[slot], target)) {
         /* its second choice: the first of its lowest lower neighbours
          * but the full one, if any */
-        double second = lv->val[slot];
-        size_t other = SIZE_MAX;
-        for (int dj = -1; dj <= 1; dj++)
-            for (int di = -1; di <= 1; di++) {
-                size_t m = (size_t)(cb + dj) * lv->vnx + (size_t)(ca + di);
-                if ((di || dj) && m != target && lv->val[m] < second) {
-                    second = lv->val[m];
-                    other = m;
-                }
-            }
+        size_t other = lowest_neighbour(w, k, ca, cb, lv->val[slot], target);
         if (other != SIZE_MAX)
             target = other;
     }

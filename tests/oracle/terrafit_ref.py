@@ -1048,16 +1048,17 @@ class Drainage:
         self.nodes[key] = n
         return n
 
-    def rings(self, k, ci, cj, r0, r1, nearest, best, target):
+    def rings(self, k, ci, cj, r0, r1, nearest, best, target, skip=None):
         """Link targets on rings r = r0 .. r1 around cell (ci, cj), dj outer,
-        di inner, cells with max(|di|, |dj|) = r: a value < best becomes the
-        target; with nearest, no ring after the first that gives one."""
+        di inner, cells with max(|di|, |dj|) = r, `skip` left out: a value
+        < best becomes the target; with nearest, no ring after the first
+        that gives one."""
         for r in range(r0, r1 + 1):
             if nearest and target is not None:
                 break
             for dj in range(-r, r + 1):
                 for di in range(-r, r + 1):
-                    if max(abs(di), abs(dj)) != r:
+                    if max(abs(di), abs(dj)) != r or (ci + di, cj + dj) == skip:
                         continue
                     tv = self.node(k, ci + di, cj + dj)[2]
                     if tv < best:
@@ -1068,17 +1069,9 @@ class Drainage:
     def lowest_below(self, k, i, j, best, skip=None):
         """The first of the lowest of node (i, j)'s 8 neighbours, dj outer,
         di inner, with a value < best (strictly lower than the best so
-        far), `skip` left out: (best, target), target None for none."""
-        target = None
-        for dj in (-1, 0, 1):
-            for di in (-1, 0, 1):
-                if (di == 0 and dj == 0) or (i + di, j + dj) == skip:
-                    continue
-                tv = self.node(k, i + di, j + dj)[2]
-                if tv < best:
-                    best = tv
-                    target = (i + di, j + dj)
-        return best, target
+        far), `skip` left out: (best, target), target None for none: ring
+        1 of rings()."""
+        return self.rings(k, i, j, 1, 1, False, best, None, skip)
 
     def first(self, k, i, j):
         """Step 1's target of node (i, j), its first choice, or None."""
