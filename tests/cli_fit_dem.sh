@@ -161,6 +161,10 @@ run "$TERRAFIT" fit "$ref" -o "$out/dr-on-again.json" -q --drainage on -j 1 \
     --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 --drainage-breach 2 \
     --drainage-inflow 3
 check "... deterministic (1 thread against several)" cmp -s "$out/dr-on.json" "$out/dr-on-again.json"
+run "$TERRAFIT" fit "$ref" -o "$out/dr-any.json" -q --drainage on --drainage-spacing 24 \
+    --drainage-levels 2 --drainage-breach 2 --drainage-inflow 0
+check "--drainage-inflow 0 exits 0" [ "$status" -eq 0 ]
+check "... and asks for no limit (inflow 0)" [ "$(spec_numbers "$out/dr-any.json" inflow)" = 0 ]
 # scripts/drainage-windows.sh (docs/fitting.md's figures of the breach):
 # a row per variant, the stage lowering nothing without it; a spec without
 # the stage is refused
