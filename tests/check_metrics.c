@@ -505,6 +505,118 @@ START_TEST(filled_depression_drains_like_the_plane_it_was_cut_into)
 }
 END_TEST
 
+/* The priority flood by its definition, on a small map: each step takes,
+ * of the cells queued and not yet taken, the lowest level, the first
+ * queued on a tie (a linear scan, no queue structure), and queues its
+ * counted neighbours (metrics_relief.c's order) at max(its level, their
+ * value). Fills order[] and level[]; returns the cells raised. */
+static size_t reference_flood(const metrics_grid *g, uint32_t *order, float *level)
+{
+    static const int dx[8] = {-1, 0, 1, -1, 1, -1, 0, 1}, dy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+    size_t w = g->w, h = g->h, n = w * h, raised = 0, queued_count = 0, taken_count = 0;
+    uint32_t *queue = malloc(n * sizeof *queue);
+    unsigned char *state = calloc(n, 1); /* 1 queued, 2 taken */
+    ck_assert_ptr_nonnull(queue);
+    ck_assert_ptr_nonnull(state);
+    for (size_t y = 0; y < h; y++)
+        for (size_t x = 0; x < w; x++) {
+            size_t k = y * w + x;
+            int outlet = 0;
+            for (int d = 0; d < 8; d++) {
+                long nx = (long)x + dx[d], ny = (long)y + dy[d];
+                outlet |= nx < 0 || ny < 0 || nx >= (long)w || ny >= (long)h ||
+                          !g->ok[(size_t)ny * w + (size_t)nx];
+            }
+            if (g->ok[k] && outlet) {
+                state[k] = 1;
+                level[k] = g->v[k];
+                queue[queued_count++] = (uint32_t)k;
+            }
+        }
+    while (taken_count < queued_count) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < queued_count; i++)
+            if (state[queue[i]] == 1 && (best == SIZE_MAX || level[queue[i]] < level[queue[best]]))
+                best = i;
+        uint32_t c = queue[best];
+        state[c] = 2;
+        order[taken_count++] = c;
+        size_t x = c % w, y = c / w;
+        for (int d = 0; d < 8; d++) {
+            long nx = (long)x + dx[d], ny = (long)y + dy[d];
+            if (nx < 0 || ny < 0 || nx >= (long)w || ny >= (long)h)
+                continue;
+            size_t q = (size_t)ny * w + (size_t)nx;
+            if (!g->ok[q] || state[q])
+                continue;
+            state[q] = 1;
+            level[q] = g->v[q];
+            if (level[c] > g->v[q]) {
+                level[q] = level[c];
+                raised++;
+            }
+            queue[queued_count++] = (uint32_t)q;
+        }
+    }
+    free(queue);
+    free(state);
+    return raised;
+}
+
+START_TEST(flood_visits_cells_in_level_then_queue_order)
+{
+    /* Maps of few distinct levels (long flats and ties; both zeros, which
+     * are equal levels; negative values) with cells that do not count:
+     * the flood of metrics_flow_route visits the same cells in the same
+     * order at the same levels as the flood by its definition. */
+    static const float LEVELS[] = {-0.5f, -0.0f, 0.0f, 0.25f, 0.5f, 1.0f};
+    uint64_t state = 0x9E3779B97F4A7C15u;
+    for (int trial = 0; trial < 40; trial++) {
+        size_t w = 3 + (size_t)(trial * 7 % 41), h = 2 + (size_t)(trial * 5 % 29), n = w * h;
+        float *v = malloc(n * sizeof *v), *weight = malloc(n * sizeof *weight);
+        unsigned char *ok = malloc(n);
+        ck_assert(v && weight && ok);
+        size_t kinds = 2 + (size_t)trial % 5;
+        for (size_t k = 0; k < n; k++) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            v[k] = LEVELS[(state >> 33) % kinds + (trial % 2)];
+            ok[k] = (state >> 20) % 10 != 0 || trial % 3 == 0;
+            weight[k] = ok[k] ? 1.0f : 0.0f;
+        }
+        metrics_grid g = {.w = w, .h = h, .v = v, .weight = weight, .ok = ok};
+        metrics_flow f;
+        tf_error err;
+        ck_assert_int_eq(metrics_flow_route(&g, &f, &err), 0);
+        uint32_t *order = malloc(n * sizeof *order);
+        float *level = malloc(n * sizeof *level);
+        ck_assert(order && level);
+        size_t raised = reference_flood(&g, order, level);
+        size_t counted = 0;
+        for (size_t k = 0; k < n; k++)
+            counted += ok[k];
+        ck_assert_uint_eq(f.counted, counted);
+        ck_assert_uint_eq(f.raised, raised);
+        for (size_t i = 0; i < counted; i++) {
+            ck_assert_uint_eq(f.order[i], order[i]);
+            uint32_t k = order[i];
+            ck_assert_msg(memcmp(&f.level[k], &level[k], sizeof level[k]) == 0,
+                          "trial %d: cell %u filled to %g, not %g", trial, k,
+                          (double)f.level[k], (double)level[k]);
+        }
+        double share;
+        ck_assert_int_eq(metrics_depression_share(&g, &share, &err), 0);
+        ck_assert_uint_gt(counted, 0);
+        ck_assert_double_eq(share, (double)raised / (double)counted);
+        metrics_flow_free(&f);
+        free(order);
+        free(level);
+        free(v);
+        free(weight);
+        free(ok);
+    }
+}
+END_TEST
+
 START_TEST(no_data_row_cuts_the_network)
 {
     /* Row 50 of the plane v = y / 256 does not count: rows 49 and 51 are
@@ -772,6 +884,7 @@ static Suite *metrics_suite(void)
     tcase_add_test(known, v_valley_has_one_channel_along_its_floor);
     tcase_add_test(known, filled_depression_drains_like_the_plane_it_was_cut_into);
     tcase_add_test(known, no_data_row_cuts_the_network);
+    tcase_add_test(known, flood_visits_cells_in_level_then_queue_order);
     tcase_add_test(known, random_walk_contour_is_rougher_than_a_line);
     tcase_add_test(known, normal_quantile_matches_erfc);
     tcase_add_test(known, normal_score_correlation_is_rank_based);

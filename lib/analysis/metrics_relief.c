@@ -168,52 +168,90 @@ void metrics_extrema(const metrics_grid *g, double *peak_density, double *pit_pe
  * drain through it (docs/metrics.md, "Drainage network"). */
 #define CHANNEL_MIN_CELLS 64u
 
-/* A binary min-heap of cells keyed by fill level; ties go to the cell
- * queued first (seq), so each level is visited breadth first from all its
- * entry cells at once, which the routing across flats relies on. The
- * filled surface does not depend on the order. */
+/* The flood's queue. Levels only rise as the flood goes on (a cell is
+ * queued at its own value or at the level of the cell it was queued from,
+ * whichever is higher), and cells of one level leave it in the order they
+ * were queued, so each level is visited breadth first from all its entry
+ * cells at once, which the routing across flats relies on. A binary heap
+ * keyed by (level, order queued) does this in O(n log n); here every level
+ * the flood can reach is a value of the map, so the values are ranked once
+ * (a radix sort) and each rank keeps a first-in, first-out list of its
+ * cells: the same cells leave in the same order, in linear time. */
 typedef struct {
-    float level;
-    uint32_t seq;
-    uint32_t index;
-} flood_cell;
+    uint32_t *rank;  /* per cell: its value's rank among the distinct values */
+    uint32_t *head;  /* per rank: the first queued cell, NO_CELL for none */
+    uint32_t *tail;  /* per rank: the last queued cell */
+    uint32_t *next;  /* per cell: the cell queued after it at its level */
+    float *level;    /* per queued cell: its fill level */
+    size_t ranks;
+} flood_queue;
 
-static bool flood_before(flood_cell a, flood_cell b)
+/* A float's bits as an unsigned key in the float order; -0 is +0, so that
+ * the two zeros, equal as floats, share a rank. */
+static uint32_t level_key(float v)
 {
-    return a.level < b.level || (a.level == b.level && a.seq < b.seq);
+    uint32_t bits;
+    v = v == 0.0f ? 0.0f : v;
+    memcpy(&bits, &v, sizeof bits);
+    return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
 }
 
-static void heap_push(flood_cell *heap, size_t *size, flood_cell c)
+/* rank[k] for the counted cells: (key << 32 | cell) sorted by the key, an
+ * LSD radix sort of the key's four bytes (stable, so no byte order of the
+ * cells matters), then ranks counted along the sorted keys. */
+static int rank_levels(const metrics_grid *g, flood_queue *fq)
 {
-    size_t i = (*size)++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!flood_before(c, heap[parent]))
-            break;
-        heap[i] = heap[parent];
-        i = parent;
+    size_t n = g->w * g->h, m = 0;
+    for (size_t k = 0; k < n; k++)
+        m += g->ok[k];
+    fq->ranks = 0;
+    if (m == 0)
+        return 0;
+    uint64_t *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return -1;
     }
-    heap[i] = c;
+    m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (g->ok[k])
+            a[m++] = (uint64_t)level_key(g->v[k]) << 32 | (uint64_t)k;
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t counts[257] = {0};
+        for (size_t i = 0; i < m; i++)
+            counts[((a[i] >> shift) & 0xFFu) + 1]++;
+        if (counts[((a[0] >> shift) & 0xFFu) + 1] == m)
+            continue; /* every key shares this byte */
+        for (int d = 0; d < 256; d++)
+            counts[d + 1] += counts[d];
+        for (size_t i = 0; i < m; i++)
+            b[counts[(a[i] >> shift) & 0xFFu]++] = a[i];
+        uint64_t *swap = a;
+        a = b;
+        b = swap;
+    }
+    size_t rank = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i > 0 && a[i] >> 32 != a[i - 1] >> 32)
+            rank++;
+        fq->rank[(uint32_t)a[i]] = (uint32_t)rank;
+    }
+    fq->ranks = rank + 1;
+    free(a);
+    free(b);
+    return 0;
 }
 
-static flood_cell heap_pop(flood_cell *heap, size_t *size)
+static void queue_push(flood_queue *fq, uint32_t cell, uint32_t rank, float level)
 {
-    flood_cell top = heap[0], last = heap[--*size];
-    size_t i = 0, n = *size;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && flood_before(heap[child + 1], heap[child]))
-            child++;
-        if (!flood_before(heap[child], last))
-            break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    if (n > 0)
-        heap[i] = last;
-    return top;
+    fq->level[cell] = level;
+    fq->next[cell] = NO_CELL;
+    if (fq->head[rank] == NO_CELL)
+        fq->head[rank] = cell;
+    else
+        fq->next[fq->tail[rank]] = cell;
+    fq->tail[rank] = cell;
 }
 
 /* The index of neighbour d of (x, y), false when it lies off the map. */
@@ -246,19 +284,36 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
                           size_t *raised, tf_error *err)
 {
     size_t w = g->w, h = g->h, n = w * h;
-    flood_cell *heap = malloc(n * sizeof *heap);
-    unsigned char *queued = calloc(n, 1);
-    if (!heap || !queued) {
-        free(heap);
-        free(queued);
+    /* the ranks first: the sort's buffers are gone before the lists come */
+    flood_queue fq = {malloc(n * sizeof *fq.rank), NULL, NULL, NULL, NULL, 0};
+    int failed = !fq.rank || rank_levels(g, &fq) != 0;
+    unsigned char *queued = NULL;
+    if (!failed) {
+        fq.head = malloc((fq.ranks ? fq.ranks : 1) * sizeof *fq.head);
+        fq.tail = malloc((fq.ranks ? fq.ranks : 1) * sizeof *fq.tail);
+        fq.next = malloc(n * sizeof *fq.next);
+        fq.level = trace ? trace->level : malloc(n * sizeof *fq.level);
+        queued = calloc(n, 1);
+        failed = !fq.head || !fq.tail || !fq.next || !fq.level || !queued;
+    }
+    if (failed) {
         tf_error_set(err, TF_ERR_NOMEM, "out of memory for the depressions of %zux%zu",
                      w, h);
-        return -1;
+    } else {
+        for (size_t r = 0; r < fq.ranks; r++)
+            fq.head[r] = NO_CELL;
     }
-    size_t size = 0, popped = 0;
-    uint32_t seq = 0;
     *counted = *raised = 0;
-    for (size_t y = 0; y < h; y++) {
+    size_t popped = 0;
+    /* a cell that does not count is marked as queued, so one load tells
+     * whether a neighbour is still to queue; the neighbours of a cell not
+     * on the map's border are at fixed offsets */
+    ptrdiff_t offset[8];
+    for (int d = 0; d < 8; d++)
+        offset[d] = (ptrdiff_t)NEIGHBOUR_DY[d] * (ptrdiff_t)w + NEIGHBOUR_DX[d];
+    for (size_t k = 0; k < n && !failed; k++)
+        queued[k] = !g->ok[k];
+    for (size_t y = 0; y < h && !failed; y++) {
         for (size_t x = 0; x < w; x++) {
             size_t k = y * w + x, q;
             if (!g->ok[k])
@@ -269,43 +324,55 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
                 outlet = !neighbour_of(g, x, y, d, &q) || !g->ok[q];
             if (outlet) {
                 queued[k] = 1;
-                heap_push(heap, &size, (flood_cell){g->v[k], seq++, (uint32_t)k});
+                queue_push(&fq, (uint32_t)k, fq.rank[k], g->v[k]);
                 if (trace) {
-                    trace->level[k] = g->v[k];
                     trace->parent[k] = NO_CELL;
                     trace->depth[k] = 0;
                 }
             }
         }
     }
-    while (size > 0) {
-        flood_cell c = heap_pop(heap, &size);
-        if (trace)
-            trace->order[popped] = c.index;
-        popped++;
-        size_t x = c.index % w, y = c.index / w;
-        for (int d = 0; d < 8; d++) {
-            size_t q;
-            if (!neighbour_of(g, x, y, d, &q) || !g->ok[q] || queued[q])
-                continue;
-            queued[q] = 1;
-            float level = g->v[q];
-            bool flat = c.level >= level;
-            if (c.level > level) {
-                level = c.level;
-                (*raised)++;
-            }
-            heap_push(heap, &size, (flood_cell){level, seq++, (uint32_t)q});
-            if (trace) {
-                trace->level[q] = level;
-                trace->parent[q] = c.index;
-                trace->depth[q] = flat ? trace->depth[c.index] + 1 : 0;
+    /* the levels in rising order, each until its list is empty (cells
+     * queued at the current level join its list's end) */
+    for (size_t r = 0; r < fq.ranks && !failed; r++) {
+        for (uint32_t c = fq.head[r]; c != NO_CELL; c = fq.next[c]) {
+            float c_level = fq.level[c];
+            if (trace)
+                trace->order[popped] = c;
+            popped++;
+            size_t x = c % w, y = c / w;
+            bool inside = x > 0 && y > 0 && x + 1 < w && y + 1 < h;
+            for (int d = 0; d < 8; d++) {
+                size_t q = c + (size_t)offset[d];
+                if (!inside && !neighbour_of(g, x, y, d, &q))
+                    continue;
+                if (queued[q]) /* queued, or not counted */
+                    continue;
+                queued[q] = 1;
+                float level = g->v[q];
+                uint32_t rank = fq.rank[q];
+                bool flat = c_level >= level;
+                if (c_level > level) {
+                    level = c_level;
+                    rank = (uint32_t)r;
+                    (*raised)++;
+                }
+                queue_push(&fq, (uint32_t)q, rank, level);
+                if (trace) {
+                    trace->parent[q] = c;
+                    trace->depth[q] = flat ? trace->depth[c] + 1 : 0;
+                }
             }
         }
     }
-    free(heap);
+    free(fq.rank);
+    free(fq.head);
+    free(fq.tail);
+    free(fq.next);
+    if (!trace)
+        free(fq.level);
     free(queued);
-    return 0;
+    return failed ? -1 : 0;
 }
 
 int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err)
