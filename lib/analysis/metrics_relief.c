@@ -315,13 +315,14 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
         queued[k] = !g->ok[k];
     for (size_t y = 0; y < h && !failed; y++) {
         for (size_t x = 0; x < w; x++) {
-            size_t k = y * w + x, q;
+            size_t k = y * w + x;
             if (!g->ok[k])
                 continue;
             (*counted)++;
-            bool outlet = false;
+            /* a cell on the border is an outlet: a neighbour is off the map */
+            bool outlet = !(x > 0 && y > 0 && x + 1 < w && y + 1 < h);
             for (int d = 0; d < 8 && !outlet; d++)
-                outlet = !neighbour_of(g, x, y, d, &q) || !g->ok[q];
+                outlet = !g->ok[k + (size_t)offset[d]];
             if (outlet) {
                 queued[k] = 1;
                 queue_push(&fq, (uint32_t)k, fq.rank[k], g->v[k]);
