@@ -452,12 +452,12 @@ int metrics_flow_route(const metrics_grid *g, metrics_flow *f, tf_error *err)
         return -1;
     }
     /* Receivers replace the parents; a receiver only reads levels and
-     * depths, so the order of this pass does not matter. */
-    for (size_t i = 0; i < f->counted; i++) {
-        size_t k = t.order[i];
-        if (t.parent[k] != NO_CELL)
+     * depths (and its own cell's parent), so the order of this pass does
+     * not matter: row by row, where the neighbours' levels are near in
+     * memory, not in the flood's order, where they are not. */
+    for (size_t k = 0; k < n; k++)
+        if (g->ok[k] && t.parent[k] != NO_CELL)
             t.parent[k] = receiver_of(g, &t, k);
-    }
     /* The depths are done with: they become the accumulations. */
     for (size_t i = 0; i < f->counted; i++)
         f->accumulation[t.order[i]] = 1;
