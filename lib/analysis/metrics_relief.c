@@ -394,11 +394,14 @@ int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err)
 static uint32_t receiver_of(const metrics_grid *g, const flood_trace *t, size_t k)
 {
     static const double STEP[2] = {1.0, 1.4142135623730951};
-    size_t x = k % g->w, y = k / g->w, q;
+    size_t w = g->w, x = k % w, y = k / w;
+    bool inside = x > 0 && y > 0 && x + 1 < w && y + 1 < g->h;
     double best = 0.0;
     uint32_t steepest = NO_CELL, straight = NO_CELL, diagonal = NO_CELL;
     for (int d = 0; d < 8; d++) {
-        if (!neighbour_of(g, x, y, d, &q) || !g->ok[q])
+        size_t q = (y + (size_t)(ptrdiff_t)NEIGHBOUR_DY[d]) * w + x +
+                   (size_t)(ptrdiff_t)NEIGHBOUR_DX[d];
+        if ((!inside && !neighbour_of(g, x, y, d, &q)) || !g->ok[q])
             continue;
         bool is_diagonal = NEIGHBOUR_DX[d] != 0 && NEIGHBOUR_DY[d] != 0;
         double drop = (double)t->level[k] - (double)t->level[q];
