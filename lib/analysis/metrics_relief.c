@@ -161,6 +161,46 @@ void metrics_extrema(const metrics_grid *g, double *peak_density, double *pit_pe
     *pit_peak_ratio = peaks ? (double)pits / (double)peaks : NAN;
 }
 
+/* ------------------------------------------------------ ranking values */
+
+/* A value to rank: its bits mapped so that unsigned order is numeric order
+ * (sign folded; -0 taken as +0), and its position. */
+typedef struct {
+    uint64_t key;
+    size_t index;
+} ranked_value;
+
+static uint64_t order_key(double v)
+{
+    v += 0.0; /* -0 -> +0, so equal values have equal keys */
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return (bits >> 63) ? ~bits : bits | ((uint64_t)1 << 63);
+}
+
+/* Stable LSD radix sort by key, 8 bits a pass, skipping passes where every
+ * key shares the byte: linear, and ties keep index order. `tmp` holds n. */
+static void radix_sort_ranked(ranked_value *items, ranked_value *tmp, size_t n)
+{
+    ranked_value *from = items, *to = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t counts[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            counts[((from[i].key >> shift) & 0xFFu) + 1]++;
+        if (counts[((from[0].key >> shift) & 0xFFu) + 1] == n)
+            continue;
+        for (int d = 0; d < 256; d++)
+            counts[d + 1] += counts[d];
+        for (size_t i = 0; i < n; i++)
+            to[counts[(from[i].key >> shift) & 0xFFu]++] = from[i];
+        ranked_value *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != items)
+        memcpy(items, from, n * sizeof *items);
+}
+
 /* ------------------------------------ closed depressions and drainage */
 
 #define NO_CELL METRICS_NO_CELL
@@ -186,19 +226,9 @@ typedef struct {
     size_t ranks;
 } flood_queue;
 
-/* A float's bits as an unsigned key in the float order; -0 is +0, so that
- * the two zeros, equal as floats, share a rank. */
-static uint32_t level_key(float v)
-{
-    uint32_t bits;
-    v = v == 0.0f ? 0.0f : v;
-    memcpy(&bits, &v, sizeof bits);
-    return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
-}
-
-/* rank[k] for the counted cells: (key << 32 | cell) sorted by the key, an
- * LSD radix sort of the key's four bytes (stable, so no byte order of the
- * cells matters), then ranks counted along the sorted keys. */
+/* rank[k] for the counted cells: their values sorted (with their cells)
+ * by order_key, so that equal levels, both zeros included, share a rank,
+ * then ranks counted along the sorted keys. */
 static int rank_levels(const metrics_grid *g, flood_queue *fq)
 {
     size_t n = g->w * g->h, m = 0;
@@ -207,39 +237,23 @@ static int rank_levels(const metrics_grid *g, flood_queue *fq)
     fq->ranks = 0;
     if (m == 0)
         return 0;
-    uint64_t *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
-    if (!a || !b) {
-        free(a);
-        free(b);
+    ranked_value *items = m <= SIZE_MAX / (2 * sizeof *items) ? malloc(2 * m * sizeof *items)
+                                                               : NULL;
+    if (!items)
         return -1;
-    }
     m = 0;
     for (size_t k = 0; k < n; k++)
         if (g->ok[k])
-            a[m++] = (uint64_t)level_key(g->v[k]) << 32 | (uint64_t)k;
-    for (int shift = 32; shift < 64; shift += 8) {
-        size_t counts[257] = {0};
-        for (size_t i = 0; i < m; i++)
-            counts[((a[i] >> shift) & 0xFFu) + 1]++;
-        if (counts[((a[0] >> shift) & 0xFFu) + 1] == m)
-            continue; /* every key shares this byte */
-        for (int d = 0; d < 256; d++)
-            counts[d + 1] += counts[d];
-        for (size_t i = 0; i < m; i++)
-            b[counts[(a[i] >> shift) & 0xFFu]++] = a[i];
-        uint64_t *swap = a;
-        a = b;
-        b = swap;
-    }
+            items[m++] = (ranked_value){order_key((double)g->v[k]), k};
+    radix_sort_ranked(items, items + m, m);
     size_t rank = 0;
     for (size_t i = 0; i < m; i++) {
-        if (i > 0 && a[i] >> 32 != a[i - 1] >> 32)
+        if (i > 0 && items[i].key != items[i - 1].key)
             rank++;
-        fq->rank[(uint32_t)a[i]] = (uint32_t)rank;
+        fq->rank[items[i].index] = (uint32_t)rank;
     }
     fq->ranks = rank + 1;
-    free(a);
-    free(b);
+    free(items);
     return 0;
 }
 
@@ -252,6 +266,17 @@ static void queue_push(flood_queue *fq, uint32_t cell, uint32_t rank, float leve
     else
         fq->next[fq->tail[rank]] = cell;
     fq->tail[rank] = cell;
+}
+
+/* The queue's arrays; the levels too unless they are a trace's. */
+static void flood_queue_free(flood_queue *fq, bool own_level)
+{
+    free(fq->rank);
+    free(fq->head);
+    free(fq->tail);
+    free(fq->next);
+    if (own_level)
+        free(fq->level);
 }
 
 /* The index of neighbour d of (x, y), false when it lies off the map. */
@@ -286,23 +311,23 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
     size_t w = g->w, h = g->h, n = w * h;
     /* the ranks first: the sort's buffers are gone before the lists come */
     flood_queue fq = {malloc(n * sizeof *fq.rank), NULL, NULL, NULL, NULL, 0};
-    int failed = !fq.rank || rank_levels(g, &fq) != 0;
     unsigned char *queued = NULL;
-    if (!failed) {
+    if (fq.rank && rank_levels(g, &fq) == 0) {
         fq.head = malloc((fq.ranks ? fq.ranks : 1) * sizeof *fq.head);
         fq.tail = malloc((fq.ranks ? fq.ranks : 1) * sizeof *fq.tail);
         fq.next = malloc(n * sizeof *fq.next);
         fq.level = trace ? trace->level : malloc(n * sizeof *fq.level);
-        queued = calloc(n, 1);
-        failed = !fq.head || !fq.tail || !fq.next || !fq.level || !queued;
+        queued = malloc(n);
     }
-    if (failed) {
+    if (!fq.head || !fq.tail || !fq.next || !fq.level || !queued) {
+        flood_queue_free(&fq, !trace);
+        free(queued);
         tf_error_set(err, TF_ERR_NOMEM, "out of memory for the depressions of %zux%zu",
                      w, h);
-    } else {
-        for (size_t r = 0; r < fq.ranks; r++)
-            fq.head[r] = NO_CELL;
+        return -1;
     }
+    for (size_t r = 0; r < fq.ranks; r++)
+        fq.head[r] = NO_CELL;
     *counted = *raised = 0;
     size_t popped = 0;
     /* a cell that does not count is marked as queued, so one load tells
@@ -311,9 +336,9 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
     ptrdiff_t offset[8];
     for (int d = 0; d < 8; d++)
         offset[d] = (ptrdiff_t)NEIGHBOUR_DY[d] * (ptrdiff_t)w + NEIGHBOUR_DX[d];
-    for (size_t k = 0; k < n && !failed; k++)
+    for (size_t k = 0; k < n; k++)
         queued[k] = !g->ok[k];
-    for (size_t y = 0; y < h && !failed; y++) {
+    for (size_t y = 0; y < h; y++) {
         for (size_t x = 0; x < w; x++) {
             size_t k = y * w + x;
             if (!g->ok[k])
@@ -335,7 +360,7 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
     }
     /* the levels in rising order, each until its list is empty (cells
      * queued at the current level join its list's end) */
-    for (size_t r = 0; r < fq.ranks && !failed; r++) {
+    for (size_t r = 0; r < fq.ranks; r++) {
         for (uint32_t c = fq.head[r]; c != NO_CELL; c = fq.next[c]) {
             float c_level = fq.level[c];
             if (trace)
@@ -366,14 +391,9 @@ static int priority_flood(const metrics_grid *g, flood_trace *trace, size_t *cou
             }
         }
     }
-    free(fq.rank);
-    free(fq.head);
-    free(fq.tail);
-    free(fq.next);
-    if (!trace)
-        free(fq.level);
+    flood_queue_free(&fq, !trace);
     free(queued);
-    return failed ? -1 : 0;
+    return 0;
 }
 
 int metrics_depression_share(const metrics_grid *g, double *out, tf_error *err)
@@ -575,44 +595,6 @@ double tf_normal_quantile(double p)
     else
         value = poly7(e, r - 5.0) / poly7(f, r - 5.0);
     return q < 0.0 ? -value : value;
-}
-
-/* A value to rank: its bits mapped so that unsigned order is numeric order
- * (sign folded; -0 taken as +0), and its position. */
-typedef struct {
-    uint64_t key;
-    size_t index;
-} ranked_value;
-
-static uint64_t order_key(double v)
-{
-    v += 0.0; /* -0 -> +0, so equal values have equal keys */
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (bits >> 63) ? ~bits : bits | ((uint64_t)1 << 63);
-}
-
-/* Stable LSD radix sort by key, 8 bits a pass, skipping passes where every
- * key shares the byte: linear, and ties keep index order. `tmp` holds n. */
-static void radix_sort_ranked(ranked_value *items, ranked_value *tmp, size_t n)
-{
-    ranked_value *from = items, *to = tmp;
-    for (int shift = 0; shift < 64; shift += 8) {
-        size_t counts[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            counts[((from[i].key >> shift) & 0xFFu) + 1]++;
-        if (counts[((from[0].key >> shift) & 0xFFu) + 1] == n)
-            continue;
-        for (int d = 0; d < 256; d++)
-            counts[d + 1] += counts[d];
-        for (size_t i = 0; i < n; i++)
-            to[counts[(from[i].key >> shift) & 0xFFu]++] = from[i];
-        ranked_value *swap = from;
-        from = to;
-        to = swap;
-    }
-    if (from != items)
-        memcpy(items, from, n * sizeof *items);
 }
 
 /* score[i] = Phi^-1((rank_i - 0.5) / n), tied values sharing their mean
