@@ -218,6 +218,72 @@ START_TEST(grids_equal_samples_on_every_path)
 }
 END_TEST
 
+/* swiss and jordan rows (on the AVX-512 path a block of sixteen samples
+ * runs every octave in registers, each octave keeping a lattice window
+ * across the row's blocks) give each sample's single-point bits: long
+ * rows at low frequencies, where the windows serve, short and ragged
+ * rows, huge warps and coordinates near the vector range, where a block
+ * falls back to the scalar code. The layer's base values are compared as
+ * doubles (TF_STAGE_NOISE), against single samples and the portable path. */
+START_TEST(turbulence_rows_equal_samples_on_every_path)
+{
+    uint64_t state = 0x7B0B0000u + (uint64_t)_i;
+    tf_spec *spec = tf_spec_new(1, NULL);
+    ck_assert_ptr_nonnull(spec);
+    tf_spec_reseed(spec, (uint32_t)rng_next(&state));
+    tf_layer_spec *L = &spec->layers[0];
+    L->noise_type = TF_NOISE_SIMPLEX;
+    tf_fractal_set_defaults(L, _i % 2 ? TF_FRACTAL_JORDAN : TF_FRACTAL_SWISS);
+    L->fractal_octaves = 1 + (int)(rng_next(&state) % 9);
+    L->fractal_lacunarity = rng_range(&state, 1.5, 2.5);
+    L->fractal_gain = rng_range(&state, 0.3, 0.7);
+    if (_i % 5 == 4) { /* warps that throw points far across the lattice */
+        L->fractal_warp = ldexp(rng_range(&state, -1.0, 1.0), 30 + (int)(rng_next(&state) % 24));
+        if (L->fractal_kind == TF_FRACTAL_JORDAN)
+            L->fractal_warp0 = L->fractal_warp;
+    }
+    L->frequency = ldexp(rng_range(&state, 0.5, 1.0), -(int)(rng_next(&state) % 12));
+    const tf_point identity[2] = {{0.0, 0.0}, {1.0, 1.0}};
+    ck_assert_int_eq(tf_spec_set_rd_points(spec, 0, identity, 2, NULL), 0);
+    tf_error err;
+    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s", err.message);
+    tf_terrain *t[3];
+    for (int p = 0; p < path_count(); p++) {
+        t[p] = tf_terrain_compile(spec, NULL);
+        ck_assert_ptr_nonnull(t[p]);
+        t[p]->simd = path_level(p);
+    }
+    static const size_t sizes[] = {1, 7, 16, 17, 31, 32, 33, 64, 66, 200};
+    static double row[3][200];
+    for (int round = 0; round < 10; round++) {
+        size_t n = sizes[round];
+        double x0 = rng_coordinate(&state), y0 = rng_coordinate(&state);
+        if (round == 8) /* the row crosses the vector range's edge, 2^49 in noise space */
+            x0 = ldexp(1.0, 49) / L->frequency - 100.0;
+        double step = ldexp(rng_range(&state, 0.5, 1.0), (int)(rng_next(&state) % 12) - 6);
+        int64_t i0 = (int64_t)(rng_next(&state) % 200) - 100;
+        for (int p = 0; p < path_count(); p++) {
+            ck_assert_int_eq(tf_terrain_sample_stage_window(t[p], TF_STAGE_NOISE, 0, x0, y0, step,
+                                                            i0, 0, n, 1, row[p], &err),
+                             0);
+            for (size_t i = 0; i < n; i++) {
+                double x = x0 + (double)(i0 + (int64_t)i) * step;
+                double want = tf_terrain_sample_stage(t[p], TF_STAGE_NOISE, 0, x, y0);
+                ck_assert_msg(double_bits(row[p][i]) == double_bits(want),
+                              "%s spec %d, row of %zu at (%a, %a): row %a, sample %a",
+                              tf_terrain_path(t[p]), _i, n, x, y0, row[p][i], want);
+                ck_assert_msg(double_bits(row[p][i]) == double_bits(row[0][i]),
+                              "spec %d, row of %zu at (%a, %a): %s %a, portable %a", _i, n, x,
+                              y0, tf_terrain_path(t[p]), row[p][i], row[0][i]);
+            }
+        }
+    }
+    for (int p = 0; p < path_count(); p++)
+        tf_terrain_free(t[p]);
+    tf_spec_free(spec);
+}
+END_TEST
+
 /* The benchmarks' baseline row is the fractal sum it claims to be: layer
  * i's base noise at amplitude 2^-i, summed in order, on every path. */
 START_TEST(fractal_sum_rows_sum_the_base_noises)
@@ -1024,6 +1090,7 @@ static Suite *fastpath_suite(void)
     TCase *c = tcase_create("exactness");
     tcase_set_timeout(c, 120);
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
+    tcase_add_loop_test(c, turbulence_rows_equal_samples_on_every_path, 0, 40);
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise_at_edges, 0, 40);

@@ -7,6 +7,7 @@
 #define TF_RUNTIME_FRACTAL_H
 
 #include <math.h>
+#include <stddef.h>
 
 #include "terrafit/runtime.h"
 
@@ -63,6 +64,13 @@ double tf_fractal_plan_eval(const tf_fractal_plan *plan, double nx, double ny, d
  * the same bits. */
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan);
 double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *plan, double nx, double ny);
+
+/* swiss or jordan of simplex noise over n samples at (nx[k], ny, nz) on
+ * the AVX-512 path, a block of sixteen samples running every octave in
+ * registers (turbulence_avx512.c): tf_fractal_plan_eval's values, the
+ * same bits. Only in builds with the AVX-512 path, on CPUs that have it. */
+void tf_turbulence_simplex_row_avx512(const tf_fractal_plan *plan, const double *nx, double ny,
+                                      double nz, size_t n, double *out);
 
 /* Octave i's offset o_i (i >= 1) of a layer with noise seed `seed`. */
 void tf_fractal_octave_offset(uint32_t seed, int octave, double offset[3]);

@@ -13,16 +13,7 @@
 #endif
 
 #include "noise.h"
-
-/* Skew and unskew factors: F2 = (sqrt(3) - 1) / 2, G2 = (3 - sqrt(3)) / 6. */
-#define SIMPLEX_F2 0.36602540378443865
-#define SIMPLEX_G2 0.21132486540518713
-/* 2 * G2, exact (doubling is exact). */
-#define SIMPLEX_G2_TWICE 0.42264973081037427
-/* The kernel's largest possible sum is 0.0100802...; 99 keeps |n| < 1. */
-#define SIMPLEX_SCALE 99.0
-/* Beyond 2^52 a double has no fractional part left. */
-#define SIMPLEX_MAX_COORD 4503599627370496.0
+#include "simplex_lanes.h"
 
 /* floor(v) for |v| < 2^53, without a libm call (baseline x86-64 has no
  * rounding instruction, so floor is a call through the PLT): truncate,
@@ -35,48 +26,9 @@ static inline double floor_small(double v)
     return r == 0.0 ? v * 0.0 : r;
 }
 
-/* Unit gradients at angles 2*pi*(k + 0.5)/32, k = 0..31 (cos, sin), as the
- * shortest decimal strings that read back as the same doubles. */
-#define SIMPLEX_GRADIENTS(X)                                                                       \
-    X(0.9951847266721969, 0.0980171403295606)                                                      \
-    X(0.9569403357322088, 0.29028467725446233)                                                     \
-    X(0.881921264348355, 0.47139673682599764)                                                      \
-    X(0.773010453362737, 0.6343932841636455)                                                       \
-    X(0.6343932841636455, 0.773010453362737)                                                       \
-    X(0.4713967368259978, 0.8819212643483549)                                                      \
-    X(0.29028467725446233, 0.9569403357322089)                                                     \
-    X(0.09801714032956077, 0.9951847266721968)                                                     \
-    X(-0.09801714032956065, 0.9951847266721969)                                                    \
-    X(-0.29028467725446216, 0.9569403357322089)                                                    \
-    X(-0.4713967368259977, 0.881921264348355)                                                      \
-    X(-0.6343932841636454, 0.7730104533627371)                                                     \
-    X(-0.773010453362737, 0.6343932841636455)                                                      \
-    X(-0.8819212643483549, 0.47139673682599786)                                                    \
-    X(-0.9569403357322088, 0.2902846772544624)                                                     \
-    X(-0.9951847266721968, 0.09801714032956083)                                                    \
-    X(-0.9951847266721969, -0.09801714032956059)                                                   \
-    X(-0.9569403357322089, -0.2902846772544621)                                                    \
-    X(-0.881921264348355, -0.47139673682599764)                                                    \
-    X(-0.7730104533627371, -0.6343932841636453)                                                    \
-    X(-0.6343932841636459, -0.7730104533627367)                                                    \
-    X(-0.47139673682599786, -0.8819212643483549)                                                   \
-    X(-0.29028467725446244, -0.9569403357322088)                                                   \
-    X(-0.09801714032956045, -0.9951847266721969)                                                   \
-    X(0.09801714032956009, -0.9951847266721969)                                                    \
-    X(0.29028467725446205, -0.9569403357322089)                                                    \
-    X(0.4713967368259976, -0.881921264348355)                                                      \
-    X(0.6343932841636456, -0.7730104533627369)                                                     \
-    X(0.7730104533627367, -0.6343932841636459)                                                     \
-    X(0.8819212643483548, -0.4713967368259979)                                                     \
-    X(0.9569403357322088, -0.2902846772544625)                                                     \
-    X(0.9951847266721969, -0.0980171403295605)
 #define SIMPLEX_PAIR(gx, gy) {gx, gy},
 static const double GRADIENTS[32][2] = {SIMPLEX_GRADIENTS(SIMPLEX_PAIR)};
 
-/* Lattice hash constants: a corner (i, j) hashes
- * seed ^ (i * HASH_I) ^ (j * HASH_J) (mod 2^32). */
-#define HASH_I 0x1DDE90C9u
-#define HASH_J 0x43C42E4Du
 
 /* The lattice hash of corner (i, j), given h = seed ^ (i * HASH_I) ^
  * (j * HASH_J), finished with the lowbias32 mixer so every input bit (seed
@@ -245,8 +197,6 @@ __attribute__((target("avx2"))) double tf_simplex2_avx2(uint32_t seed, double x,
  * low mantissa bits, the value (uint32_t)(int64_t)cell would have. Blocks
  * with a lane outside (huge, infinite, NaN) take the scalar code.
  */
-#define SIMPLEX_AVX2_LIMIT 562949953421312.0 /* 2^49 */
-#define SIMPLEX_INT_MAGIC 6755399441055744.0 /* 1.5 * 2^52 */
 
 /* Inlined into the entry points, so the whole computation stays in
  * registers (a call boundary would spill the vectors). */
@@ -721,308 +671,6 @@ __attribute__((target("avx2"))) void tf_simplex2_points_deriv_avx2(uint32_t seed
 #endif
 
 #if TF_HAVE_AVX512_PATH
-/*
- * AVX-512: the row of tf_simplex2_row_avx2 with eight doubles a vector,
- * each lane again running the scalar code's IEEE operations in its order
- * (no FMA), so every lane has the scalar bits; same range rule (|x|, |y|
- * < 2^49, else the block takes the scalar code).
- *
- * On a processor that runs a 512-bit operation as two 256-bit halves
- * (Zen 4) this gains only where it needs fewer operations than AVX2, the
- * arithmetic itself costing the same; so the 32-bit and gradient work is
- * written to take as few as it can:
- *
- * - Sixteen points (blocks A and B of eight) share their integer work:
- *   one vector of 16 32-bit lanes, A's point k in lane 2k and B's in lane
- *   2k + 1, so the 64-bit lane k holds both points k. The hash runs once
- *   for the sixteen, and A's gradient index (bits 27-31 of the low half)
- *   and B's (of the high half) come out with one shift each.
- * - The 32 gradients are picked from x and y columns, 16 entries a
- *   two-table permute, without a blend: the first permute writes the
- *   upper half's entries into the lanes whose index has bit 4 set, the
- *   others keeping their index, and the second, masked to the other
- *   lanes, reads those kept indices.
- * - Masks select: the corner in reach (t > 0) by a zero-masked multiply,
- *   corner 1's offset by a masked subtraction (x0 - 0.0 is x0).
- * - Rows of close points take the gradients from a window of the lattice
- *   hashed once (below), with no hash per point at all.
- */
-#define SIMPLEX_AVX512_TARGET "avx512f,avx512dq,bmi2"
-#define SIMPLEX_AVX512_INLINE                                                                      \
-    static inline __attribute__((target(SIMPLEX_AVX512_TARGET), always_inline))
-
-#define SIMPLEX_X(gx, gy) gx,
-#define SIMPLEX_Y(gx, gy) gy,
-/* GRADIENTS' x and y columns, for the permutes. */
-static _Alignas(64) const double SIMPLEX_COLUMNS[2][32] = {{SIMPLEX_GRADIENTS(SIMPLEX_X)},
-                                                           {SIMPLEX_GRADIENTS(SIMPLEX_Y)}};
-
-/* simplex_eval's skew for eight points: the offset (x0, y0) from corner 0,
- * the cell (cell_x, cell_y) and its indices plus 1.5 * 2^52 (their low 32
- * bits are i and j), and which lanes are below the diagonal (corner 1 is
- * (1, 0)). */
-typedef struct {
-    __m512d x0, y0, cell_x, cell_y, i_bits, j_bits;
-    __mmask8 below;
-} simplex_skew512;
-
-SIMPLEX_AVX512_INLINE void simplex_skew_avx512(__m512d x, __m512d y, simplex_skew512 *r)
-{
-    __m512d s = _mm512_mul_pd(_mm512_add_pd(x, y), _mm512_set1_pd(SIMPLEX_F2));
-    __m512d xs = _mm512_add_pd(x, s), ys = _mm512_add_pd(y, s);
-    r->cell_x = _mm512_roundscale_pd(xs, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    r->cell_y = _mm512_roundscale_pd(ys, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    __m512d a = _mm512_sub_pd(xs, r->cell_x), b = _mm512_sub_pd(ys, r->cell_y);
-    __m512d t = _mm512_mul_pd(_mm512_add_pd(a, b), _mm512_set1_pd(SIMPLEX_G2));
-    r->x0 = _mm512_sub_pd(a, t);
-    r->y0 = _mm512_sub_pd(b, t);
-    r->i_bits = _mm512_add_pd(r->cell_x, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
-    r->j_bits = _mm512_add_pd(r->cell_y, _mm512_set1_pd(SIMPLEX_INT_MAGIC));
-    r->below = _mm512_cmp_pd_mask(r->x0, r->y0, _CMP_GT_OQ);
-}
-
-/* gradient_index's mixer (before the final shift) of 16 32-bit lanes. */
-SIMPLEX_AVX512_INLINE __m512i simplex_mix_avx512(__m512i h)
-{
-    h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 16));
-    h = _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x7FEB352Du));
-    h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 15));
-    return _mm512_mullo_epi32(h, _mm512_set1_epi32((int)0x846CA68Bu));
-}
-
-/* Column col's entries (col: SIMPLEX_COLUMNS[0] or [1]) at the gradient
- * indices whose bits 0-3 are idx's and bit 4 is upper's. */
-SIMPLEX_AVX512_INLINE __m512d simplex_pick_avx512(const double *col, __m512i idx, __mmask8 upper)
-{
-    __m512d r = _mm512_mask2_permutex2var_pd(_mm512_load_pd(col + 16), idx, upper,
-                                             _mm512_load_pd(col + 24));
-    return _mm512_mask2_permutex2var_pd(_mm512_load_pd(col), _mm512_castpd_si512(r),
-                                        (__mmask8)~upper, _mm512_load_pd(col + 8));
-}
-
-/* The gradients of eight mixed hashes in the interleaved lanes: the low
- * halves of the 64-bit lanes (half 0) or the high halves (half 1). */
-SIMPLEX_AVX512_INLINE void simplex_gradients_avx512(__m512i h, int half, __m512d *gx, __m512d *gy)
-{
-    __m512i idx;
-    __mmask8 upper;
-    if (half) {
-        idx = _mm512_srli_epi64(h, 59);
-        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64((long long)0x8000000000000000ull));
-    } else {
-        idx = _mm512_srli_epi64(h, 27); /* bits above 4: the high half's, not read */
-        upper = _mm512_test_epi64_mask(h, _mm512_set1_epi64(0x80000000ll));
-    }
-    *gx = simplex_pick_avx512(SIMPLEX_COLUMNS[0], idx, upper);
-    *gy = simplex_pick_avx512(SIMPLEX_COLUMNS[1], idx, upper);
-}
-
-/* The three corners' mixed hashes of blocks A and B, in the interleaved
- * lanes described above. */
-typedef struct {
-    __m512i h0, h1, h2;
-} simplex_hash512;
-
-SIMPLEX_AVX512_INLINE void simplex_hash_avx512(__m512i seed, const simplex_skew512 *a,
-                                               const simplex_skew512 *b, simplex_hash512 *r)
-{
-    /* the low 32 bits of each 64-bit lane of a, then of b, interleaved */
-    const __m512i pick = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-    const __m512i step_i = _mm512_set1_epi32((int)HASH_I), step_j = _mm512_set1_epi32((int)HASH_J);
-    __m512i i = _mm512_permutex2var_epi32(_mm512_castpd_si512(a->i_bits), pick,
-                                          _mm512_castpd_si512(b->i_bits));
-    __m512i j = _mm512_permutex2var_epi32(_mm512_castpd_si512(a->j_bits), pick,
-                                          _mm512_castpd_si512(b->j_bits));
-    /* corner 0's products, and the others' from them: (i + 1) * c = i * c
-     * + c (mod 2^32), the bits of the scalar multiplication */
-    __m512i hi = _mm512_mullo_epi32(i, step_i), hj = _mm512_mullo_epi32(j, step_j);
-    __m512i hi2 = _mm512_add_epi32(hi, step_i), hj2 = _mm512_add_epi32(hj, step_j);
-    /* corner 1: (i + 1, j) below the diagonal, else (i, j + 1); A's mask
-     * bits to the even lanes, B's to the odd */
-    __mmask16 below = (__mmask16)(_pdep_u32(a->below, 0x5555u) | _pdep_u32(b->below, 0xAAAAu));
-    __m512i hi1 = _mm512_mask_blend_epi32(below, hi, hi2);
-    __m512i hj1 = _mm512_mask_blend_epi32(below, hj2, hj);
-    /* seed ^ hi ^ hj as one three-way exclusive or */
-    r->h0 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi, hj, 0x96));
-    r->h1 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi1, hj1, 0x96));
-    r->h2 = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi2, hj2, 0x96));
-}
-
-/*
- * A window of the lattice: when a row's points are close together (a
- * grid row at a low frequency), the corners of sixteen points are a few
- * lattice points, all within a 4 x 4 window of lattice points (a0 + u,
- * b0 + v), u, v = 0..3, whose centre (a0 + 1, b0 + 1) is within one cell
- * of every point's cell. Their gradients are then computed once, and are
- * the table of one two-table permute per coordinate: the window's entry
- * u + 4 v. A row keeps its window while its blocks' cells stay within one
- * cell of the centre, and builds the next one above the lower of the
- * cells of the block's first and last points (the lowest of a grid row
- * going either way), the block that leaves it. A window pays when it
- * serves two blocks or more, so a row takes them only when its points are
- * on average at most a cell (in skewed x, 1 + F2 times x) apart over a
- * block of sixteen, and gives them up at a block that does not fit even
- * the window made for it. The entries are the same lattice points'
- * gradients, hashed the same way, so the bits are those of the hashes per
- * point; which blocks take a window changes only the speed.
- */
-/* The largest average distance between a row's points for windows:
- * 1 / (16 (1 + F2)). */
-#define SIMPLEX_WINDOW_SPACING 0.045753
-typedef struct {
-    __m512d gx0, gx1, gy0, gy1; /* entries 0-7 and 8-15 */
-    __m512d centre_x, centre_y; /* the cell (a0 + 1, b0 + 1) */
-} simplex_window512;
-
-/* The lattice offsets (u - 1, v - 1) times HASH_I, HASH_J (mod 2^32) of
- * the window's entries, entry k (0-7) in 32-bit lane 2k and entry k + 8 in
- * lane 2k + 1, the interleaved order of the blocks' hashes. */
-#define SIMPLEX_WINDOW_U(e) ((uint32_t)((e) & 3) - 1u)
-#define SIMPLEX_WINDOW_V(e) ((uint32_t)((e) >> 2) - 1u)
-#define SIMPLEX_WINDOW_PAIR(k, f, c) (int)(f(k) * (c)), (int)(f((k) + 8) * (c))
-#define SIMPLEX_WINDOW_ROW(f, c)                                                                   \
-    {SIMPLEX_WINDOW_PAIR(0, f, c), SIMPLEX_WINDOW_PAIR(1, f, c), SIMPLEX_WINDOW_PAIR(2, f, c),      \
-     SIMPLEX_WINDOW_PAIR(3, f, c), SIMPLEX_WINDOW_PAIR(4, f, c), SIMPLEX_WINDOW_PAIR(5, f, c),      \
-     SIMPLEX_WINDOW_PAIR(6, f, c), SIMPLEX_WINDOW_PAIR(7, f, c)}
-static _Alignas(64) const int SIMPLEX_WINDOW_HI[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_U, HASH_I);
-static _Alignas(64) const int SIMPLEX_WINDOW_HJ[16] = SIMPLEX_WINDOW_ROW(SIMPLEX_WINDOW_V, HASH_J);
-
-/* The centre for blocks a and b: one above the lower of the cells of the
- * first point (a's lane 0) and the last (b's lane 7), in x and in y. */
-SIMPLEX_AVX512_INLINE void simplex_window_centre(const simplex_skew512 *a,
-                                                 const simplex_skew512 *b, simplex_window512 *w)
-{
-    const __m512i last = _mm512_set1_epi64(7);
-    const __m512d one = _mm512_set1_pd(1.0);
-    w->centre_x = _mm512_add_pd(_mm512_min_pd(_mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_x)),
-                                              _mm512_permutexvar_pd(last, b->cell_x)),
-                                one);
-    w->centre_y = _mm512_add_pd(_mm512_min_pd(_mm512_broadcastsd_pd(_mm512_castpd512_pd128(a->cell_y)),
-                                              _mm512_permutexvar_pd(last, b->cell_y)),
-                                one);
-}
-
-/* The window's gradients around its centre. */
-SIMPLEX_AVX512_INLINE void simplex_window_build(__m512i seed, simplex_window512 *w)
-{
-    /* the centre's i * HASH_I and j * HASH_J in every lane (the low 32
-     * bits of the centre plus 1.5 * 2^52), plus each entry's offsets */
-    const __m512d magic = _mm512_set1_pd(SIMPLEX_INT_MAGIC);
-    __m512i i = _mm512_shuffle_epi32(_mm512_castpd_si512(_mm512_add_pd(w->centre_x, magic)),
-                                     _MM_PERM_AAAA);
-    __m512i j = _mm512_shuffle_epi32(_mm512_castpd_si512(_mm512_add_pd(w->centre_y, magic)),
-                                     _MM_PERM_AAAA);
-    __m512i hi = _mm512_add_epi32(_mm512_mullo_epi32(i, _mm512_set1_epi32((int)HASH_I)),
-                                  _mm512_load_si512((const void *)SIMPLEX_WINDOW_HI));
-    __m512i hj = _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)HASH_J)),
-                                  _mm512_load_si512((const void *)SIMPLEX_WINDOW_HJ));
-    __m512i h = simplex_mix_avx512(_mm512_ternarylogic_epi32(seed, hi, hj, 0x96));
-    simplex_gradients_avx512(h, 0, &w->gx0, &w->gy0);
-    simplex_gradients_avx512(h, 1, &w->gx1, &w->gy1);
-}
-
-/* Whether every cell of blocks a and b is within one cell of the window's
- * centre (an exact difference of integers below 2^52), and then corner
- * 0's window entry of each lane, (du + 1) + 4 (dv + 1), in the low bits
- * of *ea and *eb. */
-SIMPLEX_AVX512_INLINE int simplex_window_fits(const simplex_window512 *w,
-                                              const simplex_skew512 *a,
-                                              const simplex_skew512 *b, __m512i *ea,
-                                              __m512i *eb)
-{
-    __m512d dua = _mm512_sub_pd(a->cell_x, w->centre_x), dva = _mm512_sub_pd(a->cell_y, w->centre_y);
-    __m512d dub = _mm512_sub_pd(b->cell_x, w->centre_x), dvb = _mm512_sub_pd(b->cell_y, w->centre_y);
-    const __m512d one = _mm512_set1_pd(1.0);
-    /* the larger magnitude of each pair of lanes, at most 1 */
-    __mmask8 fit = _mm512_cmp_pd_mask(_mm512_range_pd(dua, dub, 0x0B), one, _CMP_LE_OQ);
-    fit = _mm512_mask_cmp_pd_mask(fit, _mm512_range_pd(dva, dvb, 0x0B), one, _CMP_LE_OQ);
-    if (fit != 0xFF)
-        return 0;
-    /* 4 dv + (du + 5), exact small integers, plus 1.5 * 2^52: the entry in
-     * the low bits */
-    const __m512d four = _mm512_set1_pd(4.0);
-    const __m512d base = _mm512_set1_pd(SIMPLEX_INT_MAGIC + 5.0);
-    *ea = _mm512_castpd_si512(_mm512_add_pd(_mm512_mul_pd(dva, four), _mm512_add_pd(dua, base)));
-    *eb = _mm512_castpd_si512(_mm512_add_pd(_mm512_mul_pd(dvb, four), _mm512_add_pd(dub, base)));
-    return 1;
-}
-
-/* corner()'s value for eight lanes given their gradients; t <= 0 gives
- * exactly 0.0, a select of the same value as the scalar code's. */
-SIMPLEX_AVX512_INLINE __m512d simplex_corner_avx512(__m512d gx, __m512d gy, __m512d dx, __m512d dy)
-{
-    __m512d t = _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(dx, dx)),
-                              _mm512_mul_pd(dy, dy));
-    __m512d t2 = _mm512_mul_pd(t, t);
-    __m512d gd = _mm512_add_pd(_mm512_mul_pd(gx, dx), _mm512_mul_pd(gy, dy));
-    __mmask8 reach = _mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_GT_OQ);
-    return _mm512_maskz_mul_pd(reach, _mm512_mul_pd(t2, t2), gd);
-}
-
-/* Corner k's gradient (k = 0, 1, 2) of the simplices of block A (half 0)
- * or B (half 1): from the hashes h, or (w not NULL) from the window at
- * corner 0's entries e (corner 1 at e + 1 below the diagonal, else e + 4;
- * corner 2 at e + 5). */
-SIMPLEX_AVX512_INLINE void simplex_corner_gradient_avx512(const simplex_skew512 *s,
-                                                          const simplex_hash512 *h, int half,
-                                                          const simplex_window512 *w, __m512i e,
-                                                          int k, __m512d *gx, __m512d *gy)
-{
-    if (!w) {
-        simplex_gradients_avx512(k == 0 ? h->h0 : k == 1 ? h->h1 : h->h2, half, gx, gy);
-        return;
-    }
-    if (k == 1)
-        e = _mm512_mask_add_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(4)), s->below, e,
-                                  _mm512_set1_epi64(1));
-    else if (k == 2)
-        e = _mm512_add_epi64(e, _mm512_set1_epi64(5));
-    *gx = _mm512_permutex2var_pd(w->gx0, e, w->gx1);
-    *gy = _mm512_permutex2var_pd(w->gy0, e, w->gy1);
-}
-
-/* The point's offsets from corners 1 and 2, as the scalar code computes
- * them (corner 0's are s->x0, s->y0). */
-SIMPLEX_AVX512_INLINE void simplex_offsets_avx512(const simplex_skew512 *s, __m512d *x1,
-                                                  __m512d *y1, __m512d *x2, __m512d *y2)
-{
-    const __m512d one = _mm512_set1_pd(1.0), g2 = _mm512_set1_pd(SIMPLEX_G2);
-    const __m512d g2_twice = _mm512_set1_pd(SIMPLEX_G2_TWICE);
-    /* corner 1: x0 - i1 and y0 - j1, subtracting 1.0 in the masked lanes */
-    *x1 = _mm512_add_pd(_mm512_mask_sub_pd(s->x0, s->below, s->x0, one), g2);
-    *y1 = _mm512_add_pd(_mm512_mask_sub_pd(s->y0, (__mmask8)~s->below, s->y0, one), g2);
-    /* corner 2: (1, 1) */
-    *x2 = _mm512_add_pd(_mm512_sub_pd(s->x0, one), g2_twice);
-    *y2 = _mm512_add_pd(_mm512_sub_pd(s->y0, one), g2_twice);
-}
-
-/* SIMPLEX_SCALE * ((n0 + n1) + n2) of block A (half 0) or B (half 1)
- * (simplex_corner_gradient_avx512 has the arguments). */
-SIMPLEX_AVX512_INLINE __m512d simplex_finish_avx512(const simplex_skew512 *s,
-                                                    const simplex_hash512 *h, int half,
-                                                    const simplex_window512 *w, __m512i e)
-{
-    __m512d gx, gy, x1, y1, x2, y2;
-    simplex_offsets_avx512(s, &x1, &y1, &x2, &y2);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 0, &gx, &gy);
-    __m512d n = simplex_corner_avx512(gx, gy, s->x0, s->y0);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 1, &gx, &gy);
-    n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x1, y1));
-    simplex_corner_gradient_avx512(s, h, half, w, e, 2, &gx, &gy);
-    n = _mm512_add_pd(n, simplex_corner_avx512(gx, gy, x2, y2));
-    return _mm512_mul_pd(_mm512_set1_pd(SIMPLEX_SCALE), n);
-}
-
-/* Lanes of xa and xb (no NaN) whose magnitudes are all below 2^49, as one
- * test: vrangepd gives the larger magnitude of each pair of lanes, or the
- * other operand where one is NaN, hence the ordered comparison. */
-SIMPLEX_AVX512_INLINE int simplex_in_range_avx512(__m512d xa, __m512d xb)
-{
-    __mmask8 ordered = _mm512_cmp_pd_mask(xa, xb, _CMP_ORD_Q);
-    return _mm512_mask_cmp_pd_mask(ordered, _mm512_range_pd(xa, xb, 0x0B),
-                                   _mm512_set1_pd(SIMPLEX_AVX2_LIMIT), _CMP_LT_OQ) == 0xFF;
-}
-
 /* The blocks of sixteen of a row from m on, with windows while they fit;
  * returns where it stopped: n - m < 16, or at the block that did not fit
  * the window made for it. */
@@ -1089,84 +737,6 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
 #endif
 
 #if TF_HAVE_AVX512_PATH
-/*
- * tf_simplex2_deriv at points of their own (the warped octaves of swiss
- * and jordan) on the AVX-512 path: blocks of sixteen as the row above,
- * each lane with its own y, and the gradient sums of
- * tf_simplex2_points_deriv_avx2. The warped points of neighbouring
- * samples stay close at the low octaves, so a block whose cells all lie
- * within a 2 x 2 range takes its gradients from a window too, in a call
- * whose points are close on average along x (the row's test): the call
- * keeps its window while blocks fit it, builds one around the next block
- * that does not (its lowest cell plus one, in x and in y), and hashes per
- * point from the first block that does not fit even its own window, or
- * that follows a window which served only one block, on. The windows
- * gain less than the row's (the gradient's arithmetic, not the hash, is
- * most of the work); the bits are the same either way.
- */
-
-/* corner()'s value and gradient for eight lanes given the corner's
- * gradient (gx, gy): t4 g - (8 t^3 gd) d and t4 gd, zero-masked where t
- * <= 0 (+0.0, the scalar select's value). */
-SIMPLEX_AVX512_INLINE __m512d simplex_corner_deriv_avx512(__m512d gx, __m512d gy, __m512d dx,
-                                                          __m512d dy, __m512d *cgx,
-                                                          __m512d *cgy)
-{
-    __m512d t = _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(dx, dx)),
-                              _mm512_mul_pd(dy, dy));
-    __m512d t2 = _mm512_mul_pd(t, t), t4 = _mm512_mul_pd(t2, t2);
-    __m512d gd = _mm512_add_pd(_mm512_mul_pd(gx, dx), _mm512_mul_pd(gy, dy));
-    __m512d k = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), _mm512_mul_pd(t2, t)), gd);
-    __mmask8 reach = _mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_GT_OQ);
-    *cgx = _mm512_maskz_sub_pd(reach, _mm512_mul_pd(t4, gx), _mm512_mul_pd(k, dx));
-    *cgy = _mm512_maskz_sub_pd(reach, _mm512_mul_pd(t4, gy), _mm512_mul_pd(k, dy));
-    return _mm512_maskz_mul_pd(reach, t4, gd);
-}
-
-/* simplex_eval's sums SIMPLEX_SCALE * ((c0 + c1) + c2) of the values and
- * of each gradient component, for block A (half 0) or B (half 1), the
- * corners' gradients from the hashes h or (w not NULL) from the window at
- * corner 0's entries e. */
-SIMPLEX_AVX512_INLINE __m512d simplex_finish_deriv_avx512(const simplex_skew512 *s,
-                                                          const simplex_hash512 *h, int half,
-                                                          const simplex_window512 *w, __m512i e,
-                                                          __m512d *ndx, __m512d *ndy)
-{
-    const __m512d scale = _mm512_set1_pd(SIMPLEX_SCALE);
-    __m512d gx, gy, x1, y1, x2, y2, sx, sy, cx, cy;
-    simplex_offsets_avx512(s, &x1, &y1, &x2, &y2);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 0, &gx, &gy);
-    __m512d n = simplex_corner_deriv_avx512(gx, gy, s->x0, s->y0, &sx, &sy);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 1, &gx, &gy);
-    n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x1, y1, &cx, &cy));
-    sx = _mm512_add_pd(sx, cx);
-    sy = _mm512_add_pd(sy, cy);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 2, &gx, &gy);
-    n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x2, y2, &cx, &cy));
-    *ndx = _mm512_mul_pd(scale, _mm512_add_pd(sx, cx));
-    *ndy = _mm512_mul_pd(scale, _mm512_add_pd(sy, cy));
-    return _mm512_mul_pd(scale, n);
-}
-
-/* A window centred one above the lowest cell of blocks a and b, in x and
- * in y (for points in no order along either). */
-SIMPLEX_AVX512_INLINE void simplex_window_centre_points(const simplex_skew512 *a,
-                                                        const simplex_skew512 *b,
-                                                        simplex_window512 *w)
-{
-    const __m512d one = _mm512_set1_pd(1.0);
-    __m512d lx = _mm512_min_pd(a->cell_x, b->cell_x), ly = _mm512_min_pd(a->cell_y, b->cell_y);
-    /* the lowest lane into every lane: minima of 4-lane, 2-lane, 1-lane swaps */
-    lx = _mm512_min_pd(lx, _mm512_shuffle_f64x2(lx, lx, _MM_SHUFFLE(1, 0, 3, 2)));
-    ly = _mm512_min_pd(ly, _mm512_shuffle_f64x2(ly, ly, _MM_SHUFFLE(1, 0, 3, 2)));
-    lx = _mm512_min_pd(lx, _mm512_shuffle_f64x2(lx, lx, _MM_SHUFFLE(2, 3, 0, 1)));
-    ly = _mm512_min_pd(ly, _mm512_shuffle_f64x2(ly, ly, _MM_SHUFFLE(2, 3, 0, 1)));
-    lx = _mm512_min_pd(lx, _mm512_permute_pd(lx, 0x55));
-    ly = _mm512_min_pd(ly, _mm512_permute_pd(ly, 0x55));
-    w->centre_x = _mm512_add_pd(lx, one);
-    w->centre_y = _mm512_add_pd(ly, one);
-}
-
 /* tf_simplex2_points_deriv_avx512 with (deriv 1) or without (deriv 0) the
  * gradient, as simplex_points_avx2. */
 SIMPLEX_AVX512_INLINE void simplex_points_avx512(uint32_t seed, const double *x, const double *y,
@@ -1174,70 +744,29 @@ SIMPLEX_AVX512_INLINE void simplex_points_avx512(uint32_t seed, const double *x,
                                                  int deriv)
 {
     const __m512i seeds = _mm512_set1_epi32((int)seed);
-    /* set before use (served), zeroed for the compiler's flow analysis */
-    simplex_window512 w;
-    w.gx0 = w.gx1 = w.gy0 = w.gy1 = w.centre_x = w.centre_y = _mm512_setzero_pd();
     /* blocks may take windows: points close enough on average along x,
      * the row's test (NaN: not) */
-    int windows = n >= 32 && fabs(x[n - 1] - x[0]) <= SIMPLEX_WINDOW_SPACING * (double)(n - 1);
-    unsigned served = 0; /* blocks the window served, 0: none built */
+    simplex_points512 p;
+    simplex_points512_start(&p, n >= 32 && fabs(x[n - 1] - x[0]) <=
+                                               SIMPLEX_WINDOW_SPACING * (double)(n - 1));
     size_t m = 0;
     for (; n - m >= 16; m += 16) {
-        __m512d xa = _mm512_loadu_pd(x + m), xb = _mm512_loadu_pd(x + m + 8);
-        __m512d ya = _mm512_loadu_pd(y + m), yb = _mm512_loadu_pd(y + m + 8);
-        if (!(simplex_in_range_avx512(xa, xb) && simplex_in_range_avx512(ya, yb))) {
+        __m512d na, nb, ga, gb, ha, hb;
+        if (!simplex_points512_block(&p, seeds, _mm512_loadu_pd(x + m), _mm512_loadu_pd(x + m + 8),
+                                     _mm512_loadu_pd(y + m), _mm512_loadu_pd(y + m + 8), deriv,
+                                     &na, &nb, &ga, &gb, &ha, &hb)) {
             simplex_points_deriv_scalar(seed, x + m, y + m, 16, v + m, deriv ? dx + m : NULL,
                                         deriv ? dy + m : NULL);
             continue;
         }
-        simplex_skew512 a, b;
-        __m512d na, nb, ga, gb, ha, hb;
-        simplex_skew_avx512(xa, ya, &a);
-        simplex_skew_avx512(xb, yb, &b);
-        __m512i ea = _mm512_setzero_si512(), eb = ea;
-        if (windows && !(served && simplex_window_fits(&w, &a, &b, &ea, &eb))) {
-            /* a window for this block, unless the last one served only
-             * one block (then windows do not pay at these points), or
-             * the block does not fit even its own */
-            if (served == 1) {
-                windows = 0;
-            } else {
-                simplex_window_centre_points(&a, &b, &w);
-                if (simplex_window_fits(&w, &a, &b, &ea, &eb)) {
-                    simplex_window_build(seeds, &w);
-                    served = 0;
-                } else {
-                    windows = 0;
-                }
-            }
-        }
-        served += (unsigned)windows;
-        if (windows && !deriv) {
-            _mm512_storeu_pd(v + m, simplex_finish_avx512(&a, NULL, 0, &w, ea));
-            _mm512_storeu_pd(v + m + 8, simplex_finish_avx512(&b, NULL, 1, &w, eb));
-            continue;
-        }
-        if (windows) {
-            na = simplex_finish_deriv_avx512(&a, NULL, 0, &w, ea, &ga, &ha);
-            nb = simplex_finish_deriv_avx512(&b, NULL, 1, &w, eb, &gb, &hb);
-        } else {
-            simplex_hash512 h;
-            const __m512i none = _mm512_setzero_si512();
-            simplex_hash_avx512(seeds, &a, &b, &h);
-            if (!deriv) {
-                _mm512_storeu_pd(v + m, simplex_finish_avx512(&a, &h, 0, NULL, none));
-                _mm512_storeu_pd(v + m + 8, simplex_finish_avx512(&b, &h, 1, NULL, none));
-                continue;
-            }
-            na = simplex_finish_deriv_avx512(&a, &h, 0, NULL, none, &ga, &ha);
-            nb = simplex_finish_deriv_avx512(&b, &h, 1, NULL, none, &gb, &hb);
-        }
         _mm512_storeu_pd(v + m, na);
         _mm512_storeu_pd(v + m + 8, nb);
-        _mm512_storeu_pd(dx + m, ga);
-        _mm512_storeu_pd(dx + m + 8, gb);
-        _mm512_storeu_pd(dy + m, ha);
-        _mm512_storeu_pd(dy + m + 8, hb);
+        if (deriv) {
+            _mm512_storeu_pd(dx + m, ga);
+            _mm512_storeu_pd(dx + m + 8, gb);
+            _mm512_storeu_pd(dy + m, ha);
+            _mm512_storeu_pd(dy + m + 8, hb);
+        }
     }
     if (m < n) /* the last 1-15 points, with their masked loads */
         tf_simplex2_points_deriv_avx2(seed, x + m, y + m, n - m, v + m, deriv ? dx + m : NULL,
