@@ -130,8 +130,11 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * is shorter than a quad's (docs/performance.md, "One mask source");
      * else quads (lanes past the masks: layer 0's r, discarded). */
     if (t->mask_one_source >= 0) {
-        for (size_t j = 0; j < t->mask_lane_count; j++)
-            c[t->mask_lane_layer[j]] *= tf_curve_table_eval_inline(t->mask_lane_table[j], r_source);
+        for (size_t j = 0; j < t->mask_lane_count; j++) {
+            const tf_curve_table *mc = t->mask_lane_table[j];
+            c[t->mask_lane_layer[j]] *= mc->lanes ? tf_curve_table_eval_few(mc, r_source)
+                                                  : tf_curve_table_eval_inline(mc, r_source);
+        }
     } else {
         const tf_curve_quad *mq = t->quads + t->rd_quads;
         for (size_t g = 0; g < t->mask_quads; g++) {
