@@ -475,17 +475,20 @@ SIMPLEX_AVX512_INLINE void simplex_points512_start(simplex_points512 *p, int win
 
 /* Blocks A (xa, ya) and B (xb, yb) of sixteen points: their values *na,
  * *nb and, with deriv, their gradients (*ga, *ha) and (*gb, *hb), the
- * bits of tf_simplex2_deriv at each point. Returns 0, having computed
- * nothing, when a lane is out of the vector range (the caller takes the
- * scalar code). */
+ * bits of tf_simplex2_deriv at each point. Returns 0 with zeros when a
+ * lane is out of the vector range (the caller takes the scalar code). */
 SIMPLEX_AVX512_INLINE int simplex_points512_block(simplex_points512 *p, __m512i seeds,
                                                   __m512d xa, __m512d xb, __m512d ya,
                                                   __m512d yb, int deriv, __m512d *na,
                                                   __m512d *nb, __m512d *ga, __m512d *gb,
                                                   __m512d *ha, __m512d *hb)
 {
-    if (!(simplex_in_range_avx512(xa, xb) && simplex_in_range_avx512(ya, yb)))
+    if (!(simplex_in_range_avx512(xa, xb) && simplex_in_range_avx512(ya, yb))) {
+        *na = *nb = _mm512_setzero_pd();
+        if (deriv)
+            *ga = *gb = *ha = *hb = _mm512_setzero_pd();
         return 0;
+    }
     simplex_skew512 a, b;
     simplex_skew_avx512(xa, ya, &a);
     simplex_skew_avx512(xb, yb, &b);

@@ -71,32 +71,48 @@ TURBULENCE_INLINE void swiss_step8(const tf_fractal_plan *P, swiss8 *t, __m512d 
     t->a = _mm512_mul_pd(t->a, _mm512_mul_pd(splat(P->gain), c));
 }
 
-/* Blocks A (xa) and B (xb) of swiss, into *ra and *rb; 0 when an octave's
- * points were out of the vector range (nothing is kept then). */
-TURBULENCE_INLINE int swiss_block(const tf_fractal_plan *P, simplex_points512 *st, __m512i seeds,
-                                  __m512d xa, __m512d xb, double ny, __m512d *ra, __m512d *rb)
+/* `nb` (1 or 2) blocks of sixteen samples of swiss, block k's halves at
+ * x[2k], x[2k + 1], into r[2k], r[2k + 1]; ok[k] 0 when an octave's
+ * points of block k were out of the vector range (nothing kept then).
+ * Two blocks run side by side: each block's octaves are one chain of
+ * dependent steps, so a second chain keeps the vector units busy. */
+TURBULENCE_INLINE void swiss_blocks(const tf_fractal_plan *P, simplex_points512 *st, __m512i seeds,
+                                    int nb, const __m512d *x, double ny, __m512d *r, int *ok)
 {
     const __m512d zero = _mm512_setzero_pd();
-    swiss8 A = {zero, splat(1.0), zero, zero}, B = A;
-    __m512d pxa, pya, pxb, pyb, na, nb, ga, gb, ha, hb;
+    swiss8 S[4];
+    __m512d px[4], py[4], v[4], gx[4], gy[4];
+    for (int h = 0; h < 2 * nb; h++)
+        S[h] = (swiss8){zero, splat(1.0), zero, zero};
+    for (int k = 0; k < nb; k++)
+        ok[k] = 1;
     int last = P->octaves - 1; /* simplex: the last octave is value-only */
-    for (int i = 0; i < last; i++) {
-        swiss_points8(P, i, &A, xa, ny, &pxa, &pya);
-        swiss_points8(P, i, &B, xb, ny, &pxb, &pyb);
-        if (!simplex_points512_block(&st[i], seeds, pxa, pxb, pya, pyb, 1, &na, &nb, &ga, &gb,
-                                     &ha, &hb))
-            return 0;
-        swiss_step8(P, &A, na, ga, ha);
-        swiss_step8(P, &B, nb, gb, hb);
+    for (int i = 0; i <= last; i++) {
+        int deriv = i < last;
+#pragma GCC unroll 2
+        for (int k = 0; k < nb; k++) {
+            swiss_points8(P, i, &S[2 * k], x[2 * k], ny, &px[2 * k], &py[2 * k]);
+            swiss_points8(P, i, &S[2 * k + 1], x[2 * k + 1], ny, &px[2 * k + 1], &py[2 * k + 1]);
+            /* a block out of range goes on with zeros (its samples are
+             * redone by the scalar code), so the blocks' steps stay one
+             * straight run */
+            if (deriv ? !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
+                                                 py[2 * k], py[2 * k + 1], 1, &v[2 * k],
+                                                 &v[2 * k + 1], &gx[2 * k], &gx[2 * k + 1],
+                                                 &gy[2 * k], &gy[2 * k + 1])
+                      : !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
+                                                 py[2 * k], py[2 * k + 1], 0, &v[2 * k],
+                                                 &v[2 * k + 1], NULL, NULL, NULL, NULL)) {
+                ok[k] = 0;
+            }
+            for (int h = 2 * k; h < 2 * k + 2; h++) {
+                if (deriv)
+                    swiss_step8(P, &S[h], v[h], gx[h], gy[h]);
+                else
+                    r[h] = turbulence_normalize8(P, swiss_add8(&S[h], v[h]));
+            }
+        }
     }
-    swiss_points8(P, last, &A, xa, ny, &pxa, &pya);
-    swiss_points8(P, last, &B, xb, ny, &pxb, &pyb);
-    if (!simplex_points512_block(&st[last], seeds, pxa, pxb, pya, pyb, 0, &na, &nb, NULL, NULL,
-                                 NULL, NULL))
-        return 0;
-    *ra = turbulence_normalize8(P, swiss_add8(&A, na));
-    *rb = turbulence_normalize8(P, swiss_add8(&B, nb));
-    return 1;
 }
 
 /* ---- jordan: squares, warped and damped by the gradients of the squares */
@@ -150,42 +166,56 @@ TURBULENCE_INLINE void jordan_step8(const tf_fractal_plan *P, jordan8 *t, __m512
         splat(amp), _mm512_sub_pd(one, _mm512_div_pd(splat(P->damp_scale), _mm512_add_pd(one, r2))));
 }
 
-TURBULENCE_INLINE int jordan_block(const tf_fractal_plan *P, simplex_points512 *st, __m512i seeds,
-                                   __m512d xa, __m512d xb, double ny, __m512d *ra, __m512d *rb)
+/* swiss_blocks for jordan */
+TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, simplex_points512 *st, __m512i seeds,
+                                     int nb, const __m512d *x, double ny, __m512d *r, int *ok)
 {
-    jordan8 A, B;
-    __m512d pxa, pya, pxb, pyb, na, nb, ga, gb, ha, hb;
+    jordan8 S[4];
+    __m512d px[4], py[4], v[4], gx[4], gy[4];
     const __m512d vny = splat(ny);
-    /* octave 0 with its gradient even when it is the only one (its value
-     * has the same bits either way) */
-    if (!simplex_points512_block(&st[0], seeds, xa, xb, vny, vny, 1, &na, &nb, &ga, &gb, &ha, &hb))
-        return 0;
-    double amp = P->gain1;
-    jordan_first8(P, &A, na, ga, ha, amp * P->gain);
-    jordan_first8(P, &B, nb, gb, hb, amp * P->gain);
     int last = P->octaves - 1;
-    for (int i = 1; i < last; i++) {
-        jordan_points8(P, i, &A, xa, ny, &pxa, &pya);
-        jordan_points8(P, i, &B, xb, ny, &pxb, &pyb);
-        if (!simplex_points512_block(&st[i], seeds, pxa, pxb, pya, pyb, 1, &na, &nb, &ga, &gb,
-                                     &ha, &hb))
-            return 0;
-        amp = amp * P->gain;
-        jordan_step8(P, &A, na, ga, ha, amp);
-        jordan_step8(P, &B, nb, gb, hb, amp);
+    /* octave 0 at the point itself, with its gradient even when it is the
+     * only one (its value has the same bits either way) */
+#pragma GCC unroll 2
+    for (int k = 0; k < nb; k++) {
+        ok[k] = simplex_points512_block(&st[0], seeds, x[2 * k], x[2 * k + 1], vny, vny, 1,
+                                        &v[2 * k], &v[2 * k + 1], &gx[2 * k], &gx[2 * k + 1],
+                                        &gy[2 * k], &gy[2 * k + 1]);
+        if (ok[k])
+            for (int h = 2 * k; h < 2 * k + 2; h++)
+                jordan_first8(P, &S[h], v[h], gx[h], gy[h], P->gain1 * P->gain);
     }
-    if (last >= 1) {
-        jordan_points8(P, last, &A, xa, ny, &pxa, &pya);
-        jordan_points8(P, last, &B, xb, ny, &pxb, &pyb);
-        if (!simplex_points512_block(&st[last], seeds, pxa, pxb, pya, pyb, 0, &na, &nb, NULL,
-                                     NULL, NULL, NULL))
-            return 0;
-        A.s = jordan_add8(&A, na);
-        B.s = jordan_add8(&B, nb);
+    double amp = P->gain1;
+    for (int i = 1; i <= last; i++) {
+        int deriv = i < last;
+        if (deriv)
+            amp = amp * P->gain;
+#pragma GCC unroll 2
+        for (int k = 0; k < nb; k++) {
+            jordan_points8(P, i, &S[2 * k], x[2 * k], ny, &px[2 * k], &py[2 * k]);
+            jordan_points8(P, i, &S[2 * k + 1], x[2 * k + 1], ny, &px[2 * k + 1], &py[2 * k + 1]);
+            /* a block out of range goes on with zeros (its samples are
+             * redone by the scalar code), so the blocks' steps stay one
+             * straight run */
+            if (deriv ? !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
+                                                 py[2 * k], py[2 * k + 1], 1, &v[2 * k],
+                                                 &v[2 * k + 1], &gx[2 * k], &gx[2 * k + 1],
+                                                 &gy[2 * k], &gy[2 * k + 1])
+                      : !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
+                                                 py[2 * k], py[2 * k + 1], 0, &v[2 * k],
+                                                 &v[2 * k + 1], NULL, NULL, NULL, NULL)) {
+                ok[k] = 0;
+            }
+            for (int h = 2 * k; h < 2 * k + 2; h++) {
+                if (deriv)
+                    jordan_step8(P, &S[h], v[h], gx[h], gy[h], amp);
+                else
+                    S[h].s = jordan_add8(&S[h], v[h]);
+            }
+        }
     }
-    *ra = turbulence_normalize8(P, A.s);
-    *rb = turbulence_normalize8(P, B.s);
-    return 1;
+    for (int h = 0; h < 2 * nb; h++)
+        r[h] = turbulence_normalize8(P, S[h].s);
 }
 
 /* Lanes below `count` (0..8) */
@@ -210,23 +240,44 @@ tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, dou
         simplex_points512_start(&st[i], n >= 32 && spread * P->freq[i] <=
                                                        SIMPLEX_WINDOW_SPACING * (double)(n - 1));
     int swiss = P->kind == TF_FRACTAL_SWISS;
-    for (size_t m = 0; m < n; m += 16) {
-        size_t count = n - m < 16 ? n - m : 16;
-        __mmask8 ka = lanes_below(count), kb = lanes_below(count > 8 ? count - 8 : 0);
+    for (size_t m = 0; m < n;) {
+        /* two blocks while more than one is left, then one */
+        int nb = n - m > 16 ? 2 : 1;
+        size_t count = n - m < (size_t)(16 * nb) ? n - m : (size_t)(16 * nb);
+        __mmask8 keep[4];
+        __m512d x[4], r[4];
+        int ok[2];
         /* a short last block repeats its last point in the lanes past n */
         const __m512d pad = splat(nx[m + count - 1]);
-        __m512d xa = _mm512_mask_loadu_pd(pad, ka, nx + m);
-        __m512d xb = _mm512_mask_loadu_pd(pad, kb, nx + m + 8);
-        __m512d ra, rb;
-        int done = swiss ? swiss_block(P, st, seeds, xa, xb, ny, &ra, &rb)
-                         : jordan_block(P, st, seeds, xa, xb, ny, &ra, &rb);
-        if (!done) { /* a point out of the vector range: the scalar code */
-            for (size_t k = 0; k < count; k++)
-                out[m + k] = tf_fractal_plan_eval(P, nx[m + k], ny, nz, NULL, NULL);
-            continue;
+        for (int h = 0; h < 2 * nb; h++) {
+            size_t first = (size_t)(8 * h);
+            keep[h] = lanes_below(count > first ? count - first : 0);
+            x[h] = _mm512_mask_loadu_pd(pad, keep[h], nx + m + first);
         }
-        _mm512_mask_storeu_pd(out + m, ka, ra);
-        _mm512_mask_storeu_pd(out + m + 8, kb, rb);
+        if (nb == 2) {
+            if (swiss)
+                swiss_blocks(P, st, seeds, 2, x, ny, r, ok);
+            else
+                jordan_blocks(P, st, seeds, 2, x, ny, r, ok);
+        } else {
+            if (swiss)
+                swiss_blocks(P, st, seeds, 1, x, ny, r, ok);
+            else
+                jordan_blocks(P, st, seeds, 1, x, ny, r, ok);
+        }
+        for (int k = 0; k < nb; k++) {
+            size_t first = m + (size_t)(16 * k), end = m + count;
+            if (first >= end)
+                break;
+            if (!ok[k]) { /* a point out of the vector range: the scalar code */
+                for (size_t j = first; j < end && j < first + 16; j++)
+                    out[j] = tf_fractal_plan_eval(P, nx[j], ny, nz, NULL, NULL);
+                continue;
+            }
+            _mm512_mask_storeu_pd(out + first, keep[2 * k], r[2 * k]);
+            _mm512_mask_storeu_pd(out + first + 8, keep[2 * k + 1], r[2 * k + 1]);
+        }
+        m += count;
     }
 }
 #endif
