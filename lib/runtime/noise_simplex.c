@@ -738,34 +738,32 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
 
 #if TF_HAVE_AVX512_PATH
 /* tf_simplex2_points_deriv_avx512 with (deriv 1) or without (deriv 0) the
- * gradient, as simplex_points_avx2. */
+ * gradient, as simplex_points_avx2: the swiss and jordan rows' kernel
+ * (simplex_halves_avx512) a block of sixteen at a time. */
 SIMPLEX_AVX512_INLINE void simplex_points_avx512(uint32_t seed, const double *x, const double *y,
                                                  size_t n, double *v, double *dx, double *dy,
                                                  int deriv)
 {
     const __m512i seeds = _mm512_set1_epi32((int)seed);
-    /* blocks may take windows: points close enough on average along x,
-     * the row's test (NaN: not) */
-    simplex_points512 p;
-    simplex_points512_start(&p, n >= 32 && fabs(x[n - 1] - x[0]) <=
-                                               SIMPLEX_WINDOW_SPACING * (double)(n - 1));
     size_t m = 0;
     for (; n - m >= 16; m += 16) {
-        __m512d na, nb, ga, gb, ha, hb;
-        if (!simplex_points512_block(&p, seeds, _mm512_loadu_pd(x + m), _mm512_loadu_pd(x + m + 8),
-                                     _mm512_loadu_pd(y + m), _mm512_loadu_pd(y + m + 8), deriv,
-                                     &na, &nb, &ga, &gb, &ha, &hb)) {
+        __m512d px[2] = {_mm512_loadu_pd(x + m), _mm512_loadu_pd(x + m + 8)};
+        __m512d py[2] = {_mm512_loadu_pd(y + m), _mm512_loadu_pd(y + m + 8)};
+        __m512d nv[2], ng[2], nh[2];
+        int ok = 1;
+        simplex_halves_avx512(seeds, 2, px, py, deriv, nv, ng, nh, &ok);
+        if (!ok) {
             simplex_points_deriv_scalar(seed, x + m, y + m, 16, v + m, deriv ? dx + m : NULL,
                                         deriv ? dy + m : NULL);
             continue;
         }
-        _mm512_storeu_pd(v + m, na);
-        _mm512_storeu_pd(v + m + 8, nb);
+        _mm512_storeu_pd(v + m, nv[0]);
+        _mm512_storeu_pd(v + m + 8, nv[1]);
         if (deriv) {
-            _mm512_storeu_pd(dx + m, ga);
-            _mm512_storeu_pd(dx + m + 8, gb);
-            _mm512_storeu_pd(dy + m, ha);
-            _mm512_storeu_pd(dy + m + 8, hb);
+            _mm512_storeu_pd(dx + m, ng[0]);
+            _mm512_storeu_pd(dx + m + 8, ng[1]);
+            _mm512_storeu_pd(dy + m, nh[0]);
+            _mm512_storeu_pd(dy + m + 8, nh[1]);
         }
     }
     if (m < n) /* the last 1-15 points, with their masked loads */

@@ -420,117 +420,42 @@ SIMPLEX_AVX512_INLINE __m512d simplex_finish_deriv_avx512(const simplex_skew512 
     return _mm512_mul_pd(scale, n);
 }
 
-/* A window centred one above the lowest cell of blocks a and b, in x and
- * in y (for points in no order along either). */
-SIMPLEX_AVX512_INLINE void simplex_window_centre_points(const simplex_skew512 *a,
-                                                        const simplex_skew512 *b,
-                                                        simplex_window512 *w)
-{
-    const __m512d one = _mm512_set1_pd(1.0);
-    __m512d lx = _mm512_min_pd(a->cell_x, b->cell_x), ly = _mm512_min_pd(a->cell_y, b->cell_y);
-    /* the lowest lane into every lane: minima of 4-lane, 2-lane, 1-lane swaps */
-    lx = _mm512_min_pd(lx, _mm512_shuffle_f64x2(lx, lx, _MM_SHUFFLE(1, 0, 3, 2)));
-    ly = _mm512_min_pd(ly, _mm512_shuffle_f64x2(ly, ly, _MM_SHUFFLE(1, 0, 3, 2)));
-    lx = _mm512_min_pd(lx, _mm512_shuffle_f64x2(lx, lx, _MM_SHUFFLE(2, 3, 0, 1)));
-    ly = _mm512_min_pd(ly, _mm512_shuffle_f64x2(ly, ly, _MM_SHUFFLE(2, 3, 0, 1)));
-    lx = _mm512_min_pd(lx, _mm512_permute_pd(lx, 0x55));
-    ly = _mm512_min_pd(ly, _mm512_permute_pd(ly, 0x55));
-    w->centre_x = _mm512_add_pd(lx, one);
-    w->centre_y = _mm512_add_pd(ly, one);
-}
-
 /*
  * tf_simplex2_deriv at points of their own (the warped octaves of swiss
- * and jordan) on the AVX-512 path: blocks of sixteen as the row,
- * each lane with its own y, and the gradient sums of
- * tf_simplex2_points_deriv_avx2. The warped points of neighbouring
- * samples stay close at the low octaves, so a block whose cells all lie
- * within a 2 x 2 range takes its gradients from a window too, in a call
- * whose points are close on average along x (the row's test): the call
- * keeps its window while blocks fit it, builds one around the next block
- * that does not (its lowest cell plus one, in x and in y), and hashes per
- * point from the first block that does not fit even its own window, or
- * that follows a window which served only one block, on. The windows
- * gain less than the row's (the gradient's arithmetic, not the hash, is
- * most of the work); the bits are the same either way.
+ * and jordan) on the AVX-512 path: `halves` (2 or 4) halves of eight
+ * points (px[h], py[h]), each lane with its own y, with (deriv 1) or
+ * without the gradient; block k's halves 2k and 2k + 1 share one hash of
+ * sixteen points. Straight-line code with a hash per point, no lattice
+ * windows: the warped points of an octave are too far apart for most
+ * windows, and the blocks' work is one run with no branch between them,
+ * so two blocks' chains overlap (docs/performance.md, "swiss and jordan
+ * blocks in registers"). ok[k] is cleared when a lane of block k is out
+ * of the vector range; its values are then meaningless (the caller redoes
+ * them with the scalar code), and computing them anyway keeps the run
+ * straight.
  */
-
-/* One sequence of blocks' window (a call's points, or one octave's
- * points across a row's blocks): the window, how many blocks it served
- * (0: none built yet), and whether blocks may still take windows. */
-typedef struct {
-    simplex_window512 w;
-    unsigned served;
-    int windows;
-} simplex_points512;
-
-SIMPLEX_AVX512_INLINE void simplex_points512_start(simplex_points512 *p, int windows)
+SIMPLEX_AVX512_INLINE void simplex_halves_avx512(__m512i seeds, int halves, const __m512d *px,
+                                                 const __m512d *py, int deriv, __m512d *v,
+                                                 __m512d *gx, __m512d *gy, int *ok)
 {
-    /* set before use (served), zeroed for the compiler's flow analysis */
-    p->w.gx0 = p->w.gx1 = p->w.gy0 = p->w.gy1 = _mm512_setzero_pd();
-    p->w.centre_x = p->w.centre_y = _mm512_setzero_pd();
-    p->served = 0;
-    p->windows = windows;
-}
-
-/* Blocks A (xa, ya) and B (xb, yb) of sixteen points: their values *na,
- * *nb and, with deriv, their gradients (*ga, *ha) and (*gb, *hb), the
- * bits of tf_simplex2_deriv at each point. Returns 0 with zeros when a
- * lane is out of the vector range (the caller takes the scalar code). */
-SIMPLEX_AVX512_INLINE int simplex_points512_block(simplex_points512 *p, __m512i seeds,
-                                                  __m512d xa, __m512d xb, __m512d ya,
-                                                  __m512d yb, int deriv, __m512d *na,
-                                                  __m512d *nb, __m512d *ga, __m512d *gb,
-                                                  __m512d *ha, __m512d *hb)
-{
-    if (!(simplex_in_range_avx512(xa, xb) && simplex_in_range_avx512(ya, yb))) {
-        *na = *nb = _mm512_setzero_pd();
-        if (deriv)
-            *ga = *gb = *ha = *hb = _mm512_setzero_pd();
-        return 0;
-    }
-    simplex_skew512 a, b;
-    simplex_skew_avx512(xa, ya, &a);
-    simplex_skew_avx512(xb, yb, &b);
-    __m512i ea = _mm512_setzero_si512(), eb = ea;
-    if (p->windows && !(p->served && simplex_window_fits(&p->w, &a, &b, &ea, &eb))) {
-        /* a window for this block, unless the last one served only one
-         * block (then windows do not pay at these points), or the block
-         * does not fit even its own */
-        if (p->served == 1) {
-            p->windows = 0;
-        } else {
-            simplex_window_centre_points(&a, &b, &p->w);
-            if (simplex_window_fits(&p->w, &a, &b, &ea, &eb)) {
-                simplex_window_build(seeds, &p->w);
-                p->served = 0;
-            } else {
-                p->windows = 0;
-            }
-        }
-    }
-    p->served += (unsigned)p->windows;
-    if (p->windows) {
-        if (!deriv) {
-            *na = simplex_finish_avx512(&a, NULL, 0, &p->w, ea);
-            *nb = simplex_finish_avx512(&b, NULL, 1, &p->w, eb);
-        } else {
-            *na = simplex_finish_deriv_avx512(&a, NULL, 0, &p->w, ea, ga, ha);
-            *nb = simplex_finish_deriv_avx512(&b, NULL, 1, &p->w, eb, gb, hb);
-        }
-        return 1;
-    }
-    simplex_hash512 h;
     const __m512i none = _mm512_setzero_si512();
-    simplex_hash_avx512(seeds, &a, &b, &h);
-    if (!deriv) {
-        *na = simplex_finish_avx512(&a, &h, 0, NULL, none);
-        *nb = simplex_finish_avx512(&b, &h, 1, NULL, none);
-    } else {
-        *na = simplex_finish_deriv_avx512(&a, &h, 0, NULL, none, ga, ha);
-        *nb = simplex_finish_deriv_avx512(&b, &h, 1, NULL, none, gb, hb);
-    }
-    return 1;
+    simplex_skew512 sk[4];
+    simplex_hash512 hh[2];
+#pragma GCC unroll 2
+    for (int k = 0; k < halves / 2; k++)
+        ok[k] &= simplex_in_range_avx512(px[2 * k], px[2 * k + 1]) &&
+                 simplex_in_range_avx512(py[2 * k], py[2 * k + 1]);
+#pragma GCC unroll 4
+    for (int h = 0; h < halves; h++)
+        simplex_skew_avx512(px[h], py[h], &sk[h]);
+#pragma GCC unroll 2
+    for (int k = 0; k < halves / 2; k++)
+        simplex_hash_avx512(seeds, &sk[2 * k], &sk[2 * k + 1], &hh[k]);
+#pragma GCC unroll 4
+    for (int h = 0; h < halves; h++)
+        v[h] = deriv ? simplex_finish_deriv_avx512(&sk[h], &hh[h / 2], h % 2, NULL, none, &gx[h],
+                                                   &gy[h])
+                     : simplex_finish_avx512(&sk[h], &hh[h / 2], h % 2, NULL, none);
 }
 #endif
 

@@ -516,12 +516,8 @@ static void noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t 
                                const double *x, const double *y, double z, size_t n, double *v,
                                double *dx, double *dy)
 {
-#if TF_HAVE_AVX512_PATH
-    if (type == TF_NOISE_SIMPLEX && simd == TF_SIMD_AVX512) {
-        tf_simplex2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
-        return;
-    }
-#endif
+    /* (simplex on the AVX-512 path never comes here: its swiss and jordan
+     * rows are turbulence_avx512.c's) */
 #if TF_HAVE_AVX2_PATH
     if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
         tf_simplex2_points_deriv_avx2(seed, x, y, n, v, dx, dy);

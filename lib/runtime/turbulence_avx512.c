@@ -3,11 +3,13 @@
  * the AVX-512 path. Each octave's points depend on the octaves before
  * (the warp follows their gradients), so a row cannot take an octave at a
  * time without keeping every sample's running values in memory between
- * the noise and the steps. Here a block of sixteen samples runs all its
+ * the noise and the steps. Here blocks of sixteen samples run all their
  * octaves in registers instead: the octave's points, simplex with its
- * gradient (simplex_lanes.h), the steps, the next octave's points. Each
- * octave keeps its own lattice window across the row's blocks. Every
- * lane does fractal.c's scalar operations in their order, so the bits are
+ * gradient (simplex_lanes.h), the steps, the next octave's points. A
+ * block's octaves are one chain of dependent steps, so two blocks run
+ * side by side, as straight-line code with a hash per point (no lattice
+ * windows, whose branches would cut the two chains apart). Every lane
+ * does fractal.c's scalar operations in their order, so the bits are
  * those of tf_fractal_plan_eval at each sample.
  */
 #include <math.h>
@@ -73,46 +75,34 @@ TURBULENCE_INLINE void swiss_step8(const tf_fractal_plan *P, swiss8 *t, __m512d 
 
 /* `nb` (1 or 2) blocks of sixteen samples of swiss, block k's halves at
  * x[2k], x[2k + 1], into r[2k], r[2k + 1]; ok[k] 0 when an octave's
- * points of block k were out of the vector range (nothing kept then).
- * Two blocks run side by side: each block's octaves are one chain of
- * dependent steps, so a second chain keeps the vector units busy. */
-TURBULENCE_INLINE void swiss_blocks(const tf_fractal_plan *P, simplex_points512 *st, __m512i seeds,
-                                    int nb, const __m512d *x, double ny, __m512d *r, int *ok)
+ * points of block k were out of the vector range (r meaningless then). */
+TURBULENCE_INLINE void swiss_blocks(const tf_fractal_plan *P, __m512i seeds, int nb,
+                                    const __m512d *x, double ny, __m512d *r, int *ok)
 {
     const __m512d zero = _mm512_setzero_pd();
     swiss8 S[4];
     __m512d px[4], py[4], v[4], gx[4], gy[4];
+#pragma GCC unroll 4
     for (int h = 0; h < 2 * nb; h++)
         S[h] = (swiss8){zero, splat(1.0), zero, zero};
-    for (int k = 0; k < nb; k++)
-        ok[k] = 1;
+    ok[0] = ok[1] = 1;
     int last = P->octaves - 1; /* simplex: the last octave is value-only */
-    for (int i = 0; i <= last; i++) {
-        int deriv = i < last;
-#pragma GCC unroll 2
-        for (int k = 0; k < nb; k++) {
-            swiss_points8(P, i, &S[2 * k], x[2 * k], ny, &px[2 * k], &py[2 * k]);
-            swiss_points8(P, i, &S[2 * k + 1], x[2 * k + 1], ny, &px[2 * k + 1], &py[2 * k + 1]);
-            /* a block out of range goes on with zeros (its samples are
-             * redone by the scalar code), so the blocks' steps stay one
-             * straight run */
-            if (deriv ? !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
-                                                 py[2 * k], py[2 * k + 1], 1, &v[2 * k],
-                                                 &v[2 * k + 1], &gx[2 * k], &gx[2 * k + 1],
-                                                 &gy[2 * k], &gy[2 * k + 1])
-                      : !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
-                                                 py[2 * k], py[2 * k + 1], 0, &v[2 * k],
-                                                 &v[2 * k + 1], NULL, NULL, NULL, NULL)) {
-                ok[k] = 0;
-            }
-            for (int h = 2 * k; h < 2 * k + 2; h++) {
-                if (deriv)
-                    swiss_step8(P, &S[h], v[h], gx[h], gy[h]);
-                else
-                    r[h] = turbulence_normalize8(P, swiss_add8(&S[h], v[h]));
-            }
-        }
+    for (int i = 0; i < last; i++) {
+#pragma GCC unroll 4
+        for (int h = 0; h < 2 * nb; h++)
+            swiss_points8(P, i, &S[h], x[h], ny, &px[h], &py[h]);
+        simplex_halves_avx512(seeds, 2 * nb, px, py, 1, v, gx, gy, ok);
+#pragma GCC unroll 4
+        for (int h = 0; h < 2 * nb; h++)
+            swiss_step8(P, &S[h], v[h], gx[h], gy[h]);
     }
+#pragma GCC unroll 4
+    for (int h = 0; h < 2 * nb; h++)
+        swiss_points8(P, last, &S[h], x[h], ny, &px[h], &py[h]);
+    simplex_halves_avx512(seeds, 2 * nb, px, py, 0, v, NULL, NULL, ok);
+#pragma GCC unroll 4
+    for (int h = 0; h < 2 * nb; h++)
+        r[h] = turbulence_normalize8(P, swiss_add8(&S[h], v[h]));
 }
 
 /* ---- jordan: squares, warped and damped by the gradients of the squares */
@@ -167,53 +157,43 @@ TURBULENCE_INLINE void jordan_step8(const tf_fractal_plan *P, jordan8 *t, __m512
 }
 
 /* swiss_blocks for jordan */
-TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, simplex_points512 *st, __m512i seeds,
-                                     int nb, const __m512d *x, double ny, __m512d *r, int *ok)
+TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, __m512i seeds, int nb,
+                                     const __m512d *x, double ny, __m512d *r, int *ok)
 {
     jordan8 S[4];
     __m512d px[4], py[4], v[4], gx[4], gy[4];
-    const __m512d vny = splat(ny);
-    int last = P->octaves - 1;
+    ok[0] = ok[1] = 1;
     /* octave 0 at the point itself, with its gradient even when it is the
      * only one (its value has the same bits either way) */
-#pragma GCC unroll 2
-    for (int k = 0; k < nb; k++) {
-        ok[k] = simplex_points512_block(&st[0], seeds, x[2 * k], x[2 * k + 1], vny, vny, 1,
-                                        &v[2 * k], &v[2 * k + 1], &gx[2 * k], &gx[2 * k + 1],
-                                        &gy[2 * k], &gy[2 * k + 1]);
-        if (ok[k])
-            for (int h = 2 * k; h < 2 * k + 2; h++)
-                jordan_first8(P, &S[h], v[h], gx[h], gy[h], P->gain1 * P->gain);
-    }
+#pragma GCC unroll 4
+    for (int h = 0; h < 2 * nb; h++)
+        py[h] = splat(ny);
+    simplex_halves_avx512(seeds, 2 * nb, x, py, 1, v, gx, gy, ok);
     double amp = P->gain1;
-    for (int i = 1; i <= last; i++) {
-        int deriv = i < last;
-        if (deriv)
-            amp = amp * P->gain;
-#pragma GCC unroll 2
-        for (int k = 0; k < nb; k++) {
-            jordan_points8(P, i, &S[2 * k], x[2 * k], ny, &px[2 * k], &py[2 * k]);
-            jordan_points8(P, i, &S[2 * k + 1], x[2 * k + 1], ny, &px[2 * k + 1], &py[2 * k + 1]);
-            /* a block out of range goes on with zeros (its samples are
-             * redone by the scalar code), so the blocks' steps stay one
-             * straight run */
-            if (deriv ? !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
-                                                 py[2 * k], py[2 * k + 1], 1, &v[2 * k],
-                                                 &v[2 * k + 1], &gx[2 * k], &gx[2 * k + 1],
-                                                 &gy[2 * k], &gy[2 * k + 1])
-                      : !simplex_points512_block(&st[i], seeds, px[2 * k], px[2 * k + 1],
-                                                 py[2 * k], py[2 * k + 1], 0, &v[2 * k],
-                                                 &v[2 * k + 1], NULL, NULL, NULL, NULL)) {
-                ok[k] = 0;
-            }
-            for (int h = 2 * k; h < 2 * k + 2; h++) {
-                if (deriv)
-                    jordan_step8(P, &S[h], v[h], gx[h], gy[h], amp);
-                else
-                    S[h].s = jordan_add8(&S[h], v[h]);
-            }
-        }
+#pragma GCC unroll 4
+    for (int h = 0; h < 2 * nb; h++)
+        jordan_first8(P, &S[h], v[h], gx[h], gy[h], amp * P->gain);
+    int last = P->octaves - 1;
+    for (int i = 1; i < last; i++) {
+#pragma GCC unroll 4
+        for (int h = 0; h < 2 * nb; h++)
+            jordan_points8(P, i, &S[h], x[h], ny, &px[h], &py[h]);
+        simplex_halves_avx512(seeds, 2 * nb, px, py, 1, v, gx, gy, ok);
+        amp = amp * P->gain;
+#pragma GCC unroll 4
+        for (int h = 0; h < 2 * nb; h++)
+            jordan_step8(P, &S[h], v[h], gx[h], gy[h], amp);
     }
+    if (last >= 1) {
+#pragma GCC unroll 4
+        for (int h = 0; h < 2 * nb; h++)
+            jordan_points8(P, last, &S[h], x[h], ny, &px[h], &py[h]);
+        simplex_halves_avx512(seeds, 2 * nb, px, py, 0, v, NULL, NULL, ok);
+#pragma GCC unroll 4
+        for (int h = 0; h < 2 * nb; h++)
+            S[h].s = jordan_add8(&S[h], v[h]);
+    }
+#pragma GCC unroll 4
     for (int h = 0; h < 2 * nb; h++)
         r[h] = turbulence_normalize8(P, S[h].s);
 }
@@ -231,14 +211,6 @@ tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, dou
     if (n == 0)
         return;
     const __m512i seeds = _mm512_set1_epi32((int)P->seed);
-    /* Each octave's blocks may take windows when its points are close on
-     * average along x, the points call's test with the unwarped points
-     * (NaN: not); the window only changes the speed. */
-    simplex_points512 st[TF_MAX_OCTAVES];
-    double spread = fabs(nx[n - 1] - nx[0]);
-    for (int i = 0; i < P->octaves; i++)
-        simplex_points512_start(&st[i], n >= 32 && spread * P->freq[i] <=
-                                                       SIMPLEX_WINDOW_SPACING * (double)(n - 1));
     int swiss = P->kind == TF_FRACTAL_SWISS;
     for (size_t m = 0; m < n;) {
         /* two blocks while more than one is left, then one */
@@ -256,14 +228,14 @@ tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, dou
         }
         if (nb == 2) {
             if (swiss)
-                swiss_blocks(P, st, seeds, 2, x, ny, r, ok);
+                swiss_blocks(P, seeds, 2, x, ny, r, ok);
             else
-                jordan_blocks(P, st, seeds, 2, x, ny, r, ok);
+                jordan_blocks(P, seeds, 2, x, ny, r, ok);
         } else {
             if (swiss)
-                swiss_blocks(P, st, seeds, 1, x, ny, r, ok);
+                swiss_blocks(P, seeds, 1, x, ny, r, ok);
             else
-                jordan_blocks(P, st, seeds, 1, x, ny, r, ok);
+                jordan_blocks(P, seeds, 1, x, ny, r, ok);
         }
         for (int k = 0; k < nb; k++) {
             size_t first = m + (size_t)(16 * k), end = m + count;
