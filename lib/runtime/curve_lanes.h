@@ -139,11 +139,7 @@ TF_CURVE_LANES_INLINE double tf_curve_table_eval_few(const tf_curve_table *table
         (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(vu, _mm256_loadu_pd(knot + 12), _CMP_GE_OQ))
             << 12;
     /* lanes 1 .. k passed (knots rise): k is the count of ones above bit 0 */
-    const tf_curve_segment *s = &table->segments[__builtin_ctz(~(passed >> 1))];
-    double t = (u - s->x0) * s->inv_width;
-    if (table->interp == TF_INTERP_COSINE)
-        return s->c0 + s->c1 * tf_cosine_blend(t);
-    return s->c0 + t * (s->c1 + t * (s->c2 + t * s->c3));
+    return tf_curve_segment_at(table, (size_t)__builtin_ctz(~(passed >> 1)), u);
 }
 #endif
 

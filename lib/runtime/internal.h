@@ -206,6 +206,16 @@ TF_ALWAYS_INLINE size_t tf_curve_table_segment_inline(const tf_curve_table *tabl
     return tf_curve_table_segment_below_last(table, u);
 }
 
+/* Segment k's interpolant at u (the lookups' last steps). */
+TF_ALWAYS_INLINE double tf_curve_segment_at(const tf_curve_table *table, size_t k, double u)
+{
+    const tf_curve_segment *s = &table->segments[k];
+    double t = (u - s->x0) * s->inv_width;
+    if (table->interp == TF_INTERP_COSINE)
+        return s->c0 + s->c1 * tf_cosine_blend(t);
+    return s->c0 + t * (s->c1 + t * (s->c2 + t * s->c3));
+}
+
 TF_ALWAYS_INLINE double tf_curve_table_eval_inline(const tf_curve_table *table, double u)
 {
     const double *x = table->x;
@@ -214,11 +224,7 @@ TF_ALWAYS_INLINE double tf_curve_table_eval_inline(const tf_curve_table *table, 
     if (u >= x[table->count - 1])
         return table->y_last;
     /* x_0 < u < x_last here, or u is NaN (and stays NaN in any segment) */
-    const tf_curve_segment *s = &table->segments[tf_curve_table_segment_below_last(table, u)];
-    double t = (u - s->x0) * s->inv_width;
-    if (table->interp == TF_INTERP_COSINE)
-        return s->c0 + s->c1 * tf_cosine_blend(t);
-    return s->c0 + t * (s->c1 + t * (s->c2 + t * s->c3));
+    return tf_curve_segment_at(table, tf_curve_table_segment_below_last(table, u), u);
 }
 
 /* Four curves of a compiled terrain as the lanes of one lookup

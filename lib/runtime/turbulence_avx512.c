@@ -87,22 +87,20 @@ TURBULENCE_INLINE void swiss_blocks(const tf_fractal_plan *P, __m512i seeds, int
         S[h] = (swiss8){zero, splat(1.0), zero, zero};
     ok[0] = ok[1] = 1;
     int last = P->octaves - 1; /* simplex: the last octave is value-only */
-    for (int i = 0; i < last; i++) {
+    for (int i = 0; i <= last; i++) {
+        int deriv = i < last;
 #pragma GCC unroll 4
         for (int h = 0; h < 2 * nb; h++)
             swiss_points8(P, i, &S[h], x[h], ny, &px[h], &py[h]);
-        simplex_halves_avx512(seeds, 2 * nb, px, py, 1, v, gx, gy, ok);
+        simplex_halves_avx512(seeds, 2 * nb, px, py, deriv, v, gx, gy, ok);
 #pragma GCC unroll 4
-        for (int h = 0; h < 2 * nb; h++)
-            swiss_step8(P, &S[h], v[h], gx[h], gy[h]);
+        for (int h = 0; h < 2 * nb; h++) {
+            if (deriv)
+                swiss_step8(P, &S[h], v[h], gx[h], gy[h]);
+            else
+                r[h] = turbulence_normalize8(P, swiss_add8(&S[h], v[h]));
+        }
     }
-#pragma GCC unroll 4
-    for (int h = 0; h < 2 * nb; h++)
-        swiss_points8(P, last, &S[h], x[h], ny, &px[h], &py[h]);
-    simplex_halves_avx512(seeds, 2 * nb, px, py, 0, v, NULL, NULL, ok);
-#pragma GCC unroll 4
-    for (int h = 0; h < 2 * nb; h++)
-        r[h] = turbulence_normalize8(P, swiss_add8(&S[h], v[h]));
 }
 
 /* ---- jordan: squares, warped and damped by the gradients of the squares */
@@ -174,24 +172,21 @@ TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, __m512i seeds, in
     for (int h = 0; h < 2 * nb; h++)
         jordan_first8(P, &S[h], v[h], gx[h], gy[h], amp * P->gain);
     int last = P->octaves - 1;
-    for (int i = 1; i < last; i++) {
+    for (int i = 1; i <= last; i++) {
+        int deriv = i < last;
 #pragma GCC unroll 4
         for (int h = 0; h < 2 * nb; h++)
             jordan_points8(P, i, &S[h], x[h], ny, &px[h], &py[h]);
-        simplex_halves_avx512(seeds, 2 * nb, px, py, 1, v, gx, gy, ok);
-        amp = amp * P->gain;
+        simplex_halves_avx512(seeds, 2 * nb, px, py, deriv, v, gx, gy, ok);
+        if (deriv)
+            amp = amp * P->gain;
 #pragma GCC unroll 4
-        for (int h = 0; h < 2 * nb; h++)
-            jordan_step8(P, &S[h], v[h], gx[h], gy[h], amp);
-    }
-    if (last >= 1) {
-#pragma GCC unroll 4
-        for (int h = 0; h < 2 * nb; h++)
-            jordan_points8(P, last, &S[h], x[h], ny, &px[h], &py[h]);
-        simplex_halves_avx512(seeds, 2 * nb, px, py, 0, v, NULL, NULL, ok);
-#pragma GCC unroll 4
-        for (int h = 0; h < 2 * nb; h++)
-            S[h].s = jordan_add8(&S[h], v[h]);
+        for (int h = 0; h < 2 * nb; h++) {
+            if (deriv)
+                jordan_step8(P, &S[h], v[h], gx[h], gy[h], amp);
+            else
+                S[h].s = jordan_add8(&S[h], v[h]);
+        }
     }
 #pragma GCC unroll 4
     for (int h = 0; h < 2 * nb; h++)
