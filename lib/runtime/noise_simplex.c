@@ -29,7 +29,6 @@ static inline double floor_small(double v)
 #define SIMPLEX_PAIR(gx, gy) {gx, gy},
 static const double GRADIENTS[32][2] = {SIMPLEX_GRADIENTS(SIMPLEX_PAIR)};
 
-
 /* The lattice hash of corner (i, j), given h = seed ^ (i * HASH_I) ^
  * (j * HASH_J), finished with the lowbias32 mixer so every input bit (seed
  * included) reaches the top 5 bits, which pick the gradient. The mixer's
@@ -195,7 +194,9 @@ __attribute__((target("avx2"))) double tf_simplex2_avx2(uint32_t seed, double x,
  * Lanes need |x|, |y| < 2^49: then the cell index |floor(x + s)| < 2^51
  * and adding 1.5 * 2^52 leaves its low 32 bits (two's complement) in the
  * low mantissa bits, the value (uint32_t)(int64_t)cell would have. Blocks
- * with a lane outside (huge, infinite, NaN) take the scalar code.
+ * with a lane outside (huge, infinite, NaN) take the scalar code. (The
+ * two constants, SIMPLEX_AVX2_LIMIT and SIMPLEX_INT_MAGIC, are in
+ * simplex_lanes.h with the AVX-512 kernels that share them.)
  */
 
 /* Inlined into the entry points, so the whole computation stays in
