@@ -66,9 +66,10 @@ int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan);
 double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *plan, double nx, double ny);
 
 /* swiss or jordan of simplex noise over n samples at (nx[k], ny, nz) on
- * the AVX-512 path, a block of sixteen samples running every octave in
- * registers (turbulence_avx512.c): tf_fractal_plan_eval's values, the
- * same bits. Only in builds with the AVX-512 path, on CPUs that have it. */
+ * the AVX-512 path, blocks of sixteen samples (two side by side) running
+ * every octave in registers (turbulence_avx512.c): tf_fractal_plan_eval's
+ * values, the same bits. Only in builds with the AVX-512 path, on CPUs
+ * that have it. */
 void tf_turbulence_simplex_row_avx512(const tf_fractal_plan *plan, const double *nx, double ny,
                                       double nz, size_t n, double *out);
 

@@ -127,8 +127,10 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
     /* 4. the mask curves at their sources' r, then every mask's weight
      * multiplied in. With one source, scalar lookups at its scalar r:
      * each starts as soon as that r is known, and a scalar lookup's chain
-     * is shorter than a quad's (docs/performance.md, "One mask source");
-     * else quads (lanes past the masks: layer 0's r, discarded). */
+     * is shorter than a quad's (docs/performance.md, "One mask source"),
+     * and a curve of few segments finds its segment by comparisons, with
+     * no bucket to load (tf_curve_table_eval_few); else quads (lanes past
+     * the masks: layer 0's r, discarded). */
     if (t->mask_one_source >= 0) {
         for (size_t j = 0; j < t->mask_lane_count; j++) {
             const tf_curve_table *mc = t->mask_lane_table[j];
