@@ -114,22 +114,19 @@ TF_CURVE_LANES_INLINE __m256d tf_curve_quad_eval(const tf_curve_quad *q, const v
     y = _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_last), _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
     return _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_first), _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
 }
-/* tf_curve_table_eval_inline's value for a curve of at most
- * TF_CURVE_LANE_SEGMENTS segments (table->lanes set), with the segment
- * found by comparing u with every inner knot at once: knot k (1 .. K - 2)
- * sits in lane k of the knot row, NaN elsewhere, so the lanes with u >=
- * knot are lanes 1 .. k of u's segment k (none when u < x_1; a NaN u
- * passes nowhere and gets segment 0, as the bucket search gives it), and
- * the segment is the count of those lanes. A single sample's lookup then
- * waits for four comparisons, not for a bucket's record; the segment and
- * its arithmetic are the bucket lookup's, so the bits are too. */
-TF_CURVE_LANES_INLINE double tf_curve_table_eval_few(const tf_curve_table *table, double u)
+/* tf_curve_table_eval_inline's value, for a scalar lookup on the AVX2
+ * path. A curve of at most TF_CURVE_LANE_SEGMENTS segments (table->lanes
+ * set) finds the segment of a u strictly inside its knots by comparing u
+ * with every inner knot at once: knot k (1 .. K - 2) sits in lane k of
+ * the knot row, NaN elsewhere, so the lanes with u >= knot are lanes 1 ..
+ * k of u's segment k (none when u < x_1), and the segment is the count of
+ * those lanes. The lookup then waits for four comparisons, not for a
+ * bucket's record. Any other curve, and the ends and NaN, take the bucket
+ * lookup; the segment and its arithmetic are the same, so the bits are. */
+TF_CURVE_LANES_INLINE double tf_curve_table_eval_avx2(const tf_curve_table *table, double u)
 {
-    const double *x = table->x;
-    if (u <= x[0])
-        return table->y_first;
-    if (u >= x[table->count - 1])
-        return table->y_last;
+    if (!(table->lanes && u > table->x[0] && u < table->x[table->count - 1]))
+        return tf_curve_table_eval_inline(table, u);
     const double *knot = table->lanes + TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS;
     const __m256d vu = _mm256_set1_pd(u);
     unsigned passed =

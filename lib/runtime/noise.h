@@ -70,12 +70,6 @@ void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, 
 /* tf_simplex2_row's bits, eight points a vector, sixteen a block; only on
  * a CPU with AVX-512F, AVX-512DQ and BMI2. */
 void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
-/* tf_simplex2_points_deriv_avx2's bits (tf_simplex2_deriv's), sixteen
- * points a block; dx and dy NULL as there. The kernel of the AVX-512
- * swiss and jordan rows (simplex_lanes.h, turbulence_avx512.c) at points
- * of the caller's: how the tests reach it at the lattice's edge cases. */
-void tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
-                                     double *v, double *dx, double *dy);
 #endif
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * Simplex noise's constants and its AVX-512 kernels, shared by
- * noise_simplex.c (rows and points of one noise) and turbulence_avx512.c
- * (swiss and jordan octaves run block by block in registers). Private to
- * lib/runtime; everything here is inlined where it is used, so a block's
+ * noise_simplex.c (the rows of one noise), turbulence_avx512.c
+ * (swiss and jordan octaves run block by block in registers) and the
+ * tests. Private to lib/runtime; everything here is inlined where it is used, so a block's
  * vectors never leave the registers between the noise and its caller.
  * docs/noise.md ("simplex") lists the constants for a port.
  */
@@ -397,23 +397,21 @@ SIMPLEX_AVX512_INLINE __m512d simplex_corner_deriv_avx512(__m512d gx, __m512d gy
 
 /* simplex_eval's sums SIMPLEX_SCALE * ((c0 + c1) + c2) of the values and
  * of each gradient component, for block A (half 0) or B (half 1), the
- * corners' gradients from the hashes h or (w not NULL) from the window at
- * corner 0's entries e. */
+ * corners' gradients from the hashes h. */
 SIMPLEX_AVX512_INLINE __m512d simplex_finish_deriv_avx512(const simplex_skew512 *s,
                                                           const simplex_hash512 *h, int half,
-                                                          const simplex_window512 *w, __m512i e,
                                                           __m512d *ndx, __m512d *ndy)
 {
     const __m512d scale = _mm512_set1_pd(SIMPLEX_SCALE);
     __m512d gx, gy, x1, y1, x2, y2, sx, sy, cx, cy;
     simplex_offsets_avx512(s, &x1, &y1, &x2, &y2);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 0, &gx, &gy);
+    simplex_gradients_avx512(h->h0, half, &gx, &gy);
     __m512d n = simplex_corner_deriv_avx512(gx, gy, s->x0, s->y0, &sx, &sy);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 1, &gx, &gy);
+    simplex_gradients_avx512(h->h1, half, &gx, &gy);
     n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x1, y1, &cx, &cy));
     sx = _mm512_add_pd(sx, cx);
     sy = _mm512_add_pd(sy, cy);
-    simplex_corner_gradient_avx512(s, h, half, w, e, 2, &gx, &gy);
+    simplex_gradients_avx512(h->h2, half, &gx, &gy);
     n = _mm512_add_pd(n, simplex_corner_deriv_avx512(gx, gy, x2, y2, &cx, &cy));
     *ndx = _mm512_mul_pd(scale, _mm512_add_pd(sx, cx));
     *ndy = _mm512_mul_pd(scale, _mm512_add_pd(sy, cy));
@@ -453,8 +451,7 @@ SIMPLEX_AVX512_INLINE void simplex_halves_avx512(__m512i seeds, int halves, cons
         simplex_hash_avx512(seeds, &sk[2 * k], &sk[2 * k + 1], &hh[k]);
 #pragma GCC unroll 4
     for (int h = 0; h < halves; h++)
-        v[h] = deriv ? simplex_finish_deriv_avx512(&sk[h], &hh[h / 2], h % 2, NULL, none, &gx[h],
-                                                   &gy[h])
+        v[h] = deriv ? simplex_finish_deriv_avx512(&sk[h], &hh[h / 2], h % 2, &gx[h], &gy[h])
                      : simplex_finish_avx512(&sk[h], &hh[h / 2], h % 2, NULL, none);
 }
 #endif

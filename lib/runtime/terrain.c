@@ -112,8 +112,8 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * so the mask lookups below need not wait for the quad */
     double r_source = 0.0;
     if (t->mask_one_source >= 0)
-        r_source = tf_curve_table_eval_inline(&t->layers[t->mask_one_source].rd,
-                                              (noise[t->mask_one_source] + 1.0) * 0.5);
+        r_source = tf_curve_table_eval_avx2(&t->layers[t->mask_one_source].rd,
+                                            (noise[t->mask_one_source] + 1.0) * 0.5);
     /* 2. u = (n + 1) * 0.5 and r = RD(u); 3. (r + preAmpShift) * ampScale */
     const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
     for (size_t g = 0; g < t->rd_quads; g++) {
@@ -129,14 +129,11 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * each starts as soon as that r is known, and a scalar lookup's chain
      * is shorter than a quad's (docs/performance.md, "One mask source"),
      * and a curve of few segments finds its segment by comparisons, with
-     * no bucket to load (tf_curve_table_eval_few); else quads (lanes past
+     * no bucket to load (tf_curve_table_eval_avx2); else quads (lanes past
      * the masks: layer 0's r, discarded). */
     if (t->mask_one_source >= 0) {
-        for (size_t j = 0; j < t->mask_lane_count; j++) {
-            const tf_curve_table *mc = t->mask_lane_table[j];
-            c[t->mask_lane_layer[j]] *= mc->lanes ? tf_curve_table_eval_few(mc, r_source)
-                                                  : tf_curve_table_eval_inline(mc, r_source);
-        }
+        for (size_t j = 0; j < t->mask_lane_count; j++)
+            c[t->mask_lane_layer[j]] *= tf_curve_table_eval_avx2(t->mask_lane_table[j], r_source);
     } else {
         const tf_curve_quad *mq = t->quads + t->rd_quads;
         for (size_t g = 0; g < t->mask_quads; g++) {
