@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "runtime/bench.h" /* tf_fractal_sum_row */
+#include "runtime/curve_lanes.h" /* tf_curve_place_avx2 */
 #include "runtime/internal.h"
 #include "runtime/noise.h"
 #include "terrafit/runtime.h"
@@ -162,11 +163,100 @@ static uint64_t double_bits(double d)
     return u;
 }
 
+/* A random spec whose mask curves all read layer 0, most of them on one
+ * set of knots (tf_terrain.mask_knots: found once a sample), the others
+ * on their own; 3-8 layers, each interpolation, knots reaching past the
+ * ends of layer 0's values and the occasional range mask beside them. */
+static tf_spec *random_spec_shared_knots(uint64_t *state)
+{
+    size_t layers = 3 + rng_next(state) % 6;
+    tf_spec *spec = tf_spec_new(layers, NULL);
+    ck_assert_ptr_nonnull(spec);
+    tf_spec_reseed(spec, (uint32_t)rng_next(state));
+    static tf_point pts[300], knots[TF_CURVE_LANE_SEGMENTS + 8];
+    size_t knot_count = 2 + rng_next(state) % (TF_CURVE_LANE_SEGMENTS + 4);
+    random_points(state, knots, knot_count, -0.3, 1.3);
+    tf_interp knot_interp = (tf_interp)(rng_next(state) % 3);
+    for (size_t i = 0; i < layers; i++) {
+        tf_layer_spec *L = &spec->layers[i];
+        L->noise_type = TF_NOISE_SIMPLEX;
+        L->frequency = ldexp(rng_range(state, 0.5, 1.0), -(int)(rng_next(state) % 10));
+        size_t count = 2 + rng_next(state) % 80;
+        random_points(state, pts, count, rng_range(state, -0.2, 0.1), rng_range(state, 0.9, 1.2));
+        ck_assert_int_eq(tf_spec_set_rd_points(spec, i, pts, count, NULL), 0);
+        L->rd_interpolation = (tf_interp)(rng_next(state) % TF_INTERP_KIND_COUNT);
+        L->pre_amp_shift = rng_range(state, -0.5, 0.5);
+        L->amp_scale = rng_range(state, 0.1, 2.0);
+        if (i == 0)
+            continue;
+        uint64_t kind = i <= 2 ? 0 : rng_next(state) % 8; /* layers 1 and 2 share */
+        if (kind < 5) { /* the shared knots, new values */
+            memcpy(pts, knots, knot_count * sizeof *pts);
+            for (size_t k = 0; k < knot_count; k++)
+                pts[k].y = rng_range(state, -0.5, 1.5);
+            ck_assert_int_eq(
+                tf_spec_set_mask_curve(spec, i, 0, pts, knot_count, knot_interp, NULL), 0);
+        } else if (kind < 7) { /* knots of its own, or the shared ones with another interpolation */
+            size_t mc = 2 + rng_next(state) % 20;
+            tf_interp interp = (tf_interp)(rng_next(state) % 3);
+            if (kind == 6) {
+                memcpy(pts, knots, knot_count * sizeof *pts);
+                mc = knot_count;
+                interp = (tf_interp)((knot_interp + 1) % 3);
+            } else {
+                random_points(state, pts, mc, -0.3, 1.3);
+            }
+            ck_assert_int_eq(tf_spec_set_mask_curve(spec, i, 0, pts, mc, interp, NULL), 0);
+        } else {
+            L->mask_layer_index = 0;
+            L->mask_min_value = rng_range(state, -0.5, 0.6);
+            L->mask_max_value = L->mask_min_value + rng_range(state, 0.0, 0.8);
+            L->mask_falloff = rng_range(state, 0.0, 0.3);
+        }
+    }
+    if (rng_next(state) % 2) {
+        size_t oc = 2 + rng_next(state) % 64;
+        random_points(state, pts, oc, -4.0, 4.0);
+        ck_assert_int_eq(
+            tf_spec_set_output_curve(spec, pts, oc, (tf_interp)(rng_next(state) % 3), NULL), 0);
+    }
+    spec->min_value = -3.0;
+    spec->max_value = 3.0;
+    tf_error err;
+    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s", err.message);
+    return spec;
+}
+
 /* Grid == single sample on every path, and the paths agree. */
+static void check_grids_equal_samples(tf_spec *spec, uint64_t state, int id);
+
 START_TEST(grids_equal_samples_on_every_path)
 {
     uint64_t state = 0x5EED0000u + (uint64_t)_i;
     tf_spec *spec = random_spec(&state);
+    check_grids_equal_samples(spec, state, _i);
+}
+END_TEST
+
+/* The same where mask curves share their knots, which the compiled
+ * terrain finds (tf_terrain.mask_knots). */
+START_TEST(grids_equal_samples_with_masks_on_shared_knots)
+{
+    uint64_t state = 0x5EA7ED00u + (uint64_t)_i;
+    tf_spec *spec = random_spec_shared_knots(&state);
+    tf_terrain *t = tf_terrain_compile(spec, NULL);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(t->mask_knots_source, 0);
+    ck_assert_ptr_eq(t->mask_knots, &t->layers[1].mask_curve);
+    ck_assert(t->layers[1].mask_shares_knots && t->layers[2].mask_shares_knots);
+    tf_terrain_free(t);
+    check_grids_equal_samples(spec, state, _i);
+}
+END_TEST
+
+static void check_grids_equal_samples(tf_spec *spec, uint64_t state, int id)
+{
+    int _i = id;
     tf_terrain *t[3];
     for (int p = 0; p < path_count(); p++) {
         t[p] = tf_terrain_compile(spec, NULL);
@@ -216,7 +306,6 @@ START_TEST(grids_equal_samples_on_every_path)
         tf_terrain_free(t[p]);
     tf_spec_free(spec);
 }
-END_TEST
 
 /* swiss and jordan rows (on the AVX-512 path a block of sixteen samples
  * runs every octave in registers, each octave keeping a lattice window
@@ -855,6 +944,98 @@ START_TEST(curve_rows_match_the_scalar_lookup)
 }
 END_TEST
 
+/* Curves on one set of knots (tf_terrain.mask_knots): the place found on
+ * the first curve's table and each curve's value at that place, on the
+ * AVX2 single-sample path (tf_curve_place_avx2) and the AVX-512 rows, are
+ * each curve's own lookup bit for bit: at the knots and the doubles
+ * around them, the ends (with a first value of -0.0, where u == x_0 must
+ * take y_first, not the polynomial's +0.0), beyond, NaN and the
+ * infinities, over rows of every tail length. */
+#if TF_HAVE_AVX2_PATH
+/* each curve's value at u's place on the first one's knots */
+__attribute__((target("avx2"))) static void placed_values_avx2(const tf_curve_table *table,
+                                                               size_t curves, double u,
+                                                               double *out)
+{
+    tf_curve_place at = tf_curve_place_avx2(&table[0], u);
+    for (size_t c = 0; c < curves; c++)
+        out[c] = tf_curve_placed_value(&table[c], at);
+}
+#endif
+
+START_TEST(placed_lookups_match_the_scalar_lookup)
+{
+#if TF_HAVE_AVX2_PATH
+    if (!tf_simd_avx2_available())
+        return;
+    uint64_t state = 0x91ACED00u + (uint64_t)_i;
+    enum { CURVES = 3, N = 131 };
+    size_t count = 2 + rng_next(&state) % TF_CURVE_LANE_SEGMENTS; /* with lanes */
+    tf_point pts[TF_CURVE_LANE_SEGMENTS + 1];
+    random_points(&state, pts, count, rng_range(&state, -1.0, 0.0), rng_range(&state, 0.5, 2.0));
+    tf_interp interp = (tf_interp)(_i % TF_INTERP_KIND_COUNT);
+    tf_curve_table table[CURVES];
+    double *storage[CURVES];
+    for (size_t c = 0; c < CURVES; c++) {
+        for (size_t k = 0; k < count; k++)
+            pts[k].y = rng_range(&state, -1.0, 1.5);
+        if (c == 1) /* a rising first segment from -0.0 */
+            pts[0].y = -0.0, pts[1].y = 1.0;
+        storage[c] = curve_table_new(&table[c], pts, count, interp);
+        ck_assert_ptr_nonnull(table[c].lanes);
+    }
+    double u[N];
+    for (size_t k = 0; k < N; k++) {
+        switch (rng_next(&state) % 6) {
+        case 0: u[k] = pts[rng_next(&state) % count].x; break; /* a knot, the ends too */
+        case 1: u[k] = nextafter(pts[rng_next(&state) % count].x, rng_next(&state) % 2 ? 10 : -10); break;
+        case 2: {
+            double special[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0, 1e300, -1e300};
+            u[k] = special[rng_next(&state) % 7];
+            break;
+        }
+        default: u[k] = rng_range(&state, pts[0].x - 0.5, pts[count - 1].x + 0.5);
+        }
+    }
+    u[0] = pts[0].x;
+    u[1] = pts[count - 1].x;
+    for (size_t k = 0; k < N; k++) {
+        double placed[CURVES];
+        placed_values_avx2(table, CURVES, u[k], placed);
+        for (size_t c = 0; c < CURVES; c++) {
+            double want = tf_curve_table_eval(&table[c], u[k]);
+            double got = placed[c];
+            ck_assert_msg(double_bits(got) == double_bits(want) && signbit(got) == signbit(want),
+                          "curve %zu (%zu points, %d), u = %a: placed %a, scalar %a", c, count,
+                          (int)interp, u[k], got, want);
+        }
+    }
+#if TF_HAVE_AVX512_PATH
+    if (tf_simd_avx512_available()) {
+        static const size_t lengths[] = {N, 1, 3, 7, 8, 9, 15, 16, 17, 64};
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            int64_t seg[N];
+            double t[N], out[N];
+            tf_curve_table_place_row_avx512(&table[0], u, lengths[l], seg, t);
+            for (size_t c = 0; c < CURVES; c++) {
+                tf_curve_table_placed_row_avx512(&table[c], u, seg, t, lengths[l], out);
+                for (size_t k = 0; k < lengths[l]; k++) {
+                    double want = tf_curve_table_eval(&table[c], u[k]);
+                    ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
+                                      signbit(out[k]) == signbit(want),
+                                  "row of %zu, curve %zu, u = %a: placed %a, scalar %a",
+                                  lengths[l], c, u[k], out[k], want);
+                }
+            }
+        }
+    }
+#endif
+    for (size_t c = 0; c < CURVES; c++)
+        free(storage[c]);
+#endif
+}
+END_TEST
+
 /* The bucketed search against a binary search where a mistake in the
  * buckets would show: at each bucket's start and the doubles around it,
  * at each knot and its neighbours, and past both ends; on curves with
@@ -1137,6 +1318,7 @@ static Suite *fastpath_suite(void)
     TCase *c = tcase_create("exactness");
     tcase_set_timeout(c, 120);
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
+    tcase_add_loop_test(c, grids_equal_samples_with_masks_on_shared_knots, 0, 60);
     tcase_add_loop_test(c, turbulence_rows_equal_samples_on_every_path, 0, 40);
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
@@ -1147,6 +1329,7 @@ static Suite *fastpath_suite(void)
 #endif
     tcase_add_loop_test(c, perlin_reference_rows_at_the_int_edge, 0, 4);
     tcase_add_loop_test(c, curve_rows_match_the_scalar_lookup, 0, 60);
+    tcase_add_loop_test(c, placed_lookups_match_the_scalar_lookup, 0, 60);
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);
     tcase_add_loop_test(c, curve_lanes_match_the_scalar_lookup, 0, 100);

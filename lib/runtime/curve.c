@@ -675,6 +675,112 @@ curve_row_few_avx512(const tf_curve_table *table, const double *in, size_t n, do
 #undef CURVE_MEMBER
 }
 
+/* Curves on one set of knots (tf_terrain.mask_knots) share a sample's
+ * segment and t: curve_row_few_avx512 cut in two. The place row runs the
+ * search and t once, on the knots' table; the placed row then takes only
+ * each curve's four coefficients by permutes, its interpolant and its
+ * ends. The segment, t and the operations on them are the few row's, so
+ * the bits are. */
+CURVE_AVX512 void tf_curve_table_place_row_avx512(const tf_curve_table *table, const double *u,
+                                                  size_t n, int64_t *seg, double *t)
+{
+    const size_t segments = table->count - 1;
+    const double *lanes = table->lanes;
+    const __m512d knot_lo = _mm512_loadu_pd(lanes + TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS);
+    const __m512d knot_hi =
+        _mm512_loadu_pd(lanes + TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS + 8);
+    const __m512d x0_lo = _mm512_loadu_pd(lanes + TF_CURVE_LANE_X0 * TF_CURVE_LANE_SEGMENTS);
+    const __m512d x0_hi = _mm512_loadu_pd(lanes + TF_CURVE_LANE_X0 * TF_CURVE_LANE_SEGMENTS + 8);
+    const __m512d iw_lo =
+        _mm512_loadu_pd(lanes + TF_CURVE_LANE_INV_WIDTH * TF_CURVE_LANE_SEGMENTS);
+    const __m512d iw_hi =
+        _mm512_loadu_pd(lanes + TF_CURVE_LANE_INV_WIDTH * TF_CURVE_LANE_SEGMENTS + 8);
+    long long span = 1; /* as in curve_row_few_avx512 */
+    while ((size_t)span < segments)
+        span *= 2;
+    const long long first_step = span / 2;
+#define CURVE_PLACE_VECTOR(load, store_seg, store_t)                                               \
+    do {                                                                                           \
+        __m512d v = load(u + k);                                                                   \
+        __m512i sv = _mm512_setzero_si512();                                                       \
+        for (long long step = first_step; step > 0; step >>= 1) {                                  \
+            __m512i next = _mm512_add_epi64(sv, _mm512_set1_epi64(step));                          \
+            __mmask8 pass = _mm512_cmp_pd_mask(                                                    \
+                v, _mm512_permutex2var_pd(knot_lo, next, knot_hi), _CMP_GE_OQ);                    \
+            sv = _mm512_mask_mov_epi64(sv, pass, next);                                            \
+        }                                                                                          \
+        __m512d tv = _mm512_mul_pd(_mm512_sub_pd(v, _mm512_permutex2var_pd(x0_lo, sv, x0_hi)),     \
+                                   _mm512_permutex2var_pd(iw_lo, sv, iw_hi));                      \
+        store_seg;                                                                                 \
+        store_t;                                                                                   \
+    } while (0)
+    /* whole vectors unmasked (a masked store does not forward to the
+     * placed rows' loads), the last n mod 8 masked */
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8)
+        CURVE_PLACE_VECTOR(_mm512_loadu_pd, _mm512_storeu_si512((void *)(seg + k), sv),
+                           _mm512_storeu_pd(t + k, tv));
+    if (k < n) {
+        __mmask8 m = (__mmask8)((1u << (n - k)) - 1);
+#define LOAD_SOME(p) _mm512_maskz_loadu_pd(m, p)
+        CURVE_PLACE_VECTOR(LOAD_SOME, _mm512_mask_storeu_epi64(seg + k, m, sv),
+                           _mm512_mask_storeu_pd(t + k, m, tv));
+#undef LOAD_SOME
+    }
+#undef CURVE_PLACE_VECTOR
+}
+
+CURVE_AVX512 void tf_curve_table_placed_row_avx512(const tf_curve_table *curve, const double *u,
+                                                   const int64_t *seg, const double *t, size_t n,
+                                                   double *out)
+{
+    const double *lanes = curve->lanes;
+#define CURVE_ROWS(name, r)                                                                        \
+    const __m512d name##_lo = _mm512_loadu_pd(lanes + (r) * TF_CURVE_LANE_SEGMENTS),               \
+                  name##_hi = _mm512_loadu_pd(lanes + (r) * TF_CURVE_LANE_SEGMENTS + 8)
+    CURVE_ROWS(m_c0, TF_CURVE_LANE_C0);
+    CURVE_ROWS(m_c1, TF_CURVE_LANE_C1);
+    CURVE_ROWS(m_c2, TF_CURVE_LANE_C2);
+    CURVE_ROWS(m_c3, TF_CURVE_LANE_C3);
+#undef CURVE_ROWS
+#define CURVE_MEMBER(name, s) _mm512_permutex2var_pd(name##_lo, s, name##_hi)
+    const __m512d x_first = _mm512_set1_pd(curve->x[0]);
+    const __m512d x_last = _mm512_set1_pd(curve->x[curve->count - 1]);
+    const __m512d y_first = _mm512_set1_pd(curve->y_first);
+    const __m512d y_last = _mm512_set1_pd(curve->y_last);
+    const int cosine = curve->interp == TF_INTERP_COSINE;
+#define CURVE_PLACED_VECTOR(load, load_seg, store)                                                 \
+    do {                                                                                           \
+        __m512d v = load(u + k);                                                                   \
+        __m512i s = load_seg(seg + k);                                                             \
+        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);                               \
+        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);                                \
+        __m512d y = segment_value8(cosine, load(t + k), CURVE_MEMBER(m_c0, s),                     \
+                                   CURVE_MEMBER(m_c1, s), CURVE_MEMBER(m_c2, s),                   \
+                                   CURVE_MEMBER(m_c3, s));                                         \
+        y = _mm512_mask_blend_pd(above, y, y_last);                                                \
+        y = _mm512_mask_blend_pd(below, y, y_first);                                               \
+        store;                                                                                     \
+    } while (0)
+#define LOAD_ALL(p) _mm512_loadu_pd(p)
+#define LOAD_SEG_ALL(p) _mm512_loadu_si512((const void *)(p))
+#define LOAD_SOME(p) _mm512_maskz_loadu_pd(lanes8, p)
+#define LOAD_SEG_SOME(p) _mm512_maskz_loadu_epi64(lanes8, (const void *)(p))
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8)
+        CURVE_PLACED_VECTOR(LOAD_ALL, LOAD_SEG_ALL, _mm512_storeu_pd(out + k, y));
+    if (k < n) {
+        __mmask8 lanes8 = (__mmask8)((1u << (n - k)) - 1);
+        CURVE_PLACED_VECTOR(LOAD_SOME, LOAD_SEG_SOME, _mm512_mask_storeu_pd(out + k, lanes8, y));
+    }
+#undef LOAD_ALL
+#undef LOAD_SEG_ALL
+#undef LOAD_SOME
+#undef LOAD_SEG_SOME
+#undef CURVE_PLACED_VECTOR
+#undef CURVE_MEMBER
+}
+
 CURVE_AVX512 static inline __attribute__((always_inline)) void
 curve_row_avx512(const tf_curve_table *table, const double *in, size_t n, double *out, int unit)
 {

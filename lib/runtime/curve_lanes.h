@@ -114,19 +114,17 @@ TF_CURVE_LANES_INLINE __m256d tf_curve_quad_eval(const tf_curve_quad *q, const v
     y = _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_last), _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
     return _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_first), _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
 }
-/* tf_curve_table_eval_inline's value, for a scalar lookup on the AVX2
- * path. A curve of at most TF_CURVE_LANE_SEGMENTS segments (table->lanes
- * set) finds the segment of a u strictly inside its knots by comparing u
+/* A scalar lookup on the AVX2 path. A curve of at most
+ * TF_CURVE_LANE_SEGMENTS segments (table->lanes set) finds the segment
+ * of a u strictly inside its knots by comparing u
  * with every inner knot at once: knot k (1 .. K - 2) sits in lane k of
  * the knot row, NaN elsewhere, so the lanes with u >= knot are lanes 1 ..
  * k of u's segment k (none when u < x_1), and the segment is the count of
  * those lanes. The lookup then waits for four comparisons, not for a
  * bucket's record. Any other curve, and the ends and NaN, take the bucket
  * lookup; the segment and its arithmetic are the same, so the bits are. */
-TF_CURVE_LANES_INLINE double tf_curve_table_eval_avx2(const tf_curve_table *table, double u)
+TF_CURVE_LANES_INLINE size_t tf_curve_lanes_segment_avx2(const tf_curve_table *table, double u)
 {
-    if (!(table->lanes && u > table->x[0] && u < table->x[table->count - 1]))
-        return tf_curve_table_eval_inline(table, u);
     const double *knot = table->lanes + TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS;
     const __m256d vu = _mm256_set1_pd(u);
     unsigned passed =
@@ -136,7 +134,60 @@ TF_CURVE_LANES_INLINE double tf_curve_table_eval_avx2(const tf_curve_table *tabl
         (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(vu, _mm256_loadu_pd(knot + 12), _CMP_GE_OQ))
             << 12;
     /* lanes 1 .. k passed (knots rise): k is the count of ones above bit 0 */
-    return tf_curve_segment_at(table, (size_t)__builtin_ctz(~(passed >> 1)), u);
+    return (size_t)__builtin_ctz(~(passed >> 1));
+}
+
+/* tf_curve_table_eval_inline's value by that search where it applies */
+TF_CURVE_LANES_INLINE double tf_curve_table_eval_avx2(const tf_curve_table *table, double u)
+{
+    if (!(table->lanes && u > table->x[0] && u < table->x[table->count - 1]))
+        return tf_curve_table_eval_inline(table, u);
+    return tf_curve_segment_at(table, tf_curve_lanes_segment_avx2(table, u), u);
+}
+
+/* Where u falls on a table's knots, for every curve on the same knots
+ * (tf_terrain.mask_knots): at or below x_0 (where < 0), at or above
+ * x_last (where > 0), else segment k at t = (u - x_k) * inv_width_k, or
+ * its cosine blend for cosine curves. tf_curve_placed_value then gives
+ * tf_curve_table_eval_inline's value of any curve on those knots: the
+ * same tests, segment and operations in the same order. */
+typedef struct {
+    int where;
+    size_t k;
+    double t;
+} tf_curve_place;
+
+TF_CURVE_LANES_INLINE tf_curve_place tf_curve_place_avx2(const tf_curve_table *table, double u)
+{
+    tf_curve_place p = {0, 0, 0.0};
+    if (u <= table->x[0]) {
+        p.where = -1;
+        return p;
+    }
+    if (u >= table->x[table->count - 1]) {
+        p.where = 1;
+        return p;
+    }
+    /* x_0 < u < x_last, or NaN (the bucket lookup's segment) */
+    p.k = table->lanes && u > table->x[0] ? tf_curve_lanes_segment_avx2(table, u)
+                                          : tf_curve_table_segment_below_last(table, u);
+    const tf_curve_segment *s = &table->segments[p.k];
+    p.t = (u - s->x0) * s->inv_width;
+    if (table->interp == TF_INTERP_COSINE)
+        p.t = tf_cosine_blend(p.t);
+    return p;
+}
+
+TF_ALWAYS_INLINE double tf_curve_placed_value(const tf_curve_table *curve, tf_curve_place p)
+{
+    if (p.where < 0)
+        return curve->y_first;
+    if (p.where > 0)
+        return curve->y_last;
+    const tf_curve_segment *s = &curve->segments[p.k];
+    if (curve->interp == TF_INTERP_COSINE)
+        return s->c0 + s->c1 * p.t;
+    return s->c0 + p.t * (s->c1 + p.t * (s->c2 + p.t * s->c3));
 }
 #endif
 

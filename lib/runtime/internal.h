@@ -138,6 +138,17 @@ void tf_curve_table_eval_row_avx512(const tf_curve_table *table, const double *u
                                     double *out);
 void tf_curve_table_eval_unit_row_avx512(const tf_curve_table *table, const double *noise,
                                          size_t n, double *out);
+/* Curves on one set of knots (tf_terrain.mask_knots): the row of places
+ * of u[k] on `table`'s knots, its segment (as tf_curve_table_segment
+ * finds it) into seg[k] and t = (u - x_k) * inv_width_k into t[k]; then
+ * any curve on the same knots at those places, out[k] being
+ * tf_curve_table_eval(curve, u[k]) bit for bit. Both for tables with
+ * lanes (at most TF_CURVE_LANE_SEGMENTS segments) only. */
+void tf_curve_table_place_row_avx512(const tf_curve_table *table, const double *u, size_t n,
+                                     int64_t *seg, double *t);
+void tf_curve_table_placed_row_avx512(const tf_curve_table *curve, const double *u,
+                                      const int64_t *seg, const double *t, size_t n,
+                                      double *out);
 #endif
 #endif
 /* The segment of u: the largest k <= count - 2 with x_k <= u (0 when
@@ -270,6 +281,9 @@ typedef struct {
     double mask_min, mask_max;
     double mask_falloff, mask_inv_falloff; /* inv is 0 when falloff is 0 */
     tf_curve_table mask_curve;              /* TF_MASK_CURVE: w = MC(r_m) */
+    /* The mask curve's knots are those of tf_terrain.mask_knots (so a
+     * sample finds its segment once for all of them) */
+    int mask_shares_knots;
     /* The noise kinds of docs/noise.md beyond the two plain ones, and any
      * layer with a "fractal": its compiled plan (fractal.c), NULL for a
      * plain simplex or perlin-reference-simplex layer. */
@@ -315,6 +329,15 @@ struct tf_terrain {
     unsigned char mask_lane_layer[TF_MAX_LAYERS], mask_lane_source[TF_MAX_LAYERS];
     const tf_curve_table *mask_lane_table[TF_MAX_LAYERS]; /* lane j's mask curve */
     double lane_shift[TF_MAX_LAYERS], lane_scale[TF_MAX_LAYERS];
+    /* Mask curves on one set of knots: a fitted DEM's masks of layer 0
+     * are curves at the same quantiles of its r. mask_knots_source is
+     * the first mask source with two or more mask curves whose knots
+     * (count, interpolation and every x, bit for bit) are those of its
+     * first mask curve, mask_knots; those layers have mask_shares_knots
+     * set (-1 and NULL when no source has such curves). The segment and
+     * t of a sample are then the same for all of them: found once. */
+    int mask_knots_source;
+    const tf_curve_table *mask_knots;
     void *tables;       /* one block holding every curve table */
     tf_fractal_plan *plans; /* one per layer, used by the layers whose plan is set */
 };

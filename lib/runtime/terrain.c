@@ -131,7 +131,16 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * and a curve of few segments finds its segment by comparisons, with
      * no bucket to load (tf_curve_table_eval_avx2); else quads (lanes past
      * the masks: layer 0's r, discarded). */
-    if (t->mask_one_source >= 0) {
+    if (t->mask_one_source >= 0 && t->mask_knots_source == t->mask_one_source) {
+        /* curves on one set of knots: r_source's segment and t once */
+        tf_curve_place at = tf_curve_place_avx2(t->mask_knots, r_source);
+        for (size_t j = 0; j < t->mask_lane_count; j++) {
+            const tf_compiled_layer *M = &t->layers[t->mask_lane_layer[j]];
+            c[t->mask_lane_layer[j]] *=
+                M->mask_shares_knots ? tf_curve_placed_value(&M->mask_curve, at)
+                                     : tf_curve_table_eval_avx2(&M->mask_curve, r_source);
+        }
+    } else if (t->mask_one_source >= 0) {
         for (size_t j = 0; j < t->mask_lane_count; j++)
             c[t->mask_lane_layer[j]] *= tf_curve_table_eval_avx2(t->mask_lane_table[j], r_source);
     } else {
@@ -777,6 +786,44 @@ void tf_terrain_free(tf_terrain *t)
     free(t);
 }
 
+/* Whether curves a and b have the same knots: count, interpolation and
+ * every x, bit for bit (so the same segment and t for every u). */
+static int same_knots(const tf_curve_table *a, const tf_curve_table *b)
+{
+    return a->count == b->count && a->interp == b->interp &&
+           memcmp(a->x, b->x, a->count * sizeof *a->x) == 0;
+}
+
+/* tf_terrain.mask_knots: the first mask source whose first mask curve
+ * shares its knots with at least one more of its mask curves. */
+static void mask_knots_compile(tf_terrain *t)
+{
+    t->mask_knots_source = -1;
+    t->mask_knots = NULL;
+    for (size_t s = 0; s < t->layer_count && !t->mask_knots; s++) {
+        const tf_curve_table *lead = NULL;
+        size_t sharing = 0;
+        for (size_t i = s + 1; i < t->layer_count; i++) {
+            tf_compiled_layer *L = &t->layers[i];
+            if (L->mask != TF_MASK_CURVE || L->mask_layer_index != (int)s)
+                continue;
+            if (!lead)
+                lead = &L->mask_curve;
+            if (same_knots(lead, &L->mask_curve))
+                sharing++;
+        }
+        if (sharing < 2)
+            continue;
+        t->mask_knots_source = (int)s;
+        t->mask_knots = lead;
+        for (size_t i = s + 1; i < t->layer_count; i++) {
+            tf_compiled_layer *L = &t->layers[i];
+            L->mask_shares_knots = L->mask == TF_MASK_CURVE && L->mask_layer_index == (int)s &&
+                                   same_knots(lead, &L->mask_curve);
+        }
+    }
+}
+
 /* The single sample's curve lanes (see tf_terrain.quads); 0, or -1 when
  * memory runs out. Fewer than three layers stay scalar: like the noises'
  * lanes (evaluate_sum), one vector's latency costs more than one or two
@@ -907,6 +954,7 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
     for (size_t i = 0; i < spec->layer_count; i++)
         if (t->layers[i].mask_layer_index >= 0)
             t->layers[t->layers[i].mask_layer_index].is_mask_source = 1;
+    mask_knots_compile(t);
     if (spec->output_curve_point_count > 0) {
         t->has_output_curve = 1;
         tf_curve_table_build(&t->output_curve, storage, spec->output_curve_points,

@@ -926,6 +926,41 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     }
 }
 
+/* Whether a chunk on path simd finds its mask curves' segments once
+ * (tf_terrain.mask_knots): on the AVX-512 path, for curves with lanes. */
+static inline int placed_masks(tf_simd_level simd, const tf_terrain *t)
+{
+#if TF_HAVE_AVX512_PATH
+    return simd == TF_SIMD_AVX512 && t->mask_knots && t->mask_knots->lanes;
+#else
+    (void)simd;
+    (void)t;
+    return 0;
+#endif
+}
+
+/* The AVX-512 place and placed rows where placed_masks holds (never
+ * called otherwise). */
+static inline void place_row(const tf_curve_table *knots, const double *u, size_t n, int64_t *seg,
+                             double *tv)
+{
+#if TF_HAVE_AVX512_PATH
+    tf_curve_table_place_row_avx512(knots, u, n, seg, tv);
+#else
+    (void)knots, (void)u, (void)n, (void)seg, (void)tv;
+#endif
+}
+
+static inline void placed_row(const tf_curve_table *curve, const double *u, const int64_t *seg,
+                              const double *tv, size_t n, double *out)
+{
+#if TF_HAVE_AVX512_PATH
+    tf_curve_table_placed_row_avx512(curve, u, seg, tv, n, out);
+#else
+    (void)curve, (void)u, (void)seg, (void)tv, (void)n, (void)out;
+#endif
+}
+
 /* Step 4's weight of layer L from its mask layer's redistributed values
  * rm[] into w[]; NULL when the layer is unmasked. */
 TF_ALWAYS_INLINE const double *mask_chunk(tf_simd_level simd, const tf_compiled_layer *L,
@@ -949,6 +984,11 @@ TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, cons
 {
     double saved[TF_MAX_LAYERS][ROW_CHUNK]; /* rd values of mask layers */
     double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK];
+    /* mask curves on one set of knots (tf_terrain.mask_knots) on the
+     * AVX-512 path: each sample's segment and t on them, found once */
+    int64_t knot_seg[ROW_CHUNK];
+    double knot_t[ROW_CHUNK];
+    const int placed = placed_masks(simd, t);
     /* h is set by the first layer's accumulate (a spec has one or more) */
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
@@ -957,9 +997,18 @@ TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, cons
         /* 2. redistribution of u = (n + 1) / 2: (n + 1) * 0.5 */
         double *ri = L->is_mask_source ? saved[i] : r;
         fast_unit_curve_row(simd, &L->rd, value, n, ri);
+        if (placed && (int)i == t->mask_knots_source)
+            place_row(t->mask_knots, ri, n, knot_seg, knot_t);
         /* 3.-5. shift, scale, mask, sum */
-        const double *weight =
-            L->mask == TF_MASK_NONE ? NULL : mask_chunk(simd, L, saved[L->mask_layer_index], n, value);
+        const double *weight;
+        if (placed && L->mask_shares_knots) {
+            placed_row(&L->mask_curve, saved[L->mask_layer_index], knot_seg, knot_t, n, value);
+            weight = value;
+        } else {
+            weight = L->mask == TF_MASK_NONE
+                         ? NULL
+                         : mask_chunk(simd, L, saved[L->mask_layer_index], n, value);
+        }
         accumulate_row(simd, h, ri, L->pre_amp_shift, L->amp_scale, weight, i == 0, n);
     }
 }
