@@ -21,7 +21,7 @@
 static const char *const SPECS[] = {
     "drainage",    "drainage-bands", "drainage-breach", "drainage-breach-nearest",
     "drainage-breach-pass", "drainage-cut", "drainage-inflow", "interpolations",
-    "kinds",       "mask-curves",    "masks",           "mixed-kinds",
+    "kinds",       "mask-curves",    "mask-knots",      "masks",           "mixed-kinds",
     "nan-far",     "output-curve-cosine", "output-curve", "thesis",
     "version-only-extreme",
 };

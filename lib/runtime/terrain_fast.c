@@ -977,6 +977,33 @@ TF_ALWAYS_INLINE const double *mask_chunk(tf_simd_level simd, const tf_compiled_
     return NULL;
 }
 
+/* The mask curves' places on tf_terrain.mask_knots for a chunk: found
+ * once from the source's r row (place_masks), then each weight on them
+ * where the layer's curve shares those knots (mask_weight_chunk). */
+typedef struct {
+    int on; /* placed_masks */
+    int64_t seg[ROW_CHUNK];
+    double t[ROW_CHUNK];
+} mask_places;
+
+TF_ALWAYS_INLINE void place_masks(const tf_terrain *t, mask_places *mp, const double *source_r,
+                                  size_t n)
+{
+    if (mp->on)
+        place_row(t->mask_knots, source_r, n, mp->seg, mp->t);
+}
+
+TF_ALWAYS_INLINE const double *mask_weight_chunk(tf_simd_level simd, const tf_compiled_layer *L,
+                                                 const mask_places *mp, const double *rm,
+                                                 size_t n, double *w)
+{
+    if (mp->on && L->mask_shares_knots) {
+        placed_row(&L->mask_curve, rm, mp->seg, mp->t, n, w);
+        return w;
+    }
+    return mask_chunk(simd, L, rm, n, w);
+}
+
 /* n <= ROW_CHUNK samples at x[k], y: steps 1-5 of docs/spec.md, layer by
  * layer, the sum into h[]. */
 TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, const double *x,
@@ -984,11 +1011,8 @@ TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, cons
 {
     double saved[TF_MAX_LAYERS][ROW_CHUNK]; /* rd values of mask layers */
     double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK];
-    /* mask curves on one set of knots (tf_terrain.mask_knots) on the
-     * AVX-512 path: each sample's segment and t on them, found once */
-    int64_t knot_seg[ROW_CHUNK];
-    double knot_t[ROW_CHUNK];
-    const int placed = placed_masks(simd, t);
+    mask_places mp; /* the places of mask curves on one set of knots */
+    mp.on = placed_masks(simd, t);
     /* h is set by the first layer's accumulate (a spec has one or more) */
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
@@ -997,18 +1021,13 @@ TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, cons
         /* 2. redistribution of u = (n + 1) / 2: (n + 1) * 0.5 */
         double *ri = L->is_mask_source ? saved[i] : r;
         fast_unit_curve_row(simd, &L->rd, value, n, ri);
-        if (placed && (int)i == t->mask_knots_source)
-            place_row(t->mask_knots, ri, n, knot_seg, knot_t);
+        if ((int)i == t->mask_knots_source)
+            place_masks(t, &mp, ri, n);
         /* 3.-5. shift, scale, mask, sum */
-        const double *weight;
-        if (placed && L->mask_shares_knots) {
-            placed_row(&L->mask_curve, saved[L->mask_layer_index], knot_seg, knot_t, n, value);
-            weight = value;
-        } else {
-            weight = L->mask == TF_MASK_NONE
-                         ? NULL
-                         : mask_chunk(simd, L, saved[L->mask_layer_index], n, value);
-        }
+        const double *weight = L->mask == TF_MASK_NONE
+                                   ? NULL
+                                   : mask_weight_chunk(simd, L, &mp, saved[L->mask_layer_index], n,
+                                                       value);
         accumulate_row(simd, h, ri, L->pre_amp_shift, L->amp_scale, weight, i == 0, n);
     }
 }
@@ -1080,10 +1099,15 @@ static void combine_chunk(const tf_terrain *t, tf_stage stage, size_t layer,
         accumulate_row(simd, out, r[layer], L->pre_amp_shift, L->amp_scale, weight, 1, n);
         return;
     }
+    mask_places mp;
+    mp.on = placed_masks(simd, t);
+    if (t->mask_knots_source >= 0)
+        place_masks(t, &mp, r[t->mask_knots_source], n);
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         const double *weight =
-            L->mask == TF_MASK_NONE ? NULL : mask_chunk(simd, L, r[L->mask_layer_index], n, w);
+            L->mask == TF_MASK_NONE ? NULL
+                                    : mask_weight_chunk(simd, L, &mp, r[L->mask_layer_index], n, w);
         accumulate_row(simd, out, r[i], L->pre_amp_shift, L->amp_scale, weight, i == 0, n);
     }
     if (stage == TF_STAGE_HEIGHT && t->has_output_curve)
