@@ -1010,26 +1010,43 @@ START_TEST(placed_lookups_match_the_scalar_lookup)
                           (int)interp, u[k], got, want);
         }
     }
+    /* the rows: AVX2, then AVX-512 where the CPU has it */
+    for (int p = 0; p < 2; p++) {
+        static const size_t lengths[] = {N, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64};
 #if TF_HAVE_AVX512_PATH
-    if (tf_simd_avx512_available()) {
-        static const size_t lengths[] = {N, 1, 3, 7, 8, 9, 15, 16, 17, 64};
+        if (p == 1 && !tf_simd_avx512_available())
+            break;
+#else
+        if (p == 1)
+            break;
+#endif
         for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
             int64_t seg[N];
             double t[N], out[N];
-            tf_curve_table_place_row_avx512(&table[0], u, lengths[l], seg, t);
+            if (p == 0)
+                tf_curve_table_place_row_avx2(&table[0], u, lengths[l], seg, t);
+#if TF_HAVE_AVX512_PATH
+            else
+                tf_curve_table_place_row_avx512(&table[0], u, lengths[l], seg, t);
+#endif
             for (size_t c = 0; c < CURVES; c++) {
-                tf_curve_table_placed_row_avx512(&table[c], u, seg, t, lengths[l], out);
+                if (p == 0)
+                    tf_curve_table_placed_row_avx2(&table[c], u, seg, t, lengths[l], out);
+#if TF_HAVE_AVX512_PATH
+                else
+                    tf_curve_table_placed_row_avx512(&table[c], u, seg, t, lengths[l], out);
+#endif
                 for (size_t k = 0; k < lengths[l]; k++) {
                     double want = tf_curve_table_eval(&table[c], u[k]);
                     ck_assert_msg(double_bits(out[k]) == double_bits(want) &&
                                       signbit(out[k]) == signbit(want),
-                                  "row of %zu, curve %zu, u = %a: placed %a, scalar %a",
-                                  lengths[l], c, u[k], out[k], want);
+                                  "%s row of %zu, curve %zu, u = %a: placed %a, scalar %a",
+                                  p == 0 ? "AVX2" : "AVX-512", lengths[l], c, u[k], out[k],
+                                  want);
                 }
             }
         }
     }
-#endif
     for (size_t c = 0; c < CURVES; c++)
         free(storage[c]);
 #endif

@@ -536,6 +536,98 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_unit_row_avx2(const tf_
     else
         curve_row_avx2(table, noise, n, out, 1);
 }
+
+/* Curves on one set of knots (tf_terrain.mask_knots), four lanes: the
+ * place row counts the inner knots each u has passed (curve_row_few_avx2's
+ * search, for up to TF_CURVE_LANE_SEGMENTS segments) and makes t from
+ * the segment's x0 and inv_width, read per lane; the placed row reads
+ * each lane's c0 .. c3 (one 32-byte load, then a 4 x 4 transpose), and
+ * the interpolant and the ends are curve_row_few_avx2's. The last n mod
+ * 4 go as a vector padded with NaN (segment 0, never stored). */
+#define CURVE_PLACE_LANES 4
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+place4(const tf_curve_table *table, const double *u, int64_t *seg, double *t)
+{
+    const size_t segments = table->count - 1;
+    const tf_curve_segment *sg = table->segments;
+    __m256d v = _mm256_loadu_pd(u);
+    /* -1 per knot passed, subtracted */
+    __m256i sv = _mm256_setzero_si256();
+    for (size_t j = 1; j < segments; j++)
+        sv = _mm256_sub_epi64(
+            sv, _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_set1_pd(table->x[j]), _CMP_GE_OQ)));
+    _mm256_storeu_si256((__m256i *)(void *)seg, sv);
+    /* x0 and inv_width side by side in each segment: lanes 0, 2 and 1, 3 */
+    __m256d p02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&sg[seg[0]].x0)),
+                                       _mm_loadu_pd(&sg[seg[2]].x0), 1);
+    __m256d p13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&sg[seg[1]].x0)),
+                                       _mm_loadu_pd(&sg[seg[3]].x0), 1);
+    __m256d x0 = _mm256_unpacklo_pd(p02, p13), inv_width = _mm256_unpackhi_pd(p02, p13);
+    _mm256_storeu_pd(t, _mm256_mul_pd(_mm256_sub_pd(v, x0), inv_width));
+}
+
+__attribute__((target("avx2"))) void tf_curve_table_place_row_avx2(const tf_curve_table *table,
+                                                                   const double *u, size_t n,
+                                                                   int64_t *seg, double *t)
+{
+    size_t k = 0;
+    for (; k + CURVE_PLACE_LANES <= n; k += CURVE_PLACE_LANES)
+        place4(table, u + k, seg + k, t + k);
+    if (k < n) {
+        double in[CURVE_PLACE_LANES] = {NAN, NAN, NAN, NAN}, tl[CURVE_PLACE_LANES];
+        int64_t at[CURVE_PLACE_LANES];
+        memcpy(in, u + k, (n - k) * sizeof *in);
+        place4(table, in, at, tl);
+        memcpy(seg + k, at, (n - k) * sizeof *at);
+        memcpy(t + k, tl, (n - k) * sizeof *tl);
+    }
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+placed4(const tf_curve_table *curve, const double *u, const int64_t *seg, const double *t,
+        double *out)
+{
+    const tf_curve_segment *sg = curve->segments;
+    /* c0 .. c3 of lane l: a_l; lo01 = c0 of lanes 0, 1 | c2 of lanes 0, 1 */
+    __m256d a0 = _mm256_loadu_pd(&sg[seg[0]].c0), a1 = _mm256_loadu_pd(&sg[seg[1]].c0);
+    __m256d a2 = _mm256_loadu_pd(&sg[seg[2]].c0), a3 = _mm256_loadu_pd(&sg[seg[3]].c0);
+    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
+    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
+    __m256d c0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
+    __m256d c1 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+    __m256d c2 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+    __m256d c3 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    __m256d v = _mm256_loadu_pd(u);
+    __m256d y = tf_curve_segment_value4(curve->interp == TF_INTERP_COSINE, _mm256_loadu_pd(t), c0,
+                                        c1, c2, c3);
+    y = _mm256_blendv_pd(y, _mm256_set1_pd(curve->y_last),
+                         _mm256_cmp_pd(v, _mm256_set1_pd(curve->x[curve->count - 1]), _CMP_GE_OQ));
+    y = _mm256_blendv_pd(y, _mm256_set1_pd(curve->y_first),
+                         _mm256_cmp_pd(v, _mm256_set1_pd(curve->x[0]), _CMP_LE_OQ));
+    _mm256_storeu_pd(out, y);
+}
+
+__attribute__((target("avx2"))) void tf_curve_table_placed_row_avx2(const tf_curve_table *curve,
+                                                                    const double *u,
+                                                                    const int64_t *seg,
+                                                                    const double *t, size_t n,
+                                                                    double *out)
+{
+    size_t k = 0;
+    for (; k + CURVE_PLACE_LANES <= n; k += CURVE_PLACE_LANES)
+        placed4(curve, u + k, seg + k, t + k, out + k);
+    if (k < n) {
+        double in[CURVE_PLACE_LANES] = {NAN, NAN, NAN, NAN}, tl[CURVE_PLACE_LANES] = {0},
+               y[CURVE_PLACE_LANES];
+        int64_t at[CURVE_PLACE_LANES] = {0, 0, 0, 0};
+        memcpy(in, u + k, (n - k) * sizeof *in);
+        memcpy(tl, t + k, (n - k) * sizeof *tl);
+        memcpy(at, seg + k, (n - k) * sizeof *at);
+        placed4(curve, in, at, tl, y);
+        memcpy(out + k, y, (n - k) * sizeof *y);
+    }
+}
 #endif
 
 #if TF_HAVE_AVX512_PATH

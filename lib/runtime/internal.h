@@ -132,18 +132,23 @@ void tf_curve_table_eval_row_avx2(const tf_curve_table *table, const double *u, 
  * (docs/spec.md, step 2), computed in the lookup's first pass. */
 void tf_curve_table_eval_unit_row_avx2(const tf_curve_table *table, const double *noise,
                                        size_t n, double *out);
+/* Curves on one set of knots (tf_terrain.mask_knots): the row of places
+ * of u[k] on `table`'s knots, its segment (as tf_curve_table_segment
+ * finds it) into seg[k] and t = (u - x_k) * inv_width_k into t[k]; then
+ * any curve on the same knots at those places, out[k] being
+ * tf_curve_table_eval(curve, u[k]) bit for bit. For tables with lanes (at
+ * most TF_CURVE_LANE_SEGMENTS segments) only; the AVX-512 pair below is
+ * the same with eight lanes. */
+void tf_curve_table_place_row_avx2(const tf_curve_table *table, const double *u, size_t n,
+                                   int64_t *seg, double *t);
+void tf_curve_table_placed_row_avx2(const tf_curve_table *curve, const double *u,
+                                    const int64_t *seg, const double *t, size_t n, double *out);
 #if TF_HAVE_AVX512_PATH
 /* The same two rows on the AVX-512 path (eight lanes). */
 void tf_curve_table_eval_row_avx512(const tf_curve_table *table, const double *u, size_t n,
                                     double *out);
 void tf_curve_table_eval_unit_row_avx512(const tf_curve_table *table, const double *noise,
                                          size_t n, double *out);
-/* Curves on one set of knots (tf_terrain.mask_knots): the row of places
- * of u[k] on `table`'s knots, its segment (as tf_curve_table_segment
- * finds it) into seg[k] and t = (u - x_k) * inv_width_k into t[k]; then
- * any curve on the same knots at those places, out[k] being
- * tf_curve_table_eval(curve, u[k]) bit for bit. Both for tables with
- * lanes (at most TF_CURVE_LANE_SEGMENTS segments) only. */
 void tf_curve_table_place_row_avx512(const tf_curve_table *table, const double *u, size_t n,
                                      int64_t *seg, double *t);
 void tf_curve_table_placed_row_avx512(const tf_curve_table *curve, const double *u,

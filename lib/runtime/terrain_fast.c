@@ -927,11 +927,11 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
 }
 
 /* Whether a chunk on path simd finds its mask curves' segments once
- * (tf_terrain.mask_knots): on the AVX-512 path, for curves with lanes. */
+ * (tf_terrain.mask_knots): on the vector paths, for curves with lanes. */
 static inline int placed_masks(tf_simd_level simd, const tf_terrain *t)
 {
-#if TF_HAVE_AVX512_PATH
-    return simd == TF_SIMD_AVX512 && t->mask_knots && t->mask_knots->lanes;
+#if TF_HAVE_AVX2_PATH
+    return simd >= TF_SIMD_AVX2 && t->mask_knots && t->mask_knots->lanes;
 #else
     (void)simd;
     (void)t;
@@ -939,26 +939,22 @@ static inline int placed_masks(tf_simd_level simd, const tf_terrain *t)
 #endif
 }
 
-/* The AVX-512 place and placed rows where placed_masks holds (never
+/* The vector place and placed rows where placed_masks holds (never
  * called otherwise). */
-static inline void place_row(const tf_curve_table *knots, const double *u, size_t n, int64_t *seg,
-                             double *tv)
+static inline void place_row(tf_simd_level simd, const tf_curve_table *knots, const double *u,
+                             size_t n, int64_t *seg, double *tv)
 {
-#if TF_HAVE_AVX512_PATH
-    tf_curve_table_place_row_avx512(knots, u, n, seg, tv);
-#else
+    ON_AVX512(simd, tf_curve_table_place_row_avx512(knots, u, n, seg, tv));
+    ON_AVX2(simd, tf_curve_table_place_row_avx2(knots, u, n, seg, tv));
     (void)knots, (void)u, (void)n, (void)seg, (void)tv;
-#endif
 }
 
-static inline void placed_row(const tf_curve_table *curve, const double *u, const int64_t *seg,
-                              const double *tv, size_t n, double *out)
+static inline void placed_row(tf_simd_level simd, const tf_curve_table *curve, const double *u,
+                              const int64_t *seg, const double *tv, size_t n, double *out)
 {
-#if TF_HAVE_AVX512_PATH
-    tf_curve_table_placed_row_avx512(curve, u, seg, tv, n, out);
-#else
+    ON_AVX512(simd, tf_curve_table_placed_row_avx512(curve, u, seg, tv, n, out));
+    ON_AVX2(simd, tf_curve_table_placed_row_avx2(curve, u, seg, tv, n, out));
     (void)curve, (void)u, (void)seg, (void)tv, (void)n, (void)out;
-#endif
 }
 
 /* Step 4's weight of layer L from its mask layer's redistributed values
@@ -986,11 +982,11 @@ typedef struct {
     double t[ROW_CHUNK];
 } mask_places;
 
-TF_ALWAYS_INLINE void place_masks(const tf_terrain *t, mask_places *mp, const double *source_r,
-                                  size_t n)
+TF_ALWAYS_INLINE void place_masks(tf_simd_level simd, const tf_terrain *t, mask_places *mp,
+                                  const double *source_r, size_t n)
 {
     if (mp->on)
-        place_row(t->mask_knots, source_r, n, mp->seg, mp->t);
+        place_row(simd, t->mask_knots, source_r, n, mp->seg, mp->t);
 }
 
 TF_ALWAYS_INLINE const double *mask_weight_chunk(tf_simd_level simd, const tf_compiled_layer *L,
@@ -998,7 +994,7 @@ TF_ALWAYS_INLINE const double *mask_weight_chunk(tf_simd_level simd, const tf_co
                                                  size_t n, double *w)
 {
     if (mp->on && L->mask_shares_knots) {
-        placed_row(&L->mask_curve, rm, mp->seg, mp->t, n, w);
+        placed_row(simd, &L->mask_curve, rm, mp->seg, mp->t, n, w);
         return w;
     }
     return mask_chunk(simd, L, rm, n, w);
@@ -1022,7 +1018,7 @@ TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, cons
         double *ri = L->is_mask_source ? saved[i] : r;
         fast_unit_curve_row(simd, &L->rd, value, n, ri);
         if ((int)i == t->mask_knots_source)
-            place_masks(t, &mp, ri, n);
+            place_masks(simd, t, &mp, ri, n);
         /* 3.-5. shift, scale, mask, sum */
         const double *weight = L->mask == TF_MASK_NONE
                                    ? NULL
@@ -1102,7 +1098,7 @@ static void combine_chunk(const tf_terrain *t, tf_stage stage, size_t layer,
     mask_places mp;
     mp.on = placed_masks(simd, t);
     if (t->mask_knots_source >= 0)
-        place_masks(t, &mp, r[t->mask_knots_source], n);
+        place_masks(simd, t, &mp, r[t->mask_knots_source], n);
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         const double *weight =
