@@ -419,8 +419,8 @@ static const suite_entry SUITE[] = {
      TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
     {"6 layers, 1 mask, perlin-ref", 6, 64, 1, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
      TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
-    /* the other base noises (docs/noise.md): value and polynomial have
-     * AVX2 rows, perlin, exp-perlin and cellular not yet */
+    /* the other base noises (docs/noise.md), each on its AVX2 rows
+     * (docs/performance.md, "Layer kinds") */
     {"6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
      TF_FRACTAL_NONE},
     {"6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
