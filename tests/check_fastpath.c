@@ -82,6 +82,24 @@ static void random_points(uint64_t *state, tf_point *p, size_t count, double x0,
     }
 }
 
+/* The end of a random spec: an output curve half the time, the range,
+ * and the check that it is valid. */
+static tf_spec *random_spec_finish(tf_spec *spec, uint64_t *state)
+{
+    tf_point pts[66];
+    if (rng_next(state) % 2) {
+        size_t oc = 2 + rng_next(state) % 64;
+        random_points(state, pts, oc, -4.0, 4.0);
+        ck_assert_int_eq(
+            tf_spec_set_output_curve(spec, pts, oc, (tf_interp)(rng_next(state) % 3), NULL), 0);
+    }
+    spec->min_value = -3.0;
+    spec->max_value = 3.0;
+    tf_error err;
+    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s", err.message);
+    return spec;
+}
+
 /* A random valid spec: 1-8 layers, every base noise, a third of them
  * fractal kinds, 2-300 points, every interpolation, range masks (falloff 0 included), mask curves, an output
  * curve. */
@@ -130,17 +148,7 @@ static tf_spec *random_spec(uint64_t *state)
             }
         }
     }
-    if (rng_next(state) % 2) {
-        size_t oc = 2 + rng_next(state) % 64;
-        random_points(state, pts, oc, -4.0, 4.0);
-        ck_assert_int_eq(
-            tf_spec_set_output_curve(spec, pts, oc, (tf_interp)(rng_next(state) % 3), NULL), 0);
-    }
-    spec->min_value = -3.0;
-    spec->max_value = 3.0;
-    tf_error err;
-    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s", err.message);
-    return spec;
+    return random_spec_finish(spec, state);
 }
 
 /* Bits to compare: a NaN's sign and payload are not specified
@@ -214,17 +222,7 @@ static tf_spec *random_spec_shared_knots(uint64_t *state)
             L->mask_falloff = rng_range(state, 0.0, 0.3);
         }
     }
-    if (rng_next(state) % 2) {
-        size_t oc = 2 + rng_next(state) % 64;
-        random_points(state, pts, oc, -4.0, 4.0);
-        ck_assert_int_eq(
-            tf_spec_set_output_curve(spec, pts, oc, (tf_interp)(rng_next(state) % 3), NULL), 0);
-    }
-    spec->min_value = -3.0;
-    spec->max_value = 3.0;
-    tf_error err;
-    ck_assert_msg(tf_spec_validate(spec, &err) == 0, "%s", err.message);
-    return spec;
+    return random_spec_finish(spec, state);
 }
 
 /* Grid == single sample on every path, and the paths agree. */

@@ -343,14 +343,13 @@ __attribute__((target("avx2"))) static inline void curve_load_lanes(const tf_cur
                            *s1 = (const tf_curve_segment *)(const void *)(base + at[1]),
                            *s2 = (const tf_curve_segment *)(const void *)(base + at[2]),
                            *s3 = (const tf_curve_segment *)(const void *)(base + at[3]);
-    __m256d a0 = _mm256_loadu_pd(&s0->x0), a1 = _mm256_loadu_pd(&s1->x0);
-    __m256d a2 = _mm256_loadu_pd(&s2->x0), a3 = _mm256_loadu_pd(&s3->x0);
-    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
-    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
-    v->x0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
-    v->inv_width = _mm256_permute2f128_pd(hi01, hi23, 0x20);
-    v->c0 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
-    v->c1 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    __m256d m[4];
+    tf_transpose4(_mm256_loadu_pd(&s0->x0), _mm256_loadu_pd(&s1->x0), _mm256_loadu_pd(&s2->x0),
+                  _mm256_loadu_pd(&s3->x0), m);
+    v->x0 = m[0];
+    v->inv_width = m[1];
+    v->c0 = m[2];
+    v->c1 = m[3];
     __m256d b02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s0->c2)),
                                        _mm_loadu_pd(&s2->c2), 1);
     __m256d b13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s1->c2)),
@@ -589,18 +588,13 @@ placed4(const tf_curve_table *curve, const double *u, const int64_t *seg, const 
         double *out)
 {
     const tf_curve_segment *sg = curve->segments;
-    /* c0 .. c3 of lane l: a_l; lo01 = c0 of lanes 0, 1 | c2 of lanes 0, 1 */
-    __m256d a0 = _mm256_loadu_pd(&sg[seg[0]].c0), a1 = _mm256_loadu_pd(&sg[seg[1]].c0);
-    __m256d a2 = _mm256_loadu_pd(&sg[seg[2]].c0), a3 = _mm256_loadu_pd(&sg[seg[3]].c0);
-    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
-    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
-    __m256d c0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
-    __m256d c1 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
-    __m256d c2 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
-    __m256d c3 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    /* c0 .. c3 of each lane, one 32-byte load, transposed */
+    __m256d c[4];
+    tf_transpose4(_mm256_loadu_pd(&sg[seg[0]].c0), _mm256_loadu_pd(&sg[seg[1]].c0),
+                  _mm256_loadu_pd(&sg[seg[2]].c0), _mm256_loadu_pd(&sg[seg[3]].c0), c);
     __m256d v = _mm256_loadu_pd(u);
-    __m256d y = tf_curve_segment_value4(curve->interp == TF_INTERP_COSINE, _mm256_loadu_pd(t), c0,
-                                        c1, c2, c3);
+    __m256d y = tf_curve_segment_value4(curve->interp == TF_INTERP_COSINE, _mm256_loadu_pd(t), c[0],
+                                        c[1], c[2], c[3]);
     y = _mm256_blendv_pd(y, _mm256_set1_pd(curve->y_last),
                          _mm256_cmp_pd(v, _mm256_set1_pd(curve->x[curve->count - 1]), _CMP_GE_OQ));
     y = _mm256_blendv_pd(y, _mm256_set1_pd(curve->y_first),

@@ -14,6 +14,20 @@
 
 #define TF_CURVE_LANES_INLINE static inline __attribute__((target("avx2"), always_inline))
 
+/* The 4 x 4 transpose: rows a0 .. a3 (four members of one lane each) to
+ * m[0] .. m[3] (one member of the four lanes each). The segment loads of
+ * the curve rows and the lanes below read four members a lane this way. */
+TF_CURVE_LANES_INLINE void tf_transpose4(__m256d a0, __m256d a1, __m256d a2, __m256d a3,
+                                         __m256d m[4])
+{
+    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
+    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
+    m[0] = _mm256_permute2f128_pd(lo01, lo23, 0x20);
+    m[1] = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+    m[2] = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+    m[3] = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+}
+
 /* A segment's interpolant at t, four lanes (tf_curve_table_eval_inline's
  * last lines): with `cosine`, c0 + c1 * tf_cosine_blend(t) by its steps,
  * else the cubic by Horner. Shared by the curve rows (curve.c) and the
@@ -91,14 +105,10 @@ TF_CURVE_LANES_INLINE __m256d tf_curve_quad_eval(const tf_curve_quad *q, const v
                            *s1 = (const tf_curve_segment *)(const void *)(b + at[1]),
                            *s2 = (const tf_curve_segment *)(const void *)(b + at[2]),
                            *s3 = (const tf_curve_segment *)(const void *)(b + at[3]);
-    __m256d a0 = _mm256_loadu_pd(&s0->x0), a1 = _mm256_loadu_pd(&s1->x0);
-    __m256d a2 = _mm256_loadu_pd(&s2->x0), a3 = _mm256_loadu_pd(&s3->x0);
-    __m256d lo01 = _mm256_unpacklo_pd(a0, a1), hi01 = _mm256_unpackhi_pd(a0, a1);
-    __m256d lo23 = _mm256_unpacklo_pd(a2, a3), hi23 = _mm256_unpackhi_pd(a2, a3);
-    __m256d x0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
-    __m256d inv_width = _mm256_permute2f128_pd(hi01, hi23, 0x20);
-    __m256d c0 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
-    __m256d c1 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+    __m256d m[4];
+    tf_transpose4(_mm256_loadu_pd(&s0->x0), _mm256_loadu_pd(&s1->x0), _mm256_loadu_pd(&s2->x0),
+                  _mm256_loadu_pd(&s3->x0), m);
+    __m256d x0 = m[0], inv_width = m[1], c0 = m[2], c1 = m[3];
     __m256d e02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s0->c2)),
                                        _mm_loadu_pd(&s2->c2), 1);
     __m256d e13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&s1->c2)),
