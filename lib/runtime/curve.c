@@ -392,10 +392,22 @@ __attribute__((target("avx2"))) static inline __m256d segment_member4(__m256d v,
     return _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(v), pair));
 }
 
+/* The segment of each lane's u on a curve of few knots: the inner knots
+ * x_1 .. x_(K-2) it has passed (all compare false for NaN: segment 0),
+ * as -1 per knot passed, subtracted. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+few_segment4(const tf_curve_table *table, __m256d v)
+{
+    __m256i s = _mm256_setzero_si256();
+    for (size_t j = 1; j + 1 < table->count; j++)
+        s = _mm256_sub_epi64(
+            s, _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_set1_pd(table->x[j]), _CMP_GE_OQ)));
+    return s;
+}
+
 __attribute__((target("avx2"))) static __attribute__((noinline)) void
 curve_row_few_avx2(const tf_curve_table *table, const double *in, size_t n, double *out, int unit)
 {
-    const size_t segments = table->count - 1;
 #define CURVE_ROW(r) _mm256_loadu_pd(table->lanes + (r) * TF_CURVE_LANE_SEGMENTS)
     const __m256d m_x0 = CURVE_ROW(TF_CURVE_LANE_X0);
     const __m256d m_inv_width = CURVE_ROW(TF_CURVE_LANE_INV_WIDTH);
@@ -413,19 +425,13 @@ curve_row_few_avx2(const tf_curve_table *table, const double *in, size_t n, doub
         __m256d v = _mm256_loadu_pd(in + k);
         if (unit)
             v = _mm256_mul_pd(_mm256_add_pd(v, one), half);
-        /* -1 per knot passed, subtracted */
-        __m256i s = _mm256_setzero_si256();
-        for (size_t j = 1; j < segments; j++)
-            s = _mm256_sub_epi64(s, _mm256_castpd_si256(_mm256_cmp_pd(
-                                        v, _mm256_set1_pd(table->x[j]), _CMP_GE_OQ)));
+        __m256i s = few_segment4(table, v);
         __m256d t = _mm256_mul_pd(_mm256_sub_pd(v, segment_member4(m_x0, s)),
                                   segment_member4(m_inv_width, s));
         __m256d y = tf_curve_segment_value4(cosine, t, segment_member4(m_c0, s),
                                             segment_member4(m_c1, s), segment_member4(m_c2, s),
                                             segment_member4(m_c3, s));
-        y = _mm256_blendv_pd(y, y_last, _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
-        y = _mm256_blendv_pd(y, y_first, _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
-        _mm256_storeu_pd(out + k, y);
+        _mm256_storeu_pd(out + k, tf_curve_ends4(v, y, x_first, x_last, y_first, y_last));
     }
     for (; k < n; k++)
         out[k] = tf_curve_table_eval(table, unit ? (in[k] + 1.0) * 0.5 : in[k]);
@@ -548,15 +554,9 @@ __attribute__((target("avx2"))) void tf_curve_table_eval_unit_row_avx2(const tf_
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
 place4(const tf_curve_table *table, const double *u, int64_t *seg, double *t)
 {
-    const size_t segments = table->count - 1;
     const tf_curve_segment *sg = table->segments;
     __m256d v = _mm256_loadu_pd(u);
-    /* -1 per knot passed, subtracted */
-    __m256i sv = _mm256_setzero_si256();
-    for (size_t j = 1; j < segments; j++)
-        sv = _mm256_sub_epi64(
-            sv, _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_set1_pd(table->x[j]), _CMP_GE_OQ)));
-    _mm256_storeu_si256((__m256i *)(void *)seg, sv);
+    _mm256_storeu_si256((__m256i *)(void *)seg, few_segment4(table, v));
     /* x0 and inv_width side by side in each segment: lanes 0, 2 and 1, 3 */
     __m256d p02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&sg[seg[0]].x0)),
                                        _mm_loadu_pd(&sg[seg[2]].x0), 1);
@@ -583,9 +583,15 @@ __attribute__((target("avx2"))) void tf_curve_table_place_row_avx2(const tf_curv
     }
 }
 
+/* the curve's ends and interpolation, broadcast once a row */
+typedef struct {
+    __m256d x_first, x_last, y_first, y_last;
+    int cosine;
+} curve_ends_avx2;
+
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
-placed4(const tf_curve_table *curve, const double *u, const int64_t *seg, const double *t,
-        double *out)
+placed4(const tf_curve_table *curve, const curve_ends_avx2 *e, const double *u,
+        const int64_t *seg, const double *t, double *out)
 {
     const tf_curve_segment *sg = curve->segments;
     /* c0 .. c3 of each lane, one 32-byte load, transposed */
@@ -593,13 +599,8 @@ placed4(const tf_curve_table *curve, const double *u, const int64_t *seg, const 
     tf_transpose4(_mm256_loadu_pd(&sg[seg[0]].c0), _mm256_loadu_pd(&sg[seg[1]].c0),
                   _mm256_loadu_pd(&sg[seg[2]].c0), _mm256_loadu_pd(&sg[seg[3]].c0), c);
     __m256d v = _mm256_loadu_pd(u);
-    __m256d y = tf_curve_segment_value4(curve->interp == TF_INTERP_COSINE, _mm256_loadu_pd(t), c[0],
-                                        c[1], c[2], c[3]);
-    y = _mm256_blendv_pd(y, _mm256_set1_pd(curve->y_last),
-                         _mm256_cmp_pd(v, _mm256_set1_pd(curve->x[curve->count - 1]), _CMP_GE_OQ));
-    y = _mm256_blendv_pd(y, _mm256_set1_pd(curve->y_first),
-                         _mm256_cmp_pd(v, _mm256_set1_pd(curve->x[0]), _CMP_LE_OQ));
-    _mm256_storeu_pd(out, y);
+    __m256d y = tf_curve_segment_value4(e->cosine, _mm256_loadu_pd(t), c[0], c[1], c[2], c[3]);
+    _mm256_storeu_pd(out, tf_curve_ends4(v, y, e->x_first, e->x_last, e->y_first, e->y_last));
 }
 
 __attribute__((target("avx2"))) void tf_curve_table_placed_row_avx2(const tf_curve_table *curve,
@@ -608,9 +609,13 @@ __attribute__((target("avx2"))) void tf_curve_table_placed_row_avx2(const tf_cur
                                                                     const double *t, size_t n,
                                                                     double *out)
 {
+    const curve_ends_avx2 e = {_mm256_set1_pd(curve->x[0]),
+                               _mm256_set1_pd(curve->x[curve->count - 1]),
+                               _mm256_set1_pd(curve->y_first), _mm256_set1_pd(curve->y_last),
+                               curve->interp == TF_INTERP_COSINE};
     size_t k = 0;
     for (; k + CURVE_PLACE_LANES <= n; k += CURVE_PLACE_LANES)
-        placed4(curve, u + k, seg + k, t + k, out + k);
+        placed4(curve, &e, u + k, seg + k, t + k, out + k);
     if (k < n) {
         double in[CURVE_PLACE_LANES] = {NAN, NAN, NAN, NAN}, tl[CURVE_PLACE_LANES] = {0},
                y[CURVE_PLACE_LANES];
@@ -618,7 +623,7 @@ __attribute__((target("avx2"))) void tf_curve_table_placed_row_avx2(const tf_cur
         memcpy(in, u + k, (n - k) * sizeof *in);
         memcpy(tl, t + k, (n - k) * sizeof *tl);
         memcpy(at, seg + k, (n - k) * sizeof *at);
-        placed4(curve, in, at, tl, y);
+        placed4(curve, &e, in, at, tl, y);
         memcpy(out + k, y, (n - k) * sizeof *y);
     }
 }
@@ -689,6 +694,49 @@ CURVE_AVX512 static inline __m512d segment_value8(int cosine, __m512d t, __m512d
     return _mm512_add_pd(c0, _mm512_mul_pd(t, inner));
 }
 
+/* Row r of the table's lanes (tf_curve_table.lanes) in two registers. */
+CURVE_AVX512 static inline void lane_row8(const tf_curve_table *table, int r, __m512d *lo,
+                                          __m512d *hi)
+{
+    *lo = _mm512_loadu_pd(table->lanes + r * TF_CURVE_LANE_SEGMENTS);
+    *hi = _mm512_loadu_pd(table->lanes + r * TF_CURVE_LANE_SEGMENTS + 8);
+}
+
+/* The binary search's first step: half the smallest power of two at or
+ * above the table's segment count. */
+static long long few_first_step(const tf_curve_table *table)
+{
+    long long span = 1;
+    while ((size_t)span < table->count - 1)
+        span *= 2;
+    return span / 2;
+}
+
+/* Each lane's segment by the branch-free binary search over the knot row
+ * (knot_lo, knot_hi): the largest k with x_k <= u (knots past the last
+ * inner one are NaN, which no comparison passes; NaN passes none and
+ * stays at 0), the scalar search's segment. */
+CURVE_AVX512 static inline __m512i few_segment8(__m512d knot_lo, __m512d knot_hi,
+                                                long long first_step, __m512d v)
+{
+    __m512i s = _mm512_setzero_si512();
+    for (long long step = first_step; step > 0; step >>= 1) {
+        __m512i next = _mm512_add_epi64(s, _mm512_set1_epi64(step));
+        __mmask8 pass =
+            _mm512_cmp_pd_mask(v, _mm512_permutex2var_pd(knot_lo, next, knot_hi), _CMP_GE_OQ);
+        s = _mm512_mask_mov_epi64(s, pass, next);
+    }
+    return s;
+}
+
+/* tf_curve_ends4 with eight lanes */
+CURVE_AVX512 static inline __m512d curve_ends8(__m512d v, __m512d y, __m512d x_first,
+                                               __m512d x_last, __m512d y_first, __m512d y_last)
+{
+    y = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ), y, y_last);
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ), y, y_first);
+}
+
 /* curve_row_few_avx2 with eight lanes and up to sixteen segments (17
  * points: drawn curves, the fit's mask curves): each member row of the
  * table's lanes in two registers, one two-register permute a member. The
@@ -700,25 +748,17 @@ CURVE_AVX512 static __attribute__((noinline)) void
 curve_row_few_avx512(const tf_curve_table *table, const double *in, size_t n, double *out,
                      int unit)
 {
-    const size_t segments = table->count - 1;
-#define CURVE_ROW(r, half)                                                                         \
-    _mm512_loadu_pd(table->lanes + (r) * TF_CURVE_LANE_SEGMENTS + 8 * (half))
-#define CURVE_ROWS(name, r) const __m512d name##_lo = CURVE_ROW(r, 0), name##_hi = CURVE_ROW(r, 1)
-    CURVE_ROWS(m_knot, TF_CURVE_LANE_KNOT);
-    CURVE_ROWS(m_x0, TF_CURVE_LANE_X0);
-    CURVE_ROWS(m_inv_width, TF_CURVE_LANE_INV_WIDTH);
-    CURVE_ROWS(m_c0, TF_CURVE_LANE_C0);
-    CURVE_ROWS(m_c1, TF_CURVE_LANE_C1);
-    CURVE_ROWS(m_c2, TF_CURVE_LANE_C2);
-    CURVE_ROWS(m_c3, TF_CURVE_LANE_C3);
-#undef CURVE_ROWS
-#undef CURVE_ROW
+    __m512d knot_lo, knot_hi, x0_lo, x0_hi, iw_lo, iw_hi, c0_lo, c0_hi, c1_lo, c1_hi, c2_lo,
+        c2_hi, c3_lo, c3_hi;
+    lane_row8(table, TF_CURVE_LANE_KNOT, &knot_lo, &knot_hi);
+    lane_row8(table, TF_CURVE_LANE_X0, &x0_lo, &x0_hi);
+    lane_row8(table, TF_CURVE_LANE_INV_WIDTH, &iw_lo, &iw_hi);
+    lane_row8(table, TF_CURVE_LANE_C0, &c0_lo, &c0_hi);
+    lane_row8(table, TF_CURVE_LANE_C1, &c1_lo, &c1_hi);
+    lane_row8(table, TF_CURVE_LANE_C2, &c2_lo, &c2_hi);
+    lane_row8(table, TF_CURVE_LANE_C3, &c3_lo, &c3_hi);
 #define CURVE_MEMBER(name, s) _mm512_permutex2var_pd(name##_lo, s, name##_hi)
-    /* the search's first step: half the smallest power of two >= segments */
-    long long span = 1;
-    while ((size_t)span < segments)
-        span *= 2;
-    const long long first_step = span / 2;
+    const long long first_step = few_first_step(table);
     const __m512d x_first = _mm512_set1_pd(table->x[0]);
     const __m512d x_last = _mm512_set1_pd(table->x[table->count - 1]);
     const __m512d y_first = _mm512_set1_pd(table->y_first);
@@ -730,20 +770,11 @@ curve_row_few_avx512(const tf_curve_table *table, const double *in, size_t n, do
         __m512d v = load;                                                                          \
         if (unit)                                                                                  \
             v = _mm512_mul_pd(_mm512_add_pd(v, one), half);                                        \
-        __m512i s = _mm512_setzero_si512();                                                        \
-        for (long long step = first_step; step > 0; step >>= 1) {                                  \
-            __m512i next = _mm512_add_epi64(s, _mm512_set1_epi64(step));                           \
-            __mmask8 pass = _mm512_cmp_pd_mask(v, CURVE_MEMBER(m_knot, next), _CMP_GE_OQ);        \
-            s = _mm512_mask_mov_epi64(s, pass, next);                                              \
-        }                                                                                          \
-        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);                               \
-        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);                                \
-        __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, CURVE_MEMBER(m_x0, s)),                         \
-                                  CURVE_MEMBER(m_inv_width, s));                                   \
-        __m512d y = segment_value8(cosine, t, CURVE_MEMBER(m_c0, s), CURVE_MEMBER(m_c1, s),        \
-                                   CURVE_MEMBER(m_c2, s), CURVE_MEMBER(m_c3, s));                  \
-        y = _mm512_mask_blend_pd(above, y, y_last);                                                \
-        y = _mm512_mask_blend_pd(below, y, y_first);                                               \
+        __m512i s = few_segment8(knot_lo, knot_hi, first_step, v);                                 \
+        __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, CURVE_MEMBER(x0, s)), CURVE_MEMBER(iw, s));     \
+        __m512d y = segment_value8(cosine, t, CURVE_MEMBER(c0, s), CURVE_MEMBER(c1, s),            \
+                                   CURVE_MEMBER(c2, s), CURVE_MEMBER(c3, s));                      \
+        y = curve_ends8(v, y, x_first, x_last, y_first, y_last);                                   \
         store;                                                                                     \
     } while (0)
     /* the last n mod 8 as a vector too, its lanes past n loaded as 0 and
@@ -770,31 +801,15 @@ curve_row_few_avx512(const tf_curve_table *table, const double *in, size_t n, do
 CURVE_AVX512 void tf_curve_table_place_row_avx512(const tf_curve_table *table, const double *u,
                                                   size_t n, int64_t *seg, double *t)
 {
-    const size_t segments = table->count - 1;
-    const double *lanes = table->lanes;
-    const __m512d knot_lo = _mm512_loadu_pd(lanes + TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS);
-    const __m512d knot_hi =
-        _mm512_loadu_pd(lanes + TF_CURVE_LANE_KNOT * TF_CURVE_LANE_SEGMENTS + 8);
-    const __m512d x0_lo = _mm512_loadu_pd(lanes + TF_CURVE_LANE_X0 * TF_CURVE_LANE_SEGMENTS);
-    const __m512d x0_hi = _mm512_loadu_pd(lanes + TF_CURVE_LANE_X0 * TF_CURVE_LANE_SEGMENTS + 8);
-    const __m512d iw_lo =
-        _mm512_loadu_pd(lanes + TF_CURVE_LANE_INV_WIDTH * TF_CURVE_LANE_SEGMENTS);
-    const __m512d iw_hi =
-        _mm512_loadu_pd(lanes + TF_CURVE_LANE_INV_WIDTH * TF_CURVE_LANE_SEGMENTS + 8);
-    long long span = 1; /* as in curve_row_few_avx512 */
-    while ((size_t)span < segments)
-        span *= 2;
-    const long long first_step = span / 2;
+    __m512d knot_lo, knot_hi, x0_lo, x0_hi, iw_lo, iw_hi;
+    lane_row8(table, TF_CURVE_LANE_KNOT, &knot_lo, &knot_hi);
+    lane_row8(table, TF_CURVE_LANE_X0, &x0_lo, &x0_hi);
+    lane_row8(table, TF_CURVE_LANE_INV_WIDTH, &iw_lo, &iw_hi);
+    const long long first_step = few_first_step(table);
 #define CURVE_PLACE_VECTOR(load, store_seg, store_t)                                               \
     do {                                                                                           \
         __m512d v = load(u + k);                                                                   \
-        __m512i sv = _mm512_setzero_si512();                                                       \
-        for (long long step = first_step; step > 0; step >>= 1) {                                  \
-            __m512i next = _mm512_add_epi64(sv, _mm512_set1_epi64(step));                          \
-            __mmask8 pass = _mm512_cmp_pd_mask(                                                    \
-                v, _mm512_permutex2var_pd(knot_lo, next, knot_hi), _CMP_GE_OQ);                    \
-            sv = _mm512_mask_mov_epi64(sv, pass, next);                                            \
-        }                                                                                          \
+        __m512i sv = few_segment8(knot_lo, knot_hi, first_step, v);                                \
         __m512d tv = _mm512_mul_pd(_mm512_sub_pd(v, _mm512_permutex2var_pd(x0_lo, sv, x0_hi)),     \
                                    _mm512_permutex2var_pd(iw_lo, sv, iw_hi));                      \
         store_seg;                                                                                 \
@@ -820,15 +835,11 @@ CURVE_AVX512 void tf_curve_table_placed_row_avx512(const tf_curve_table *curve, 
                                                    const int64_t *seg, const double *t, size_t n,
                                                    double *out)
 {
-    const double *lanes = curve->lanes;
-#define CURVE_ROWS(name, r)                                                                        \
-    const __m512d name##_lo = _mm512_loadu_pd(lanes + (r) * TF_CURVE_LANE_SEGMENTS),               \
-                  name##_hi = _mm512_loadu_pd(lanes + (r) * TF_CURVE_LANE_SEGMENTS + 8)
-    CURVE_ROWS(m_c0, TF_CURVE_LANE_C0);
-    CURVE_ROWS(m_c1, TF_CURVE_LANE_C1);
-    CURVE_ROWS(m_c2, TF_CURVE_LANE_C2);
-    CURVE_ROWS(m_c3, TF_CURVE_LANE_C3);
-#undef CURVE_ROWS
+    __m512d m_c0_lo, m_c0_hi, m_c1_lo, m_c1_hi, m_c2_lo, m_c2_hi, m_c3_lo, m_c3_hi;
+    lane_row8(curve, TF_CURVE_LANE_C0, &m_c0_lo, &m_c0_hi);
+    lane_row8(curve, TF_CURVE_LANE_C1, &m_c1_lo, &m_c1_hi);
+    lane_row8(curve, TF_CURVE_LANE_C2, &m_c2_lo, &m_c2_hi);
+    lane_row8(curve, TF_CURVE_LANE_C3, &m_c3_lo, &m_c3_hi);
 #define CURVE_MEMBER(name, s) _mm512_permutex2var_pd(name##_lo, s, name##_hi)
     const __m512d x_first = _mm512_set1_pd(curve->x[0]);
     const __m512d x_last = _mm512_set1_pd(curve->x[curve->count - 1]);
@@ -839,13 +850,10 @@ CURVE_AVX512 void tf_curve_table_placed_row_avx512(const tf_curve_table *curve, 
     do {                                                                                           \
         __m512d v = load(u + k);                                                                   \
         __m512i s = load_seg(seg + k);                                                             \
-        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);                               \
-        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);                                \
         __m512d y = segment_value8(cosine, load(t + k), CURVE_MEMBER(m_c0, s),                     \
                                    CURVE_MEMBER(m_c1, s), CURVE_MEMBER(m_c2, s),                   \
                                    CURVE_MEMBER(m_c3, s));                                         \
-        y = _mm512_mask_blend_pd(above, y, y_last);                                                \
-        y = _mm512_mask_blend_pd(below, y, y_first);                                               \
+        y = curve_ends8(v, y, x_first, x_last, y_first, y_last);                                   \
         store;                                                                                     \
     } while (0)
 #define LOAD_ALL(p) _mm512_loadu_pd(p)
@@ -920,14 +928,11 @@ curve_row_avx512(const tf_curve_table *table, const double *in, size_t n, double
 #define CURVE_PASS2(LOAD, STORE)                                                                   \
     do {                                                                                           \
         __m512d v = LOAD(u + k + m);                                                               \
-        __mmask8 below = _mm512_cmp_pd_mask(v, x_first, _CMP_LE_OQ);                               \
-        __mmask8 above = _mm512_cmp_pd_mask(v, x_last, _CMP_GE_OQ);                                \
         curve_lanes8 c;                                                                            \
         curve_load_lanes8(seg, segment + m, &c);                                                   \
         __m512d t = _mm512_mul_pd(_mm512_sub_pd(v, c.x0), c.inv_width);                            \
         __m512d y = segment_value8(cosine, t, c.c0, c.c1, c.c2, c.c3);                             \
-        y = _mm512_mask_blend_pd(above, y, y_last);                                                \
-        y = _mm512_mask_blend_pd(below, y, y_first);                                               \
+        y = curve_ends8(v, y, x_first, x_last, y_first, y_last);                                   \
         STORE(out + k + m, y);                                                                     \
     } while (0)
 #define CURVE_BUCKET(lane) _mm_loadu_pd(&buckets[bucket[lane]].next)

@@ -28,6 +28,15 @@ TF_CURVE_LANES_INLINE void tf_transpose4(__m256d a0, __m256d a1, __m256d a2, __m
     m[3] = _mm256_permute2f128_pd(hi01, hi23, 0x31);
 }
 
+/* The ends, tf_curve_table_eval_inline's first tests, four lanes: y_last
+ * at or above x_last, then y_first at or below x_0 (NaN passes neither). */
+TF_CURVE_LANES_INLINE __m256d tf_curve_ends4(__m256d v, __m256d y, __m256d x_first,
+                                             __m256d x_last, __m256d y_first, __m256d y_last)
+{
+    y = _mm256_blendv_pd(y, y_last, _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
+    return _mm256_blendv_pd(y, y_first, _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
+}
+
 /* A segment's interpolant at t, four lanes (tf_curve_table_eval_inline's
  * last lines): with `cosine`, c0 + c1 * tf_cosine_blend(t) by its steps,
  * else the cubic by Horner. Shared by the curve rows (curve.c) and the
@@ -121,8 +130,8 @@ TF_CURVE_LANES_INLINE __m256d tf_curve_quad_eval(const tf_curve_quad *q, const v
         __m256d yc = tf_curve_segment_value4(1, t, c0, c1, c2, c3);
         y = _mm256_blendv_pd(y, yc, _mm256_loadu_pd(q->cosine));
     }
-    y = _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_last), _mm256_cmp_pd(v, x_last, _CMP_GE_OQ));
-    return _mm256_blendv_pd(y, _mm256_loadu_pd(q->y_first), _mm256_cmp_pd(v, x_first, _CMP_LE_OQ));
+    return tf_curve_ends4(v, y, x_first, x_last, _mm256_loadu_pd(q->y_first),
+                          _mm256_loadu_pd(q->y_last));
 }
 /* A scalar lookup on the AVX2 path. A curve of at most
  * TF_CURVE_LANE_SEGMENTS segments (table->lanes set) finds the segment

@@ -135,10 +135,10 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
         /* curves on one set of knots: r_source's segment and t once */
         tf_curve_place at = tf_curve_place_avx2(t->mask_knots, r_source);
         for (size_t j = 0; j < t->mask_lane_count; j++) {
-            const tf_compiled_layer *M = &t->layers[t->mask_lane_layer[j]];
-            c[t->mask_lane_layer[j]] *=
-                M->mask_shares_knots ? tf_curve_placed_value(&M->mask_curve, at)
-                                     : tf_curve_table_eval_avx2(&M->mask_curve, r_source);
+            const tf_curve_table *mc = t->mask_lane_table[j];
+            c[t->mask_lane_layer[j]] *= t->layers[t->mask_lane_layer[j]].mask_shares_knots
+                                            ? tf_curve_placed_value(mc, at)
+                                            : tf_curve_table_eval_avx2(mc, r_source);
         }
     } else if (t->mask_one_source >= 0) {
         for (size_t j = 0; j < t->mask_lane_count; j++)
