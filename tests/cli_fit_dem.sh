@@ -176,6 +176,49 @@ check "... the stage lowering its windows" \
     awk -F'|' '/^as the spec is/ { split($4, f, " "); exit !(f[1] > 0) }' "$scratch/stdout"
 expect_message "drainage-windows.sh refuses a spec without the stage" 1 "has no drainage stage" \
     sh "$TF_SRCDIR/scripts/drainage-windows.sh" "$TERRAFIT" "$out/dr-off.json" 48x40 3
+# scripts/dem-variants.py (docs/fitting.md's smooth and interpolated
+# DEMs): blurred, requantized and resampled variants that fit as DEMs do;
+# its mask follows the source's; each bad input refused with its reason
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+variants="$TF_SRCDIR/scripts/dem-variants.py"
+"$TERRAFIT" render "$scratch/base.json" -o "$scratch/dv.png" --size 40x30 -q
+"$TERRAFIT" render "$scratch/detail.json" -o "$scratch/dv_valid.png" -f png8 --size 40x30 -q
+printf '{"min_m": 100, "max_m": 300}\n' >"$scratch/dv.json"
+expect "dem-variants.py blurs, requantizes and resamples" 0 \
+    "$python" "$variants" "$scratch/dv.png" "$out/dv-all.png" --resample 2 --gauss 1.5 --quantize 10
+check "... a 16-bit greyscale PNG of (W-1)2+1 x (H-1)2+1" [ "$(png_ihdr "$out/dv-all.png")" = "79 59 16 0" ]
+check "... with the source's no-data, resampled" [ "$(png_ihdr "$out/dv-all_valid.png")" = "79 59 8 0" ]
+check "... and a sidecar with the operations in their order" \
+    [ "$(tr -d ' \n' <"$out/dv-all.json" | grep -o '"operations":\[[^]]*\][^]]*\][^]]*\]\]')" = \
+      '"operations":[["gauss",1.5],["quantize",10.0],["resample",2]]' ]
+expect "... which fits as a DEM" 0 "$TERRAFIT" fit "$out/dv-all.png" --valid "$out/dv-all_valid.png" \
+    --drainage off -o "$out/dv-all-fit.json" -q
+expect "dem-variants.py --quantize 10 alone exits 0" 0 \
+    "$python" "$variants" "$scratch/dv.png" "$out/dv-q.png" --quantize 10
+"$TERRAFIT" erode "$out/dv-q.png" "$scratch/dv-q.asc" --method thermal --iterations 0 -q
+check "... 200 m in steps of 10 m: at most 21 heights and no-data" \
+    [ "$(awk 'NR > 5 { for (k = 1; k <= NF; k++) seen[$k] = 1 } END { print length(seen) }' \
+        "$scratch/dv-q.asc")" -le 22 ]
+expect "dem-variants.py --gauss alone keeps the size" 0 \
+    "$python" "$variants" "$scratch/dv.png" "$out/dv-g.png" --gauss 2
+check "... 40 x 30" [ "$(png_ihdr "$out/dv-g.png")" = "40 30 16 0" ]
+cp "$scratch/dv.png" "$scratch/bare.png"
+expect_message "dem-variants.py --quantize without metres exits 1" 1 "needs min_m and max_m" \
+    "$python" "$variants" "$scratch/bare.png" "$out/x.png" --quantize 1
+expect_message "dem-variants.py refuses an unknown option" 2 "unknown option --sharpen" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --sharpen 2
+expect_message "dem-variants.py refuses --resample 0" 2 "--resample 0 is out of range" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --resample 0
+expect_message "dem-variants.py refuses a number that is not one" 2 "--gauss takes a number" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --gauss wide
+expect_message "dem-variants.py refuses a file that is not a PNG" 1 "not a PNG file" \
+    "$python" "$variants" "$scratch/dv.json" "$out/x.png" --gauss 1
+cp "$scratch/dv.png" "$scratch/odd.png"
+"$TERRAFIT" render "$scratch/detail.json" -o "$scratch/odd_valid.png" -f png8 --size 20x30 -q
+expect_message "dem-variants.py refuses a mask of another size" 1 "not the size of" \
+    "$python" "$variants" "$scratch/odd.png" "$out/x.png" --gauss 1
+check "... and writes nothing" [ ! -e "$out/x.png" ]
 run "$TERRAFIT" fit "$ref" -o "$out/dr-auto.json" -q -r "$out/dr-auto-report.json"
 check "auto (the default) decides and says why" grep -q '"considered":[[:space:]]*true' "$out/dr-auto-report.json"
 expect "reference layers with --drainage on exit 0" 0 \
