@@ -26,13 +26,17 @@ import struct
 import sys
 import zlib
 
+# The most cells a source or a variant may have: the lists of doubles of a
+# 4096 x 4096 grid take about a gigabyte in Python.
+MAX_CELLS = 1 << 24
+
 
 def read_png(path):
     """A greyscale PNG (8 or 16 bits, not interlaced) as rows of ints."""
     data = open(path, "rb").read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("%s: not a PNG file" % path)
-    pos, idat, w = 8, b"", 0
+    pos, idat, depth = 8, b"", None
     while pos < len(data):
         n, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
@@ -43,13 +47,21 @@ def read_png(path):
         elif kind == b"IDAT":
             idat += body
         pos += 12 + n
+    if depth is None:
+        raise ValueError("%s: a PNG without a header chunk" % path)
+    if w < 2 or h < 2 or w * h > MAX_CELLS:
+        raise ValueError("%s: %d x %d cells, not 2 x 2 to %d in all" % (path, w, h, MAX_CELLS))
     bpp = depth // 8
     stride = w * bpp
     raw = zlib.decompress(idat)
+    if len(raw) != h * (stride + 1):
+        raise ValueError("%s: the image data do not hold %d x %d pixels" % (path, w, h))
     prev = bytearray(stride)
     rows = []
     for j in range(h):
         f = raw[j * (stride + 1)]
+        if f > 4:
+            raise ValueError("%s: row %d has an unknown filter %d" % (path, j, f))
         line = bytearray(raw[j * (stride + 1) + 1:(j + 1) * (stride + 1)])
         for i in range(stride):
             a = line[i - bpp] if i >= bpp else 0
@@ -157,7 +169,8 @@ def main(argv):
         try:
             v = float(value) if name != "--resample" else int(value)
         except ValueError:
-            sys.stderr.write("dem-variants.py: %s takes a number, got '%s'\n" % (name, value))
+            what = "a whole number" if name == "--resample" else "a number"
+            sys.stderr.write("dem-variants.py: %s takes %s, got '%s'\n" % (name, what, value))
             return 2
         if not (0 < v <= 1e6) or (name == "--resample" and v > 16):
             sys.stderr.write("dem-variants.py: %s %s is out of range\n" % (name, value))
@@ -186,6 +199,11 @@ def main(argv):
     if any(name == "--quantize" for name, _ in ops) and (lo_m is None or hi_m is None):
         sys.stderr.write("dem-variants.py: --quantize needs min_m and max_m in %s.json\n" % stem)
         return 1
+    for name, v in ops:
+        if name == "--resample" and ((w - 1) * v + 1) * ((h - 1) * v + 1) > MAX_CELLS:
+            sys.stderr.write("dem-variants.py: --resample %d of %d x %d makes more than %d cells\n"
+                             % (v, w, h, MAX_CELLS))
+            return 1
     for name, v in ops:
         if name == "--gauss":
             z = gauss(z, valid, w, h, v)

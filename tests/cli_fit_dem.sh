@@ -2,7 +2,8 @@
 # End-to-end tests of `terrafit fit` on a single DEM: auto-layered by
 # default (--layers auto|N|1), --preview's picture, base noises and layer
 # kinds on the bands, and the drainage stage (--drainage and its knobs,
-# the report's decision). tests/cli_fit.sh has the reference-layer fits and
+# the report's decision), with the scripts that measure it
+# (drainage-windows.sh, dem-variants.py). tests/cli_fit.sh has the reference-layer fits and
 # the bad inputs; tests/fit_setup.sh the references both fit.
 # Run by `make check` with TERRAFIT and TF_SRCDIR.
 set -u
@@ -212,6 +213,17 @@ expect_message "dem-variants.py refuses --resample 0" 2 "--resample 0 is out of 
     "$python" "$variants" "$scratch/dv.png" "$out/x.png" --resample 0
 expect_message "dem-variants.py refuses a number that is not one" 2 "--gauss takes a number" \
     "$python" "$variants" "$scratch/dv.png" "$out/x.png" --gauss wide
+expect_message "dem-variants.py refuses a fraction of a resample" 2 \
+    "--resample takes a whole number, got '2.5'" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --resample 2.5
+"$TERRAFIT" render "$scratch/base.json" -o "$scratch/wide.png" --size 300x300 -q
+expect_message "dem-variants.py refuses a variant of too many cells" 1 \
+    "--resample 16 of 300 x 300 makes more than 16777216 cells" \
+    "$python" "$variants" "$scratch/wide.png" "$out/x.png" --resample 16
+head -c 400 "$scratch/dv.png" >"$scratch/cut.png"
+expect_message "dem-variants.py refuses a cut PNG" 1 "dem-variants.py: " \
+    "$python" "$variants" "$scratch/cut.png" "$out/x.png" --gauss 1
+check "... without a traceback" sh -c '! grep -q Traceback "$1"' sh "$scratch/stderr"
 expect_message "dem-variants.py refuses a file that is not a PNG" 1 "not a PNG file" \
     "$python" "$variants" "$scratch/dv.json" "$out/x.png" --gauss 1
 cp "$scratch/dv.png" "$scratch/odd.png"
