@@ -1,13 +1,17 @@
 #!/usr/bin/python3
-"""Smoothed, requantized and resampled variants of a DEM, to check how a fit
-generalizes to kinds of elevation data the test set lacks (interpolated
-or smoothed products: a DEM from contours, from a coarser grid, a glacier
-surface). docs/fitting.md, "Smooth and interpolated DEMs", reads them.
+"""Flattened, smoothed, requantized and resampled variants of a DEM, to check
+how a fit generalizes to kinds of elevation data the test set lacks: flat
+sea or lake surfaces and plateaus, interpolated or smoothed products (a
+DEM from contours, from a coarser grid, a glacier surface).
+docs/fitting.md, "Smooth and interpolated DEMs" and "Flats", reads them.
 
-  /usr/bin/python3 scripts/dem-variants.py SRC.png OUT.png [--gauss S]
-      [--quantize M] [--resample F]
+  /usr/bin/python3 scripts/dem-variants.py SRC.png OUT.png [--flat-below P]
+      [--flat-above P] [--gauss S] [--quantize M] [--resample F]
 
-In this order: --gauss S blurs with a Gaussian of S px (three box passes of
+In this order: --flat-below P sets the lowest share P of the visible cells
+to the height of the P-quantile (a sea, a lake or a flood plain), and
+--flat-above P the highest share P to that of the (1 - P)-quantile (flat
+tops: plateaus, mesas), 0 < P < 1; --gauss S blurs with a Gaussian of S px (three box passes of
 the widths of Kovesi's "fast almost-Gaussian filtering", each normalized
 by the visible cells it covers, so no-data never leaks in); --quantize M
 rounds the heights to M metres (the sidecar SRC.json's min_m and max_m
@@ -133,6 +137,21 @@ def gauss(z, valid, w, h, sigma):
     return z
 
 
+def flatten(z, valid, share, above):
+    """The lowest (highest) share of the visible cells set to the height
+    of the share's (1 - share's) quantile: the sorted visible heights'
+    element at that rank."""
+    seen = sorted(v for row, vrow in zip(z, valid) for v, ok in zip(row, vrow) if ok > 0)
+    if not seen:
+        return z
+    rank = min(len(seen) - 1, int(share * len(seen)))
+    if above:
+        level = seen[len(seen) - 1 - rank]
+        return [[min(v, level) for v in row] for row in z]
+    level = seen[rank]
+    return [[max(v, level) for v in row] for row in z]
+
+
 def resample(z, valid, w, h, f):
     W, H = (w - 1) * f + 1, (h - 1) * f + 1
     out, vout = [], []
@@ -163,7 +182,7 @@ def main(argv):
     ops = []
     for k in range(2, len(args), 2):
         name, value = args[k], args[k + 1]
-        if name not in ("--gauss", "--quantize", "--resample"):
+        if name not in ("--flat-below", "--flat-above", "--gauss", "--quantize", "--resample"):
             sys.stderr.write("dem-variants.py: unknown option %s\n" % name)
             return 2
         try:
@@ -172,11 +191,12 @@ def main(argv):
             what = "a whole number" if name == "--resample" else "a number"
             sys.stderr.write("dem-variants.py: %s takes %s, got '%s'\n" % (name, what, value))
             return 2
-        if not (0 < v <= 1e6) or (name == "--resample" and v > 16):
+        if not (0 < v <= 1e6) or (name == "--resample" and v > 16) or \
+                (name.startswith("--flat") and not v < 1):
             sys.stderr.write("dem-variants.py: %s %s is out of range\n" % (name, value))
             return 2
         ops.append((name, v))
-    order = {"--gauss": 0, "--quantize": 1, "--resample": 2}
+    order = {"--flat-below": 0, "--flat-above": 1, "--gauss": 2, "--quantize": 3, "--resample": 4}
     ops.sort(key=lambda o: order[o[0]])
     stem = src[:-4] if src.endswith(".png") else src
     try:
@@ -205,7 +225,9 @@ def main(argv):
                              % (v, w, h, MAX_CELLS))
             return 1
     for name, v in ops:
-        if name == "--gauss":
+        if name.startswith("--flat"):
+            z = flatten(z, valid, v, name == "--flat-above")
+        elif name == "--gauss":
             z = gauss(z, valid, w, h, v)
         elif name == "--quantize":
             span = hi_m - lo_m

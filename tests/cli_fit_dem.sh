@@ -178,7 +178,8 @@ check "... the stage lowering its windows" \
 expect_message "drainage-windows.sh refuses a spec without the stage" 1 "has no drainage stage" \
     sh "$TF_SRCDIR/scripts/drainage-windows.sh" "$TERRAFIT" "$out/dr-off.json" 48x40 3
 # scripts/dem-variants.py (docs/fitting.md's smooth and interpolated
-# DEMs): blurred, requantized and resampled variants that fit as DEMs do;
+# DEMs, flats): flattened, blurred, requantized and resampled variants
+# that fit as DEMs do;
 # its mask follows the source's; each bad input refused with its reason
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
@@ -201,10 +202,24 @@ expect "dem-variants.py --quantize 10 alone exits 0" 0 \
 check "... 200 m in steps of 10 m: at most 21 heights and no-data" \
     [ "$(awk 'NR > 5 { for (k = 1; k <= NF; k++) seen[$k] = 1 } END { print length(seen) }' \
         "$scratch/dv-q.asc")" -le 22 ]
+cp "$scratch/dv.png" "$scratch/bare.png" # no mask, no metres
+expect "dem-variants.py --flat-below 0.5 exits 0" 0 \
+    "$python" "$variants" "$scratch/bare.png" "$out/dv-fb.png" --flat-below 0.5
+"$TERRAFIT" erode "$out/dv-fb.png" "$scratch/dv-fb.asc" --method thermal --iterations 0 -q
+check "... half the cells or more at the lowest height" \
+    awk 'NR > 5 { for (k = 1; k <= NF; k++) { n++; c[$k]++; if (n == 1 || $k < lo) lo = $k } }
+         END { exit !(2 * c[lo] >= n) }' "$scratch/dv-fb.asc"
+expect "dem-variants.py --flat-above 0.25 exits 0" 0 \
+    "$python" "$variants" "$scratch/bare.png" "$out/dv-fa.png" --flat-above 0.25
+"$TERRAFIT" erode "$out/dv-fa.png" "$scratch/dv-fa.asc" --method thermal --iterations 0 -q
+check "... a quarter of the cells or more at the highest height" \
+    awk 'NR > 5 { for (k = 1; k <= NF; k++) { n++; c[$k]++; if (n == 1 || $k > hi) hi = $k } }
+         END { exit !(4 * c[hi] >= n) }' "$scratch/dv-fa.asc"
+expect_message "dem-variants.py refuses --flat-below 1" 2 "--flat-below 1 is out of range" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --flat-below 1
 expect "dem-variants.py --gauss alone keeps the size" 0 \
     "$python" "$variants" "$scratch/dv.png" "$out/dv-g.png" --gauss 2
 check "... 40 x 30" [ "$(png_ihdr "$out/dv-g.png")" = "40 30 16 0" ]
-cp "$scratch/dv.png" "$scratch/bare.png"
 expect_message "dem-variants.py --quantize without metres exits 1" 1 "needs min_m and max_m" \
     "$python" "$variants" "$scratch/bare.png" "$out/x.png" --quantize 1
 expect_message "dem-variants.py refuses an unknown option" 2 "unknown option --sharpen" \
