@@ -164,10 +164,23 @@ def resample(z, valid, w, h, f):
             x = I / f
             i0 = min(int(x), w - 2)
             tx = x - i0
-            a = z[j0][i0] * (1 - tx) + z[j0][i0 + 1] * tx
-            b = z[j0 + 1][i0] * (1 - tx) + z[j0 + 1][i0 + 1] * tx
-            row.append(a * (1 - ty) + b * ty)
-            vrow.append(valid[min(int(y + 0.5), h - 1)][min(int(x + 0.5), w - 1)])
+            near = valid[min(int(y + 0.5), h - 1)][min(int(x + 0.5), w - 1)]
+            if valid[j0][i0] and valid[j0][i0 + 1] and valid[j0 + 1][i0] and valid[j0 + 1][i0 + 1]:
+                a = z[j0][i0] * (1 - tx) + z[j0][i0 + 1] * tx
+                b = z[j0 + 1][i0] * (1 - tx) + z[j0 + 1][i0 + 1] * tx
+                row.append(a * (1 - ty) + b * ty)
+                vrow.append(near)
+                continue
+            # by a no-data cell: the visible corners only, their weights
+            # renormalized (no-data is stored as 0, not a height)
+            num = den = 0.0
+            for dj, wy in ((0, 1 - ty), (1, ty)):
+                for di, wx in ((0, 1 - tx), (1, tx)):
+                    wk = wy * wx * valid[j0 + dj][i0 + di]
+                    num += wk * z[j0 + dj][i0 + di]
+                    den += wk
+            row.append(num / den if den > 0 else 0.0)
+            vrow.append(near if den > 0 else 0.0)
         out.append(row)
         vout.append(vrow)
     return out, vout, W, H
@@ -209,15 +222,23 @@ def main(argv):
             valid = [[1.0 if v > 0 else 0.0 for v in r] for r in vrows]
         meta = {}
         if os.path.exists(stem + ".json"):
-            meta = json.load(open(stem + ".json"))
+            with open(stem + ".json") as f:
+                meta = json.load(f)
+            if not isinstance(meta, dict):
+                raise ValueError("%s.json: not a JSON object" % stem)
+            for key in ("min_m", "max_m"):
+                if key in meta and not (isinstance(meta[key], (int, float)) and
+                                        math.isfinite(meta[key])):
+                    raise ValueError("%s.json: %s is not a finite number" % (stem, key))
     except (OSError, ValueError, zlib.error, struct.error) as e:
         sys.stderr.write("dem-variants.py: %s\n" % e)
         return 1
     top = 65535.0 if depth == 16 else 255.0
     lo_m, hi_m = meta.get("min_m"), meta.get("max_m")
     z = [[float(v) / top for v in r] for r in rows]
-    if any(name == "--quantize" for name, _ in ops) and (lo_m is None or hi_m is None):
-        sys.stderr.write("dem-variants.py: --quantize needs min_m and max_m in %s.json\n" % stem)
+    if any(name == "--quantize" for name, _ in ops) and \
+            (lo_m is None or hi_m is None or not hi_m > lo_m):
+        sys.stderr.write("dem-variants.py: --quantize needs min_m < max_m in %s.json\n" % stem)
         return 1
     for name, v in ops:
         if name == "--resample" and ((w - 1) * v + 1) * ((h - 1) * v + 1) > MAX_CELLS:
@@ -246,6 +267,8 @@ def main(argv):
     write_png(out, w, h, pixels, 16)
     if any(v == 0 for r in valid for v in r):
         write_png(ostem + "_valid.png", w, h, [[255 if v > 0 else 0 for v in r] for r in valid], 8)
+    elif os.path.exists(ostem + "_valid.png"):
+        os.remove(ostem + "_valid.png")  # a mask from an earlier run would be read with OUT
     side = {"source": os.path.basename(src), "operations": [[n[2:], v] for n, v in ops],
             "width": w, "height": h}
     if lo_m is not None and hi_m is not None:

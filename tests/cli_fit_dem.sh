@@ -191,6 +191,29 @@ expect "dem-variants.py blurs, requantizes and resamples" 0 \
     "$python" "$variants" "$scratch/dv.png" "$out/dv-all.png" --resample 2 --gauss 1.5 --quantize 10
 check "... a 16-bit greyscale PNG of (W-1)2+1 x (H-1)2+1" [ "$(png_ihdr "$out/dv-all.png")" = "79 59 16 0" ]
 check "... with the source's no-data, resampled" [ "$(png_ihdr "$out/dv-all_valid.png")" = "79 59 8 0" ]
+# resampled alone: a cell halfway from a no-data cell (height 0, as the
+# test set stores it) to a visible one takes the visible one's height, not
+# their mean (s0: the source with its no-data at 0 and its visible range
+# kept, as the variants write it)
+run "$python" "$variants" "$scratch/dv.png" "$scratch/s0.png" --flat-below 0.001
+run "$python" "$variants" "$scratch/s0.png" "$out/s0-r2.png" --resample 2
+for f in s0_valid:"$scratch/s0_valid.png" s0:"$scratch/s0.png" s0-r2:"$out/s0-r2.png"; do
+    "$TERRAFIT" erode "${f#*:}" "$scratch/${f%%:*}.asc" --method thermal --iterations 0 -q
+done
+check "... the visible cells' heights from visible cells only" \
+    awk 'FILENAME == ARGV[1] && FNR > 5 { for (k = 1; k <= NF; k++) m[FNR - 5, k] = $k }
+         FILENAME == ARGV[2] && FNR > 5 { for (k = 1; k <= NF; k++) a[FNR - 5, k] = $k }
+         FILENAME == ARGV[3] && FNR > 5 && (FNR - 6) % 2 == 0 {
+             r = (FNR - 6) / 2 + 1
+             for (k = 2; k <= NF; k += 2) {
+                 c = k / 2
+                 if (m[r, c] == 0 && m[r, c + 1] > 0) {
+                     n++; d = $k - a[r, c + 1]; if (d < 0) d = -d; if (d > 3e-5) bad++
+                 }
+             }
+         }
+         END { exit !(n > 10 && bad == 0) }' \
+    "$scratch/s0_valid.asc" "$scratch/s0.asc" "$scratch/s0-r2.asc"
 check "... and a sidecar with the operations in their order" \
     [ "$(tr -d ' \n' <"$out/dv-all.json" | grep -o '"operations":\[[^]]*\][^]]*\][^]]*\]\]')" = \
       '"operations":[["gauss",1.5],["quantize",10.0],["resample",2]]' ]
@@ -220,8 +243,20 @@ expect_message "dem-variants.py refuses --flat-below 1" 2 "--flat-below 1 is out
 expect "dem-variants.py --gauss alone keeps the size" 0 \
     "$python" "$variants" "$scratch/dv.png" "$out/dv-g.png" --gauss 2
 check "... 40 x 30" [ "$(png_ihdr "$out/dv-g.png")" = "40 30 16 0" ]
-expect_message "dem-variants.py --quantize without metres exits 1" 1 "needs min_m and max_m" \
+expect_message "dem-variants.py --quantize without metres exits 1" 1 "needs min_m < max_m" \
     "$python" "$variants" "$scratch/bare.png" "$out/x.png" --quantize 1
+cp "$scratch/dv.png" "$scratch/listed.png"
+echo '[1, 2]' >"$scratch/listed.json"
+expect_message "dem-variants.py refuses a sidecar that is not an object" 1 \
+    "listed.json: not a JSON object" \
+    "$python" "$variants" "$scratch/listed.png" "$out/x.png" --gauss 1
+echo '{"min_m": "low", "max_m": 3}' >"$scratch/listed.json"
+expect_message "dem-variants.py refuses metres that are not numbers" 1 \
+    "listed.json: min_m is not a finite number" \
+    "$python" "$variants" "$scratch/listed.png" "$out/x.png" --quantize 1
+echo '{"min_m": 5, "max_m": 5}' >"$scratch/listed.json"
+expect_message "dem-variants.py refuses an empty range of metres" 1 "needs min_m < max_m" \
+    "$python" "$variants" "$scratch/listed.png" "$out/x.png" --quantize 1
 expect_message "dem-variants.py refuses an unknown option" 2 "unknown option --sharpen" \
     "$python" "$variants" "$scratch/dv.png" "$out/x.png" --sharpen 2
 expect_message "dem-variants.py refuses --resample 0" 2 "--resample 0 is out of range" \
