@@ -25,6 +25,7 @@ terrafit=$1
 dem_dir=$2
 pictures=${3:-}
 fit_args=${FIT_ARGS:-}
+scripts=$(cd "$(dirname "$0")" && pwd) # pngio.py, for the hillshade panels
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 origins="5000,5000 -7000,3000 20000,-9000"
@@ -83,37 +84,14 @@ for dem in "$dem_dir"/*.png; do
         # reference | one layer (the first pair), then the synthesis panel
         # of the other pairs (auto without the drainage stage, auto), which
         # share the reference and so the tint and relief scale.
-        python3 - "$pictures/$name-hillshades.png" "$tmp/pair-1.png" "$tmp/pair-off.png" \
+        TF_SCRIPTS=$scripts python3 - "$pictures/$name-hillshades.png" "$tmp/pair-1.png" "$tmp/pair-off.png" \
             "$tmp/pair-auto.png" <<'PY'
-import struct, sys, zlib
+import os, sys
+sys.path.insert(0, os.environ["TF_SCRIPTS"])
+import pngio
 def read_rgb(path):
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and colour == 2, "expected 8-bit RGB"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), 3 * w, [], bytearray(3 * w)
-    for j in range(h):
-        f, line = raw[j * (stride + 1)], bytearray(raw[j * (stride + 1) + 1:(j + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - 3] if i >= 3 else 0
-            b, c = prev[i], prev[i - 3] if i >= 3 else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
+    w, h, depth, colour, rows = pngio.read(path)
+    assert depth == 8 and colour == 2, "expected 8-bit RGB"
     return w, h, rows
 w, h, rows = read_rgb(sys.argv[2])
 white = bytearray(b"\xff" * 3 * 8)
@@ -122,12 +100,7 @@ for path in sys.argv[3:]:
     panel = (w2 - 8) // 2  # TF_PREVIEW_PAIR_GAP = 8
     rows = [rows[j] + white + pair[j][3 * (w2 - panel):] for j in range(h)]
     w += 8 + panel
-def chunk(kind, body):
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-png += chunk(b"IDAT", zlib.compress(b"".join(b"\x00" + bytes(r) for r in rows), 9))
-png += chunk(b"IEND", b"")
-open(sys.argv[1], "wb").write(png)
+pngio.write(sys.argv[1], w, h, 8, 2, rows)
 PY
     fi
     python3 - "$name" "$tmp/$name.1" "$tmp/$name.off" "$tmp/$name.auto" "$fit_args" <<'PY'

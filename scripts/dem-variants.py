@@ -28,7 +28,9 @@ import math
 import os
 import struct
 import sys
-import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pngio  # noqa: E402  (beside this script)
 
 # The most cells a source or a variant may have: the lists of doubles of a
 # 4096 x 4096 grid take about a gigabyte in Python.
@@ -37,68 +39,18 @@ MAX_CELLS = 1 << 24
 
 def read_png(path):
     """A greyscale PNG (8 or 16 bits, not interlaced) as rows of ints."""
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError("%s: not a PNG file" % path)
-    pos, idat, depth = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            if colour != 0 or depth not in (8, 16) or interlace:
-                raise ValueError("%s: not an 8- or 16-bit greyscale PNG" % path)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    if depth is None:
-        raise ValueError("%s: a PNG without a header chunk" % path)
-    if w < 2 or h < 2 or w * h > MAX_CELLS:
+    w, h, depth, colour, lines = pngio.read(path, MAX_CELLS)
+    if colour != 0:
+        raise ValueError("%s: not an 8- or 16-bit greyscale PNG" % path)
+    if w < 2 or h < 2:
         raise ValueError("%s: %d x %d cells, not 2 x 2 to %d in all" % (path, w, h, MAX_CELLS))
-    bpp = depth // 8
-    stride = w * bpp
-    raw = zlib.decompress(idat)
-    if len(raw) != h * (stride + 1):
-        raise ValueError("%s: the image data do not hold %d x %d pixels" % (path, w, h))
-    prev = bytearray(stride)
-    rows = []
-    for j in range(h):
-        f = raw[j * (stride + 1)]
-        if f > 4:
-            raise ValueError("%s: row %d has an unknown filter %d" % (path, j, f))
-        line = bytearray(raw[j * (stride + 1) + 1:(j + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(list(struct.unpack(">%dH" % w, line)) if bpp == 2 else list(line))
-        prev = line
-    return w, h, rows, depth
+    return w, h, [pngio.samples(r, depth) for r in lines], depth
 
 
 def write_png(path, w, h, rows, depth):
     """rows of ints in 0 .. 2^depth - 1, written through a temporary file."""
     fmt = ">%dH" % w if depth == 16 else "%dB" % w
-    raw = b"".join(b"\x00" + struct.pack(fmt, *r) for r in rows)
-
-    def chunk(kind, body):
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, 0, 0, 0, 0))
-    png += chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(png)
-    os.replace(tmp, path)
+    pngio.write(path, w, h, depth, 0, [struct.pack(fmt, *r) for r in rows])
 
 
 def box_widths(sigma, passes=3):
@@ -230,7 +182,7 @@ def main(argv):
                 if key in meta and not (isinstance(meta[key], (int, float)) and
                                         math.isfinite(meta[key])):
                     raise ValueError("%s.json: %s is not a finite number" % (stem, key))
-    except (OSError, ValueError, zlib.error, struct.error) as e:
+    except (OSError, ValueError) as e:
         sys.stderr.write("dem-variants.py: %s\n" % e)
         return 1
     top = 65535.0 if depth == 16 else 255.0
