@@ -70,6 +70,10 @@ void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, 
 /* tf_simplex2_row's bits, eight points a vector, sixteen a block; only on
  * a CPU with AVX-512F, AVX-512DQ and BMI2. */
 void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_value2_row_avx2 and tf_polynomial2_row_avx2, eight points a vector:
+ * the same bits. */
+void tf_value2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+void tf_polynomial2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
 #endif
 
 #endif

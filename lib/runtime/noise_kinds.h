@@ -228,6 +228,69 @@ NK_AVX2_INLINE __m256d nk_blend3_avx2(const __m256d c[8], __m256d u, __m256d v, 
 }
 #endif
 
+#if TF_HAVE_AVX512_PATH
+/* The same helpers on eight lanes (the AVX-512 path's features: AVX-512F
+ * and DQ, on a CPU that also has AVX2): the hashes on eight 32-bit lanes
+ * of a 256-bit vector, the doubles in a 512-bit one. */
+#define NK_AVX512_TARGET "avx512f,avx512dq,avx2"
+#define NK_AVX512_INLINE static inline __attribute__((target(NK_AVX512_TARGET), always_inline))
+
+NK_AVX512_INLINE __m256i nk_hash_avx512(__m256i h, __m256i c)
+{
+    h = _mm256_add_epi32(_mm256_xor_si256(h, c), _mm256_set1_epi32((int)0x9e3779b9u));
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+    h = _mm256_mullo_epi32(h, _mm256_set1_epi32((int)0x21f0aaadu));
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 15));
+    h = _mm256_mullo_epi32(h, _mm256_set1_epi32((int)0x735a2d97u));
+    return _mm256_xor_si256(h, _mm256_srli_epi32(h, 15));
+}
+
+NK_AVX512_INLINE __m512d nk_corner_value_avx512(__m256i h)
+{
+    __m512d v = _mm512_cvtepi32_pd(_mm256_srli_epi32(h, 8));
+    return _mm512_sub_pd(_mm512_mul_pd(v, _mm512_set1_pd(0x1p-23)), _mm512_set1_pd(1.0));
+}
+
+/* nk_split_avx2 of eight lanes, |x| < 2^51: floor by rounding toward
+ * minus infinity (exact), the cell's low 32 bits by truncating each 64-bit
+ * lane of floor(x) + 1.5 * 2^52 (vpmovqd keeps the low half). */
+NK_AVX512_INLINE __m256i nk_split_avx512(__m512d x, __m512d *frac)
+{
+    __m512d f = _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    *frac = _mm512_sub_pd(x, f);
+    __m512i bits = _mm512_castpd_si512(_mm512_add_pd(f, _mm512_set1_pd(6755399441055744.0)));
+    return _mm512_cvtepi64_epi32(bits);
+}
+
+/* nk_corners2_avx2 of eight points (x[k], y) of a row. */
+NK_AVX512_INLINE void nk_corners2_avx512(uint32_t seed, __m512d x, uint32_t Y, __m512d *fx,
+                                         __m512d v[4])
+{
+    __m256i X = nk_split_avx512(x, fx);
+    __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
+    __m256i h0 = nk_hash_avx512(hs, X);
+    __m256i h1 = nk_hash_avx512(hs, _mm256_add_epi32(X, _mm256_set1_epi32(1)));
+    __m256i y0 = _mm256_set1_epi32((int)Y), y1 = _mm256_set1_epi32((int)(Y + 1u));
+    v[0] = nk_corner_value_avx512(nk_hash_avx512(h0, y0));
+    v[1] = nk_corner_value_avx512(nk_hash_avx512(h1, y0));
+    v[2] = nk_corner_value_avx512(nk_hash_avx512(h0, y1));
+    v[3] = nk_corner_value_avx512(nk_hash_avx512(h1, y1));
+}
+
+/* Lanes with |v| < 2^51, as an 8-bit mask (NaN: not). */
+NK_AVX512_INLINE __mmask8 nk_in_row_range_avx512(__m512d v)
+{
+    return _mm512_cmp_pd_mask(_mm512_abs_pd(v), _mm512_set1_pd(2251799813685248.0), _CMP_LT_OQ);
+}
+
+NK_AVX512_INLINE __m512d nk_fade5_avx512(__m512d t)
+{
+    __m512d inner = _mm512_sub_pd(_mm512_mul_pd(t, _mm512_set1_pd(6.0)), _mm512_set1_pd(15.0));
+    inner = _mm512_add_pd(_mm512_mul_pd(t, inner), _mm512_set1_pd(10.0));
+    return _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(t, t), t), inner);
+}
+#endif
+
 /* Perlin's quintic fade 6t^5 - 15t^4 + 10t^3 in his evaluation order, and
  * its derivative 30t^2(t - 1)^2 written as 30*t*t*(t*(t - 2) + 1). */
 static inline double nk_fade5(double t)

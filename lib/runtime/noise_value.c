@@ -74,3 +74,39 @@ __attribute__((target("avx2"))) void tf_value2_row_avx2(uint32_t seed, const dou
         out[m] = tf_value2(seed, x[m], y);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* value4_avx2 on eight lanes: the same operations in the same order. */
+NK_AVX512_INLINE __m512d value8_avx512(uint32_t seed, __m512d x, uint32_t Y, double v)
+{
+    __m512d fx, c[4];
+    nk_corners2_avx512(seed, x, Y, &fx, c);
+    __m512d u = nk_fade5_avx512(fx);
+    __m512d e0 = _mm512_sub_pd(c[1], c[0]), e1 = _mm512_sub_pd(c[3], c[2]);
+    __m512d a = _mm512_add_pd(c[0], _mm512_mul_pd(u, e0));
+    __m512d b = _mm512_add_pd(c[2], _mm512_mul_pd(u, e1));
+    return _mm512_add_pd(a, _mm512_mul_pd(_mm512_set1_pd(v), _mm512_sub_pd(b, a)));
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_value2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
+{
+    size_t m = 0;
+    if (y > -2251799813685248.0 && y < 2251799813685248.0) {
+        double fy;
+        uint32_t Y = nk_split(y, &fy);
+        double v = nk_fade5(fy);
+        for (; m + 8 <= n; m += 8) {
+            __m512d px = _mm512_loadu_pd(x + m);
+            if (nk_in_row_range_avx512(px) != 0xFF) {
+                for (size_t k = m; k < m + 8; k++)
+                    out[k] = tf_value2(seed, x[k], y);
+                continue;
+            }
+            _mm512_storeu_pd(out + m, value8_avx512(seed, px, Y, v));
+        }
+    }
+    if (m < n) /* the last 1-7 points, or a row out of range */
+        tf_value2_row_avx2(seed, x + m, y, n - m, out + m);
+}
+#endif

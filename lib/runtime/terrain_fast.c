@@ -87,6 +87,20 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         fast_simplex_row(simd, seed, x, y, n, out);
         return;
     }
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512) {
+        switch (type) {
+        case TF_NOISE_VALUE:
+            tf_value2_row_avx512(seed, x, y, n, out);
+            return;
+        case TF_NOISE_POLYNOMIAL:
+            tf_polynomial2_row_avx512(seed, x, y, n, out);
+            return;
+        default: /* the AVX2 rows below */
+            break;
+        }
+    }
+#endif
 #if TF_HAVE_AVX2_PATH
     if (simd >= TF_SIMD_AVX2) {
         switch (type) {
