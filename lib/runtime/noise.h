@@ -74,6 +74,12 @@ void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, 
  * the same bits. */
 void tf_value2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_polynomial2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_perlin_improved3_row_avx2 and tf_exp_perlin3_row_avx2, eight points a
+ * vector: the same bits. */
+void tf_perlin_improved3_row_avx512(uint32_t seed, const double *x, double y, double z, size_t n,
+                                    double *out);
+void tf_exp_perlin3_row_avx512(uint32_t seed, const double *x, double y, double z, size_t n,
+                               double *out);
 #endif
 
 #endif

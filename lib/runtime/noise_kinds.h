@@ -289,6 +289,33 @@ NK_AVX512_INLINE __m512d nk_fade5_avx512(__m512d t)
     inner = _mm512_add_pd(_mm512_mul_pd(t, inner), _mm512_set1_pd(10.0));
     return _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(t, t), t), inner);
 }
+
+/* nk_grad3_avx2 of eight lanes: the table's picks as mask blends, its
+ * multiplies by +-1 as sign flips. */
+NK_AVX512_INLINE __m512d nk_grad3_avx512(__m256i hash, __m512d x, __m512d y, __m512d z)
+{
+    __m512i h = _mm512_cvtepu32_epi64(_mm256_and_si256(hash, _mm256_set1_epi32(15)));
+    __m512d u = _mm512_mask_blend_pd(_mm512_test_epi64_mask(h, _mm512_set1_epi64(8)), x, y);
+    __mmask8 v_is_y = _mm512_testn_epi64_mask(h, _mm512_set1_epi64(12));
+    __mmask8 v_is_x = _mm512_cmpeq_epi64_mask(_mm512_and_si512(h, _mm512_set1_epi64(13)),
+                                              _mm512_set1_epi64(12));
+    __m512d v = _mm512_mask_blend_pd(v_is_y, _mm512_mask_blend_pd(v_is_x, z, x), y);
+    __m512d su = _mm512_castsi512_pd(_mm512_slli_epi64(h, 63));
+    __m512d sv = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_srli_epi64(h, 1), 63));
+    return _mm512_add_pd(_mm512_xor_pd(u, su), _mm512_xor_pd(v, sv));
+}
+
+NK_AVX512_INLINE __m512d nk_lerp_avx512(__m512d t, __m512d a, __m512d b)
+{
+    return _mm512_add_pd(a, _mm512_mul_pd(t, _mm512_sub_pd(b, a)));
+}
+
+NK_AVX512_INLINE __m512d nk_blend3_avx512(const __m512d c[8], __m512d u, __m512d v, __m512d w)
+{
+    return nk_lerp_avx512(
+        w, nk_lerp_avx512(v, nk_lerp_avx512(u, c[0], c[1]), nk_lerp_avx512(u, c[2], c[3])),
+        nk_lerp_avx512(v, nk_lerp_avx512(u, c[4], c[5]), nk_lerp_avx512(u, c[6], c[7])));
+}
 #endif
 
 /* Perlin's quintic fade 6t^5 - 15t^4 + 10t^3 in his evaluation order, and

@@ -165,3 +165,69 @@ __attribute__((target("avx2"))) void tf_perlin_improved3_row_avx2(uint32_t seed,
         out[m] = tf_perlin_improved3(seed, x[m], y, z);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* perlin_perm_pair_avx2 of eight lanes. */
+NK_AVX512_INLINE __m256i perlin_perm_pair_avx512(__m256i i)
+{
+    return _mm256_i32gather_epi32((const int *)(const void *)perm, i, 1);
+}
+
+/* perlin4_avx2 on eight lanes: the same lookups and operations. */
+NK_AVX512_INLINE __m512d perlin8_avx512(__m512d x, uint32_t ox, uint32_t Y, uint32_t Z,
+                                        double fy, double fz, double v, double w)
+{
+    const __m256i byte = _mm256_set1_epi32(255);
+    __m512d fx;
+    __m256i X = _mm256_and_si256(
+        _mm256_add_epi32(nk_split_avx512(x, &fx), _mm256_set1_epi32((int)ox)), byte);
+    __m256i pX = perlin_perm_pair_avx512(X);
+    __m256i A = _mm256_add_epi32(_mm256_and_si256(pX, byte), _mm256_set1_epi32((int)Y));
+    __m256i B = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pX, 8), byte),
+                                 _mm256_set1_epi32((int)Y));
+    __m256i pA = perlin_perm_pair_avx512(A), pB = perlin_perm_pair_avx512(B);
+    const __m256i vZ = _mm256_set1_epi32((int)Z);
+    __m256i AA = _mm256_add_epi32(_mm256_and_si256(pA, byte), vZ);
+    __m256i AB = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pA, 8), byte), vZ);
+    __m256i BA = _mm256_add_epi32(_mm256_and_si256(pB, byte), vZ);
+    __m256i BB = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pB, 8), byte), vZ);
+    __m256i pAA = perlin_perm_pair_avx512(AA), pBA = perlin_perm_pair_avx512(BA);
+    __m256i pAB = perlin_perm_pair_avx512(AB), pBB = perlin_perm_pair_avx512(BB);
+    const __m256i h[8] = {pAA, pBA, pAB, pBB, _mm256_srli_epi32(pAA, 8),
+                          _mm256_srli_epi32(pBA, 8), _mm256_srli_epi32(pAB, 8),
+                          _mm256_srli_epi32(pBB, 8)};
+    const __m512d cx[2] = {fx, _mm512_sub_pd(fx, _mm512_set1_pd(1.0))};
+    const __m512d cy[2] = {_mm512_set1_pd(fy), _mm512_set1_pd(fy - 1)};
+    const __m512d cz[2] = {_mm512_set1_pd(fz), _mm512_set1_pd(fz - 1)};
+    __m512d c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = nk_grad3_avx512(h[k], cx[k & 1], cy[(k >> 1) & 1], cz[(k >> 2) & 1]);
+    return nk_blend3_avx512(c, nk_fade5_avx512(fx), _mm512_set1_pd(v), _mm512_set1_pd(w));
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_perlin_improved3_row_avx512(uint32_t seed, const double *x, double y, double z, size_t n,
+                               double *out)
+{
+    size_t m = 0;
+    if (nk_coord_ok(y) && nk_coord_ok(z)) {
+        uint32_t o[3];
+        seed_offsets(seed, o);
+        double fy, fz;
+        uint32_t Y = (nk_split(y, &fy) + o[1]) & 255;
+        uint32_t Z = (nk_split(z, &fz) + o[2]) & 255;
+        double v = nk_fade5(fy), w = nk_fade5(fz);
+        for (; m + 8 <= n; m += 8) {
+            __m512d px = _mm512_loadu_pd(x + m);
+            if (nk_in_row_range_avx512(px) != 0xFF) {
+                for (size_t k = m; k < m + 8; k++)
+                    out[k] = tf_perlin_improved3(seed, x[k], y, z);
+                continue;
+            }
+            _mm512_storeu_pd(out + m, perlin8_avx512(px, o[0], Y, Z, fy, fz, v, w));
+        }
+    }
+    if (m < n) /* the last 1-7 points, or a row out of range */
+        tf_perlin_improved3_row_avx2(seed, x + m, y, z, n - m, out + m);
+}
+#endif

@@ -96,6 +96,12 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         case TF_NOISE_POLYNOMIAL:
             tf_polynomial2_row_avx512(seed, x, y, n, out);
             return;
+        case TF_NOISE_PERLIN:
+            tf_perlin_improved3_row_avx512(seed, x, y, z, n, out);
+            return;
+        case TF_NOISE_EXPONENTIAL_PERLIN:
+            tf_exp_perlin3_row_avx512(seed, x, y, z, n, out);
+            return;
         default: /* the AVX2 rows below */
             break;
         }
