@@ -80,6 +80,10 @@ void tf_perlin_improved3_row_avx512(uint32_t seed, const double *x, double y, do
                                     double *out);
 void tf_exp_perlin3_row_avx512(uint32_t seed, const double *x, double y, double z, size_t n,
                                double *out);
+/* The cellular rows, eight points a vector: the same bits. */
+void tf_cellular_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+void tf_cellular_f2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+void tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
 #endif
 
 #endif

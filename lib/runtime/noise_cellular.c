@@ -236,3 +236,98 @@ __attribute__((target("avx2"))) void tf_cellular_f2_f1_row_avx2(uint32_t seed, c
     cellular_row_avx2(CELL_F2_F1, seed, x, y, n, out, tf_cellular_f2_f1);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* cellular_search4_avx2 on eight lanes: the same cells in the same order,
+ * the same comparisons as mask blends; returns an 8-bit mask. */
+NK_AVX512_INLINE __mmask8 cellular_search8_avx512(uint32_t hs, __m512d x, uint32_t Y,
+                                                  double fy, __m512d *d1, __m512d *d2)
+{
+    static const int order[9][2] = {{0, 0},  {-1, -1}, {-1, 1}, {0, -1}, {0, 1},
+                                    {1, -1}, {1, 1},   {-1, 0}, {1, 0}};
+    __m512d fx;
+    __m256i X = nk_split_avx512(x, &fx);
+    const __m256i vhs = _mm256_set1_epi32((int)hs);
+    const __m256i hx[3] = {nk_hash_avx512(vhs, _mm256_sub_epi32(X, _mm256_set1_epi32(1))),
+                           nk_hash_avx512(vhs, X),
+                           nk_hash_avx512(vhs, _mm256_add_epi32(X, _mm256_set1_epi32(1)))};
+    const __m512d half = _mm512_set1_pd(0.5), unit = _mm512_set1_pd(0x1p-16);
+    const __m512d vfy = _mm512_set1_pd(fy);
+    __m512d near = _mm512_set1_pd(INFINITY), second = near;
+    for (int c = 0; c < 9; c++) {
+        int di = order[c][0], dj = order[c][1];
+        __m256i h = nk_hash_avx512(hx[di + 1], _mm256_set1_epi32((int)(Y + (uint32_t)dj)));
+        __m512d jx = _mm512_cvtepi32_pd(_mm256_and_si256(h, _mm256_set1_epi32(0xffff)));
+        __m512d jy = _mm512_cvtepi32_pd(_mm256_srli_epi32(h, 16));
+        __m512d rx = _mm512_sub_pd(
+            _mm512_add_pd(_mm512_set1_pd((double)di), _mm512_mul_pd(_mm512_add_pd(jx, half), unit)),
+            fx);
+        __m512d ry = _mm512_sub_pd(
+            _mm512_add_pd(_mm512_set1_pd((double)dj), _mm512_mul_pd(_mm512_add_pd(jy, half), unit)),
+            vfy);
+        __m512d d = _mm512_add_pd(_mm512_mul_pd(rx, rx), _mm512_mul_pd(ry, ry));
+        __mmask8 nearer = _mm512_cmp_pd_mask(d, near, _CMP_LT_OQ);
+        __mmask8 second_nearer = _mm512_cmp_pd_mask(d, second, _CMP_LT_OQ);
+        second = _mm512_mask_blend_pd(nearer, _mm512_mask_blend_pd(second_nearer, second, d), near);
+        near = _mm512_mask_blend_pd(nearer, near, d);
+    }
+    const __m512d two = _mm512_set1_pd(2.0), one = _mm512_set1_pd(1.0);
+    __m512d lb = _mm512_min_pd(_mm512_min_pd(_mm512_sub_pd(two, fx), _mm512_add_pd(fx, one)),
+                               _mm512_set1_pd(fmin(2 - fy, fy + 1)));
+    *d1 = near;
+    *d2 = second;
+    return _mm512_cmp_pd_mask(_mm512_mul_pd(lb, lb), second, _CMP_GE_OQ);
+}
+
+/* cellular_row_avx2, eight points at a time; the last 1-7 points take the
+ * AVX2 row. */
+NK_AVX512_INLINE void cellular_row_avx512(int which, uint32_t seed, const double *x, double y,
+                                          size_t n, double *out,
+                                          double (*scalar)(uint32_t, double, double),
+                                          void (*tail)(uint32_t, const double *, double, size_t,
+                                                       double *))
+{
+    size_t m = 0;
+    if (nk_coord_ok(y)) {
+        double fy;
+        uint32_t Y = nk_split(y, &fy);
+        uint32_t hs = nk_hash(0, seed);
+        for (; m + 8 <= n; m += 8) {
+            __m512d px = _mm512_loadu_pd(x + m);
+            unsigned done = 0;
+            if (nk_in_row_range_avx512(px) == 0xFF) {
+                __m512d d1, d2;
+                done = cellular_search8_avx512(hs, px, Y, fy, &d1, &d2);
+                __m512d f1 = _mm512_sqrt_pd(d1), f2 = _mm512_sqrt_pd(d2);
+                _mm512_storeu_pd(out + m, which == CELL_F1   ? f1
+                                          : which == CELL_F2 ? f2
+                                                             : _mm512_sub_pd(f2, f1));
+            }
+            for (int k = 0; k < 8; k++)
+                if (!(done >> k & 1))
+                    out[m + (size_t)k] = scalar(seed, x[m + (size_t)k], y);
+        }
+    }
+    if (m < n)
+        tail(seed, x + m, y, n - m, out + m);
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_cellular_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
+{
+    cellular_row_avx512(CELL_F1, seed, x, y, n, out, tf_cellular_f1, tf_cellular_f1_row_avx2);
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_cellular_f2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
+{
+    cellular_row_avx512(CELL_F2, seed, x, y, n, out, tf_cellular_f2, tf_cellular_f2_row_avx2);
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out)
+{
+    cellular_row_avx512(CELL_F2_F1, seed, x, y, n, out, tf_cellular_f2_f1,
+                        tf_cellular_f2_f1_row_avx2);
+}
+#endif

@@ -102,6 +102,15 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         case TF_NOISE_EXPONENTIAL_PERLIN:
             tf_exp_perlin3_row_avx512(seed, x, y, z, n, out);
             return;
+        case TF_NOISE_CELLULAR_F1:
+            tf_cellular_f1_row_avx512(seed, x, y, n, out);
+            return;
+        case TF_NOISE_CELLULAR_F2:
+            tf_cellular_f2_row_avx512(seed, x, y, n, out);
+            return;
+        case TF_NOISE_CELLULAR_F2_F1:
+            tf_cellular_f2_f1_row_avx512(seed, x, y, n, out);
+            return;
         default: /* the AVX2 rows below */
             break;
         }
