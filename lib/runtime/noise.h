@@ -84,6 +84,10 @@ void tf_exp_perlin3_row_avx512(uint32_t seed, const double *x, double y, double 
 void tf_cellular_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_cellular_f2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_perlin_reference_simplex3_row_avx2, eight points a vector: the same
+ * bits. */
+void tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z, size_t n,
+                                             double *out);
 #endif
 
 #endif

@@ -321,3 +321,142 @@ __attribute__((target("avx2"))) void tf_perlin_reference_simplex3_row_avx2(const
         out[m] = tf_perlin_reference_simplex3(x[m], y, z);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* refsimplex_shuffle_avx2 of eight lanes. */
+NK_AVX512_INLINE __m256i refsimplex_shuffle_avx512(__m256i i, __m256i j, __m256i k)
+{
+    const __m256i table = _mm256_setr_epi32(T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7]);
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i sum = _mm256_setzero_si256();
+    for (int b = 0; b < 8; b++) {
+        __m256i p = b % 3 == 0 ? i : b % 3 == 1 ? j : k;
+        __m256i q = b % 3 == 0 ? j : b % 3 == 1 ? k : i;
+        __m256i r = b % 3 == 0 ? k : b % 3 == 1 ? i : j;
+        __m256i index = _mm256_or_si256(
+            _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(p, one), 2),
+                            _mm256_slli_epi32(_mm256_and_si256(q, one), 1)),
+            _mm256_and_si256(r, one));
+        sum = _mm256_add_epi32(sum, _mm256_permutevar8x32_epi32(table, index));
+        i = _mm256_srli_epi32(i, 1);
+        j = _mm256_srli_epi32(j, 1);
+        k = _mm256_srli_epi32(k, 1);
+    }
+    return sum;
+}
+
+/* refsimplex_corner_avx2 of eight lanes: the lane masks as mask
+ * registers, the same operations in the same order. */
+NK_AVX512_INLINE __m512d refsimplex_corner_avx512(__m512d u, __m512d v, __m512d w, __m256i i,
+                                                  __m256i j, __m256i k, __m512d a0, __m512d a1,
+                                                  __m512d a2, double s)
+{
+    const __m512d vs = _mm512_set1_pd(s);
+    __m512d x = _mm512_add_pd(_mm512_sub_pd(u, a0), vs);
+    __m512d y = _mm512_add_pd(_mm512_sub_pd(v, a1), vs);
+    __m512d z = _mm512_add_pd(_mm512_sub_pd(w, a2), vs);
+    __m512d t = _mm512_sub_pd(
+        _mm512_sub_pd(_mm512_sub_pd(_mm512_set1_pd(.6), _mm512_mul_pd(x, x)), _mm512_mul_pd(y, y)),
+        _mm512_mul_pd(z, z));
+    __m256i h32 = refsimplex_shuffle_avx512(_mm256_add_epi32(i, _mm512_cvttpd_epi32(a0)),
+                                            _mm256_add_epi32(j, _mm512_cvttpd_epi32(a1)),
+                                            _mm256_add_epi32(k, _mm512_cvttpd_epi32(a2)));
+    __m512i h = _mm512_cvtepu32_epi64(h32);
+    const __m512i one = _mm512_set1_epi64(1), three = _mm512_set1_epi64(3);
+    __m512i b = _mm512_and_si512(h, three);
+    __mmask8 b_is_1 = _mm512_cmpeq_epi64_mask(b, one);
+    __mmask8 b_is_2 = _mm512_cmpeq_epi64_mask(b, _mm512_set1_epi64(2));
+    __mmask8 b_is_0 = _mm512_cmpeq_epi64_mask(b, _mm512_setzero_si512());
+    __mmask8 b2_is_0 = _mm512_testn_epi64_mask(h, _mm512_set1_epi64(4));
+    __m512d p = _mm512_mask_blend_pd(b_is_1, _mm512_mask_blend_pd(b_is_2, z, y), x);
+    __m512d q = _mm512_mask_blend_pd(b_is_1, _mm512_mask_blend_pd(b_is_2, x, z), y);
+    __m512d r = _mm512_mask_blend_pd(b_is_1, _mm512_mask_blend_pd(b_is_2, y, x), z);
+    __m512i b5 = _mm512_srli_epi64(h, 5), b4 = _mm512_srli_epi64(h, 4);
+    __m512i b3 = _mm512_srli_epi64(h, 3);
+    __m512i flip_p = _mm512_xor_si512(_mm512_xor_si512(b5, b3), one);
+    __m512i flip_q = _mm512_xor_si512(_mm512_xor_si512(b5, b4), one);
+    __m512i flip_r = _mm512_xor_si512(_mm512_xor_si512(b5, b4), b3);
+    p = _mm512_xor_pd(p, _mm512_castsi512_pd(_mm512_slli_epi64(flip_p, 63)));
+    q = _mm512_xor_pd(q, _mm512_castsi512_pd(_mm512_slli_epi64(flip_q, 63)));
+    r = _mm512_xor_pd(r, _mm512_castsi512_pd(_mm512_slli_epi64(flip_r, 63)));
+    __m512d L = _mm512_add_pd(
+        p, _mm512_mask_blend_pd(b_is_0, _mm512_mask_blend_pd(b2_is_0, r, q), _mm512_add_pd(q, r)));
+    __m512d t2 = _mm512_mul_pd(t, t);
+    __m512d value = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), t2), t2), L);
+    /* t < 0: +0.0 */
+    return _mm512_maskz_mov_pd(
+        (__mmask8)~_mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_LT_OQ), value);
+}
+
+/* refsimplex4_avx2 of eight lanes. */
+NK_AVX512_INLINE int refsimplex8_avx512(__m512d x, double y, double z, __m512d *out)
+{
+    const __m512d vy = _mm512_set1_pd(y), vz = _mm512_set1_pd(z);
+    __m512d s = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(x, vy), vz), _mm512_set1_pd(3.0));
+    const int down = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+    __m512d fi = _mm512_roundscale_pd(_mm512_add_pd(x, s), down);
+    __m512d fj = _mm512_roundscale_pd(_mm512_add_pd(vy, s), down);
+    __m512d fk = _mm512_roundscale_pd(_mm512_add_pd(vz, s), down);
+    const __m512d lowest = _mm512_set1_pd(-2147483648.0), highest = _mm512_set1_pd(2147483647.0);
+    __mmask8 ok = 0xFF;
+    const __m512d f[3] = {fi, fj, fk};
+    for (int a = 0; a < 3; a++)
+        ok &= (__mmask8)(_mm512_cmp_pd_mask(f[a], lowest, _CMP_GE_OQ) &
+                         _mm512_cmp_pd_mask(f[a], highest, _CMP_LE_OQ));
+    if (ok != 0xFF)
+        return 0;
+    __m256i i = _mm512_cvtpd_epi32(fi), j = _mm512_cvtpd_epi32(fj), k = _mm512_cvtpd_epi32(fk);
+    __m512d s6 = _mm512_div_pd(_mm512_cvtepi32_pd(_mm256_add_epi32(_mm256_add_epi32(i, j), k)),
+                               _mm512_set1_pd(6.));
+    __m512d u = _mm512_add_pd(_mm512_sub_pd(x, _mm512_cvtepi32_pd(i)), s6);
+    __m512d v = _mm512_add_pd(_mm512_sub_pd(vy, _mm512_cvtepi32_pd(j)), s6);
+    __m512d w = _mm512_add_pd(_mm512_sub_pd(vz, _mm512_cvtepi32_pd(k)), s6);
+    __mmask8 ge_uw = _mm512_cmp_pd_mask(u, w, _CMP_GE_OQ), ge_uv = _mm512_cmp_pd_mask(u, v, _CMP_GE_OQ);
+    __mmask8 ge_vw = _mm512_cmp_pd_mask(v, w, _CMP_GE_OQ);
+    __mmask8 lt_uw = _mm512_cmp_pd_mask(u, w, _CMP_LT_OQ), lt_uv = _mm512_cmp_pd_mask(u, v, _CMP_LT_OQ);
+    __mmask8 lt_vw = _mm512_cmp_pd_mask(v, w, _CMP_LT_OQ);
+    const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+    /* e_hi and (1, 1, 1) - e_lo, as refsimplex4_avx2 */
+    __mmask8 hi0 = ge_uw & ge_uv;
+    __mmask8 hi1 = (__mmask8)((ge_uw & ~ge_uv) | (~ge_uw & ge_vw));
+    __mmask8 hi2 = (__mmask8)(~ge_uw & ~ge_vw);
+    __mmask8 lo0 = lt_uw & lt_uv;
+    __mmask8 lo1 = (__mmask8)((lt_uw & ~lt_uv) | (~lt_uw & lt_vw));
+    __mmask8 lo2 = (__mmask8)(~lt_uw & ~lt_vw);
+    __m512d sum = refsimplex_corner_avx512(u, v, w, i, j, k, zero, zero, zero, (double)0 / 6.);
+    sum = _mm512_add_pd(sum, refsimplex_corner_avx512(u, v, w, i, j, k,
+                                                      _mm512_maskz_mov_pd(hi0, one),
+                                                      _mm512_maskz_mov_pd(hi1, one),
+                                                      _mm512_maskz_mov_pd(hi2, one),
+                                                      (double)1 / 6.));
+    sum = _mm512_add_pd(sum, refsimplex_corner_avx512(u, v, w, i, j, k,
+                                                      _mm512_maskz_mov_pd((__mmask8)~lo0, one),
+                                                      _mm512_maskz_mov_pd((__mmask8)~lo1, one),
+                                                      _mm512_maskz_mov_pd((__mmask8)~lo2, one),
+                                                      (double)2 / 6.));
+    sum = _mm512_add_pd(sum,
+                        refsimplex_corner_avx512(u, v, w, i, j, k, one, one, one, (double)3 / 6.));
+    *out = sum;
+    return 1;
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z, size_t n,
+                                        double *out)
+{
+    size_t m = 0;
+    if (isfinite(y) && isfinite(z)) {
+        for (; m + 8 <= n; m += 8) {
+            __m512d value;
+            if (refsimplex8_avx512(_mm512_loadu_pd(x + m), y, z, &value)) {
+                _mm512_storeu_pd(out + m, value);
+                continue;
+            }
+            for (size_t k = m; k < m + 8; k++)
+                out[k] = tf_perlin_reference_simplex3(x[k], y, z);
+        }
+    }
+    if (m < n) /* the last 1-7 points, or a row out of range */
+        tf_perlin_reference_simplex3_row_avx2(x + m, y, z, n - m, out + m);
+}
+#endif

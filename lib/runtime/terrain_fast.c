@@ -111,7 +111,10 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
         case TF_NOISE_CELLULAR_F2_F1:
             tf_cellular_f2_f1_row_avx512(seed, x, y, n, out);
             return;
-        default: /* the AVX2 rows below */
+        case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+            tf_perlin_reference_simplex3_row_avx512(x, y, z, n, out);
+            return;
+        default: /* simplex (above); a kind added later: the AVX2 rows */
             break;
         }
     }
