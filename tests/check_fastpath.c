@@ -633,6 +633,61 @@ START_TEST(noise_rows_match_the_scalar_noise_at_edges)
 }
 END_TEST
 
+/* Every base noise's values and gradients at points of their own (the
+ * swiss and jordan rows' call) on every path, against
+ * tf_noise_eval_gradient at each point: ordinary points with edge
+ * coordinates among them (which send their group to the scalar code),
+ * every length 1-41, in buffers of exactly that length, with and without
+ * the gradient. */
+START_TEST(noise_points_deriv_match_the_scalar_gradient)
+{
+    uint64_t state = 0xD3E1Fu + (uint64_t)_i;
+    enum { N = 41 };
+    for (int round = 0; round < 40; round++) {
+        size_t len = 1 + (size_t)(round * 5 + _i) % N;
+        double *x = malloc(len * sizeof *x), *y = malloc(len * sizeof *y);
+        double *v = malloc(len * sizeof *v), *gx = malloc(len * sizeof *gx);
+        double *gy = malloc(len * sizeof *gy);
+        ck_assert(x && y && v && gx && gy);
+        double z = rng_next(&state) % 4 == 0 ? rng_edge_coordinate(&state)
+                                              : rng_range(&state, -300.0, 300.0);
+        uint32_t seed = rng_next(&state) % 4 == 0 ? 0u : (uint32_t)rng_next(&state);
+        double scale = ldexp(1.0, (int)(rng_next(&state) % 40) - 4);
+        for (size_t k = 0; k < len; k++) {
+            x[k] = rng_next(&state) % 24 == 0 ? rng_edge_coordinate(&state)
+                                               : rng_range(&state, -1.0, 1.0) * scale;
+            y[k] = rng_next(&state) % 24 == 0 ? rng_edge_coordinate(&state)
+                                               : rng_range(&state, -1.0, 1.0) * scale;
+        }
+        for (int p = 0; p < path_count(); p++)
+            for (int kind = 0; kind < TF_NOISE_TYPE_COUNT; kind++)
+                for (int grad = 0; grad < 2; grad++) {
+                    tf_noise_points_deriv(path_level(p), (tf_noise_type)kind, seed, x, y, z, len,
+                                          v, grad ? gx : NULL, grad ? gy : NULL);
+                    for (size_t k = 0; k < len; k++) {
+                        double wx, wy;
+                        double want = tf_noise_eval_gradient((tf_noise_type)kind, seed, x[k], y[k],
+                                                             z, grad ? &wx : NULL,
+                                                             grad ? &wy : NULL);
+                        ck_assert_msg(double_bits(v[k]) == double_bits(want) &&
+                                          (!grad || (double_bits(gx[k]) == double_bits(wx) &&
+                                                     double_bits(gy[k]) == double_bits(wy))),
+                                      "path %d kind %d seed %u gradient %d, %zu points, at (%a, "
+                                      "%a, %a): (%a, %a, %a), scalar (%a, %a, %a)",
+                                      p, kind, seed, grad, len, x[k], y[k], z, v[k],
+                                      grad ? gx[k] : 0.0, grad ? gy[k] : 0.0, want,
+                                      grad ? wx : 0.0, grad ? wy : 0.0);
+                    }
+                }
+        free(x);
+        free(y);
+        free(v);
+        free(gx);
+        free(gy);
+    }
+}
+END_TEST
+
 /* The simplex rows of every vector path against tf_simplex2 at each point,
  * in long rows (sixteen points a block on the AVX-512 path, its two halves
  * sharing the integer work, and close points taking their gradients from
@@ -1338,6 +1393,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise, 0, 10);
     tcase_add_loop_test(c, noise_rows_match_the_scalar_noise_at_edges, 0, 40);
+    tcase_add_loop_test(c, noise_points_deriv_match_the_scalar_gradient, 0, 20);
     tcase_add_loop_test(c, simplex_rows_match_the_scalar_noise, 0, 40);
 #if TF_HAVE_AVX2_PATH
     tcase_add_loop_test(c, simplex_points_deriv_match_the_scalar, 0, 40);

@@ -416,6 +416,13 @@ void tf_terrain_combine_row(const tf_terrain *t, tf_stage stage, size_t layer,
  * (tf_fractal_sum_row) use it. */
 void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const double *x,
                   double y, double z, size_t n, double *out);
+/* Base noise of one kind and its gradient at n points (x[i], y[i]) of
+ * their own on the path `simd`: the bits of tf_noise_eval_gradient at
+ * each; with dx and dy NULL the values only. swiss and jordan rows use it
+ * (each octave's points are warped per sample). */
+void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed,
+                           const double *x, const double *y, double z, size_t n, double *v,
+                           double *dx, double *dy);
 
 /* ---- derived defaults (docs/spec.md, "Seeds and offsets") */
 uint32_t tf_mix32(uint32_t x);

@@ -277,6 +277,30 @@ NK_AVX512_INLINE void nk_corners2_avx512(uint32_t seed, __m512d x, uint32_t Y, _
     v[3] = nk_corner_value_avx512(nk_hash_avx512(h1, y1));
 }
 
+/* nk_corners2 of eight points (x[k], y[k]) of their own, |x|, |y| < 2^51:
+ * the fractions and the corner values in nk_corners2's order. */
+NK_AVX512_INLINE void nk_corners2_points_avx512(uint32_t seed, __m512d x, __m512d y,
+                                                __m512d *fx, __m512d *fy, __m512d v[4])
+{
+    __m256i X = nk_split_avx512(x, fx), Y = nk_split_avx512(y, fy);
+    __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
+    __m256i h0 = nk_hash_avx512(hs, X);
+    __m256i h1 = nk_hash_avx512(hs, _mm256_add_epi32(X, _mm256_set1_epi32(1)));
+    __m256i y1 = _mm256_add_epi32(Y, _mm256_set1_epi32(1));
+    v[0] = nk_corner_value_avx512(nk_hash_avx512(h0, Y));
+    v[1] = nk_corner_value_avx512(nk_hash_avx512(h1, Y));
+    v[2] = nk_corner_value_avx512(nk_hash_avx512(h0, y1));
+    v[3] = nk_corner_value_avx512(nk_hash_avx512(h1, y1));
+}
+
+/* nk_dfade5 of eight lanes, in its order: 30 * t * t * (t * (t - 2) + 1). */
+NK_AVX512_INLINE __m512d nk_dfade5_avx512(__m512d t)
+{
+    __m512d inner = _mm512_add_pd(_mm512_mul_pd(t, _mm512_sub_pd(t, _mm512_set1_pd(2.0))),
+                                  _mm512_set1_pd(1.0));
+    return _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(30.0), t), t), inner);
+}
+
 /* Lanes with |v| < 2^51, as an 8-bit mask (NaN: not). */
 NK_AVX512_INLINE __mmask8 nk_in_row_range_avx512(__m512d v)
 {

@@ -129,3 +129,56 @@ tf_polynomial2_row_avx512(uint32_t seed, const double *x, double y, size_t n, do
         tf_polynomial2_row_avx2(seed, x + m, y, n - m, out + m);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* polynomial_eval at n points (x[k], y[k]) of their own, eight a vector,
+ * with the derivatives when dx is not NULL (then dy too): the scalar
+ * operations lane by lane; a group with a coordinate of 2^51 or more (or
+ * not finite) and the last 1-7 points take the scalar function. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_polynomial2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
+                                   double *out, double *dx, double *dy)
+{
+    const __m512d two = _mm512_set1_pd(2.0), three = _mm512_set1_pd(3.0);
+    const __m512d six = _mm512_set1_pd(6.0), one = _mm512_set1_pd(1.0);
+    size_t m = 0;
+    for (; m + 8 <= n; m += 8) {
+        __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+        if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
+            for (size_t k = m; k < m + 8; k++)
+                out[k] = dx ? tf_polynomial2_deriv(seed, x[k], y[k], dx + k, dy + k)
+                            : tf_polynomial2(seed, x[k], y[k]);
+            continue;
+        }
+        __m512d fx, fy, c[4];
+        nk_corners2_points_avx512(seed, px, py, &fx, &fy, c);
+        __m512d dX = _mm512_sub_pd(c[1], c[0]), dY = _mm512_sub_pd(c[2], c[0]);
+        __m512d A = _mm512_sub_pd(_mm512_sub_pd(_mm512_add_pd(c[3], c[0]), c[1]), c[2]);
+        __m512d sx = _mm512_mul_pd(_mm512_mul_pd(fx, fx),
+                                   _mm512_sub_pd(three, _mm512_mul_pd(two, fx)));
+        __m512d sy = _mm512_mul_pd(_mm512_mul_pd(fy, fy),
+                                   _mm512_sub_pd(three, _mm512_mul_pd(two, fy)));
+        if (dx) {
+            /* 6 * f * (1 - f), left to right */
+            __m512d qx = _mm512_mul_pd(_mm512_mul_pd(six, fx), _mm512_sub_pd(one, fx));
+            __m512d qy = _mm512_mul_pd(_mm512_mul_pd(six, fy), _mm512_sub_pd(one, fy));
+            __m512d gx = _mm512_add_pd(
+                _mm512_mul_pd(qx, dX),
+                _mm512_mul_pd(A, _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(qx, fy), sy), fy)));
+            __m512d gy = _mm512_add_pd(
+                _mm512_mul_pd(qy, dY),
+                _mm512_mul_pd(A, _mm512_sub_pd(_mm512_add_pd(sx, _mm512_mul_pd(qy, fx)), fx)));
+            _mm512_storeu_pd(dx + m, gx);
+            _mm512_storeu_pd(dy + m, gy);
+        }
+        __m512d base = _mm512_add_pd(_mm512_add_pd(c[0], _mm512_mul_pd(sx, dX)),
+                                     _mm512_mul_pd(sy, dY));
+        __m512d cross = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(sx, fy), _mm512_mul_pd(sy, fx)),
+                                      _mm512_mul_pd(fx, fy));
+        _mm512_storeu_pd(out + m, _mm512_add_pd(base, _mm512_mul_pd(A, cross)));
+    }
+    for (; m < n; m++)
+        out[m] = dx ? tf_polynomial2_deriv(seed, x[m], y[m], dx + m, dy + m)
+                    : tf_polynomial2(seed, x[m], y[m]);
+}
+#endif

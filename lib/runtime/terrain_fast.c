@@ -540,16 +540,26 @@ static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const doub
     fractal_normalize_row(simd, P, n, out);
 }
 
-/* The base noise and its gradient at n <= ROW_CHUNK points (x[k], y[k]):
- * the bits of tf_noise_eval_gradient at each; with dx and dy NULL the
- * values only (tf_noise_eval_gradient's, which for simplex are the bits
- * of the values with the gradient). */
-static void noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed,
-                               const double *x, const double *y, double z, size_t n, double *v,
-                               double *dx, double *dy)
+/* The base noise and its gradient at n points (x[k], y[k]): the bits of
+ * tf_noise_eval_gradient at each; with dx and dy NULL the values only
+ * (tf_noise_eval_gradient's, which for simplex are the bits of the values
+ * with the gradient). */
+void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed,
+                           const double *x, const double *y, double z, size_t n, double *v,
+                           double *dx, double *dy)
 {
-    /* (simplex on the AVX-512 path never comes here: its swiss and jordan
-     * rows are turbulence_avx512.c's) */
+    /* (simplex swiss and jordan on the AVX-512 path do not come here:
+     * their rows are turbulence_avx512.c's) */
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_VALUE) {
+        tf_value2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
+        return;
+    }
+    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_POLYNOMIAL) {
+        tf_polynomial2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
+        return;
+    }
+#endif
 #if TF_HAVE_AVX2_PATH
     if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
         tf_simplex2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
@@ -795,7 +805,7 @@ static void turbulence_last(tf_simd_level simd, const tf_fractal_plan *P, int sq
                             const double *px, const double *py, double z, size_t n, double *v,
                             const double *d, double *out)
 {
-    noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
+    tf_noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, NULL, NULL);
     size_t k = 0;
 #if TF_HAVE_AVX2_PATH
     if (simd >= TF_SIMD_AVX2)
@@ -839,7 +849,7 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
             turbulence_last(simd, P, 0, px, py, z, n, v, a, out);
             return;
         }
-        noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
+        tf_noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
         k = 0;
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
@@ -877,7 +887,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
      * see that only n values are read) */
     for (size_t k = 0; k < ROW_CHUNK; k++)
         py[k] = ny;
-    noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
+    tf_noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
     double amp = P->gain1;
     size_t k = 0;
 #if TF_HAVE_AVX2_PATH
@@ -905,7 +915,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
             turbulence_last(simd, P, 1, px, py, z, n, v, damped, out);
             return;
         }
-        noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
+        tf_noise_points_deriv(simd, P->noise, P->seed, px, py, z, n, v, gx, gy);
         amp = amp * P->gain;
         k = 0;
 #if TF_HAVE_AVX2_PATH
