@@ -95,6 +95,13 @@ void tf_value2_points_deriv_avx512(uint32_t seed, const double *x, const double 
                                    double *out, double *dx, double *dy);
 void tf_polynomial2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                                         double *out, double *dx, double *dy);
+/* tf_perlin_improved3_deriv and tf_exp_perlin3_deriv at points (x[k],
+ * y[k], z), the same way. */
+void tf_perlin_improved3_points_deriv_avx512(uint32_t seed, const double *x, const double *y,
+                                             double z, size_t n, double *out, double *dx,
+                                             double *dy);
+void tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const double *y, double z,
+                                        size_t n, double *out, double *dx, double *dy);
 #endif
 
 #endif

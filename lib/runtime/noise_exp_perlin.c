@@ -247,3 +247,72 @@ tf_exp_perlin3_row_avx512(uint32_t seed, const double *x, double y, double z, si
         tf_exp_perlin3_row_avx2(seed, x + m, y, z, n - m, out + m);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* exp_perlin_eval with its derivatives at eight points (x[k], y[k]) of
+ * their own, |x|, |y| < 2^51, and z's cell Z, fraction fz and fade w: the
+ * scalar hashes and operations lane by lane. */
+NK_AVX512_INLINE __m512d exp_perlin8_deriv_avx512(uint32_t hs, __m512d x, __m512d y, uint32_t Z,
+                                                  double fz, double w, __m512d *dx, __m512d *dy)
+{
+    __m512d fx, fy;
+    __m256i X = nk_split_avx512(x, &fx), Y = nk_split_avx512(y, &fy);
+    const __m256i vhs = _mm256_set1_epi32((int)hs);
+    const __m256i hx[2] = {nk_hash_avx512(vhs, X),
+                           nk_hash_avx512(vhs, _mm256_add_epi32(X, _mm256_set1_epi32(1)))};
+    const __m256i vY[2] = {Y, _mm256_add_epi32(Y, _mm256_set1_epi32(1))};
+    const __m256i vZ[2] = {_mm256_set1_epi32((int)Z), _mm256_set1_epi32((int)(Z + 1u))};
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __m512d cx[2] = {fx, _mm512_sub_pd(fx, one)};
+    const __m512d cy[2] = {fy, _mm512_sub_pd(fy, one)};
+    const __m512d cz[2] = {_mm512_set1_pd(fz), _mm512_set1_pd(fz - 1)};
+    nk_vd8 c[8];
+    for (int k = 0; k < 8; k++) {
+        int i = k & 1, j = (k >> 1) & 1, l = (k >> 2) & 1;
+        __m256i h = nk_hash_avx512(nk_hash_avx512(hx[i], vY[j]), vZ[l]);
+        __m512d m = _mm512_i32gather_pd(_mm256_srli_epi32(h, 24), tf_exp_perlin_magnitude, 8);
+        __m512d gx, gy;
+        nk_grad3_dir_avx512(h, &gx, &gy);
+        c[k].v = _mm512_mul_pd(m, nk_grad3_avx512(h, cx[i], cy[j], cz[l]));
+        c[k].dx = _mm512_mul_pd(m, gx);
+        c[k].dy = _mm512_mul_pd(m, gy);
+    }
+    return nk_blend3_vd_avx512(c, nk_fade5_avx512(fx), nk_dfade5_avx512(fx), nk_fade5_avx512(fy),
+                               nk_dfade5_avx512(fy), _mm512_set1_pd(w), dx, dy);
+}
+
+/* exp_perlin_eval at n points (x[k], y[k], z) of their own, eight a
+ * vector, with the derivatives when dx is not NULL (then dy too); a group
+ * with a coordinate of 2^51 or more (or not finite) and the last 1-7
+ * points take the scalar function. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const double *y, double z,
+                                   size_t n, double *out, double *dx, double *dy)
+{
+    size_t m = 0;
+    if (nk_coord_ok(z)) {
+        double fz;
+        uint32_t Z = nk_split(z, &fz);
+        double w = nk_fade5(fz);
+        uint32_t hs = nk_hash(0, seed);
+        for (; m + 8 <= n; m += 8) {
+            __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+            if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
+                for (size_t k = m; k < m + 8; k++)
+                    out[k] = dx ? tf_exp_perlin3_deriv(seed, x[k], y[k], z, dx + k, dy + k)
+                                : tf_exp_perlin3(seed, x[k], y[k], z);
+                continue;
+            }
+            __m512d gx, gy;
+            _mm512_storeu_pd(out + m, exp_perlin8_deriv_avx512(hs, px, py, Z, fz, w, &gx, &gy));
+            if (dx) {
+                _mm512_storeu_pd(dx + m, gx);
+                _mm512_storeu_pd(dy + m, gy);
+            }
+        }
+    }
+    for (; m < n; m++)
+        out[m] = dx ? tf_exp_perlin3_deriv(seed, x[m], y[m], z, dx + m, dy + m)
+                    : tf_exp_perlin3(seed, x[m], y[m], z);
+}
+#endif

@@ -340,6 +340,51 @@ NK_AVX512_INLINE __m512d nk_blend3_avx512(const __m512d c[8], __m512d u, __m512d
         w, nk_lerp_avx512(v, nk_lerp_avx512(u, c[0], c[1]), nk_lerp_avx512(u, c[2], c[3])),
         nk_lerp_avx512(v, nk_lerp_avx512(u, c[4], c[5]), nk_lerp_avx512(u, c[6], c[7])));
 }
+
+/* The x and y components of nk_grad3's direction for eight hashes (the
+ * table's gx and gy columns, picked by h & 15 from two vectors of eight). */
+NK_AVX512_INLINE void nk_grad3_dir_avx512(__m256i hash, __m512d *gx, __m512d *gy)
+{
+    __m512i h = _mm512_cvtepu32_epi64(_mm256_and_si256(hash, _mm256_set1_epi32(15)));
+    *gx = _mm512_permutex2var_pd(_mm512_setr_pd(1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0), h,
+                                 _mm512_setr_pd(0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0));
+    *gy = _mm512_permutex2var_pd(_mm512_setr_pd(1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0), h,
+                                 _mm512_setr_pd(1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0));
+}
+
+/* nk_vd and nk_lerp_vd of eight lanes, every operation kept (a product
+ * with a zero derivative too: it decides the sign of a zero). */
+typedef struct {
+    __m512d v, dx, dy;
+} nk_vd8;
+
+NK_AVX512_INLINE nk_vd8 nk_lerp_vd_avx512(__m512d t, __m512d tdx, __m512d tdy, nk_vd8 a, nk_vd8 b)
+{
+    nk_vd8 r;
+    __m512d d = _mm512_sub_pd(b.v, a.v);
+    r.v = _mm512_add_pd(a.v, _mm512_mul_pd(t, d));
+    r.dx = _mm512_add_pd(_mm512_add_pd(a.dx, _mm512_mul_pd(t, _mm512_sub_pd(b.dx, a.dx))),
+                         _mm512_mul_pd(tdx, d));
+    r.dy = _mm512_add_pd(_mm512_add_pd(a.dy, _mm512_mul_pd(t, _mm512_sub_pd(b.dy, a.dy))),
+                         _mm512_mul_pd(tdy, d));
+    return r;
+}
+
+/* nk_blend3 of eight lanes, in its nesting. */
+NK_AVX512_INLINE __m512d nk_blend3_vd_avx512(const nk_vd8 c[8], __m512d u, __m512d du, __m512d v,
+                                             __m512d dv, __m512d w, __m512d *dx, __m512d *dy)
+{
+    const __m512d zero = _mm512_setzero_pd();
+    nk_vd8 r = nk_lerp_vd_avx512(
+        w, zero, zero,
+        nk_lerp_vd_avx512(v, zero, dv, nk_lerp_vd_avx512(u, du, zero, c[0], c[1]),
+                          nk_lerp_vd_avx512(u, du, zero, c[2], c[3])),
+        nk_lerp_vd_avx512(v, zero, dv, nk_lerp_vd_avx512(u, du, zero, c[4], c[5]),
+                          nk_lerp_vd_avx512(u, du, zero, c[6], c[7])));
+    *dx = r.dx;
+    *dy = r.dy;
+    return r.v;
+}
 #endif
 
 /* Perlin's quintic fade 6t^5 - 15t^4 + 10t^3 in his evaluation order, and

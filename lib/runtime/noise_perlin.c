@@ -231,3 +231,81 @@ tf_perlin_improved3_row_avx512(uint32_t seed, const double *x, double y, double 
         tf_perlin_improved3_row_avx2(seed, x + m, y, z, n - m, out + m);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* perlin_eval with its derivatives at eight points (x[k], y[k]) of their
+ * own, |x|, |y| < 2^51, and z's cell Z (with the seed offset), fraction
+ * fz and fade w: the scalar lookups and operations lane by lane. */
+NK_AVX512_INLINE __m512d perlin8_deriv_avx512(__m512d x, __m512d y, const uint32_t o[3],
+                                              uint32_t Z, double fz, double w, __m512d *dx,
+                                              __m512d *dy)
+{
+    const __m256i byte = _mm256_set1_epi32(255);
+    __m512d fx, fy;
+    __m256i X = _mm256_and_si256(
+        _mm256_add_epi32(nk_split_avx512(x, &fx), _mm256_set1_epi32((int)o[0])), byte);
+    __m256i Y = _mm256_and_si256(
+        _mm256_add_epi32(nk_split_avx512(y, &fy), _mm256_set1_epi32((int)o[1])), byte);
+    __m256i pX = perlin_perm_pair_avx512(X);
+    __m256i A = _mm256_add_epi32(_mm256_and_si256(pX, byte), Y);
+    __m256i B = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pX, 8), byte), Y);
+    __m256i pA = perlin_perm_pair_avx512(A), pB = perlin_perm_pair_avx512(B);
+    const __m256i vZ = _mm256_set1_epi32((int)Z);
+    __m256i AA = _mm256_add_epi32(_mm256_and_si256(pA, byte), vZ);
+    __m256i AB = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pA, 8), byte), vZ);
+    __m256i BA = _mm256_add_epi32(_mm256_and_si256(pB, byte), vZ);
+    __m256i BB = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pB, 8), byte), vZ);
+    __m256i pAA = perlin_perm_pair_avx512(AA), pBA = perlin_perm_pair_avx512(BA);
+    __m256i pAB = perlin_perm_pair_avx512(AB), pBB = perlin_perm_pair_avx512(BB);
+    const __m256i h[8] = {pAA, pBA, pAB, pBB, _mm256_srli_epi32(pAA, 8),
+                          _mm256_srli_epi32(pBA, 8), _mm256_srli_epi32(pAB, 8),
+                          _mm256_srli_epi32(pBB, 8)};
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __m512d cx[2] = {fx, _mm512_sub_pd(fx, one)};
+    const __m512d cy[2] = {fy, _mm512_sub_pd(fy, one)};
+    const __m512d cz[2] = {_mm512_set1_pd(fz), _mm512_set1_pd(fz - 1)};
+    nk_vd8 c[8];
+    for (int k = 0; k < 8; k++) {
+        c[k].v = nk_grad3_avx512(h[k], cx[k & 1], cy[(k >> 1) & 1], cz[(k >> 2) & 1]);
+        nk_grad3_dir_avx512(h[k], &c[k].dx, &c[k].dy);
+    }
+    return nk_blend3_vd_avx512(c, nk_fade5_avx512(fx), nk_dfade5_avx512(fx), nk_fade5_avx512(fy),
+                               nk_dfade5_avx512(fy), _mm512_set1_pd(w), dx, dy);
+}
+
+/* perlin_eval at n points (x[k], y[k], z) of their own, eight a vector,
+ * with the derivatives when dx is not NULL (then dy too); a group with a
+ * coordinate of 2^51 or more (or not finite) and the last 1-7 points take
+ * the scalar function. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_perlin_improved3_points_deriv_avx512(uint32_t seed, const double *x, const double *y, double z,
+                                        size_t n, double *out, double *dx, double *dy)
+{
+    size_t m = 0;
+    if (nk_coord_ok(z)) {
+        uint32_t o[3];
+        seed_offsets(seed, o);
+        double fz;
+        uint32_t Z = (nk_split(z, &fz) + o[2]) & 255;
+        double w = nk_fade5(fz);
+        for (; m + 8 <= n; m += 8) {
+            __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+            if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
+                for (size_t k = m; k < m + 8; k++)
+                    out[k] = dx ? tf_perlin_improved3_deriv(seed, x[k], y[k], z, dx + k, dy + k)
+                                : tf_perlin_improved3(seed, x[k], y[k], z);
+                continue;
+            }
+            __m512d gx, gy;
+            _mm512_storeu_pd(out + m, perlin8_deriv_avx512(px, py, o, Z, fz, w, &gx, &gy));
+            if (dx) {
+                _mm512_storeu_pd(dx + m, gx);
+                _mm512_storeu_pd(dy + m, gy);
+            }
+        }
+    }
+    for (; m < n; m++)
+        out[m] = dx ? tf_perlin_improved3_deriv(seed, x[m], y[m], z, dx + m, dy + m)
+                    : tf_perlin_improved3(seed, x[m], y[m], z);
+}
+#endif

@@ -559,6 +559,14 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
         tf_polynomial2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
         return;
     }
+    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_PERLIN) {
+        tf_perlin_improved3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
+        return;
+    }
+    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_EXPONENTIAL_PERLIN) {
+        tf_exp_perlin3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
+        return;
+    }
 #endif
 #if TF_HAVE_AVX2_PATH
     if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
