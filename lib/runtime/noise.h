@@ -102,6 +102,10 @@ void tf_perlin_improved3_points_deriv_avx512(uint32_t seed, const double *x, con
                                              double *dy);
 void tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const double *y, double z,
                                         size_t n, double *out, double *dx, double *dy);
+/* The cellular kinds' values and gradients (which: 0 F1, 1 F2, 2 F2 - F1)
+ * at points (x[k], y[k]), the same way. */
+void tf_cellular_points_deriv_avx512(int which, uint32_t seed, const double *x, const double *y,
+                                     size_t n, double *out, double *dx, double *dy);
 #endif
 
 #endif

@@ -331,3 +331,122 @@ tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n,
                         tf_cellular_f2_f1_row_avx2);
 }
 #endif
+
+#if TF_HAVE_AVX512_PATH
+/* search() of eight points (x[k], y[k]) of their own, |x|, |y| < 2^51,
+ * rings 0 and 1, as cellular_search8_avx512, keeping the offsets r1, r2
+ * of the nearest and second nearest points as visit() does (it changes
+ * them only where it changes d1 or d2). Returns the lanes whose scalar
+ * search also stops after ring 1. */
+NK_AVX512_INLINE __mmask8 cellular_points8_avx512(uint32_t hs, __m512d x, __m512d y,
+                                                  __m512d *d1, __m512d *d2, __m512d r1[2],
+                                                  __m512d r2[2])
+{
+    static const int order[9][2] = {{0, 0},  {-1, -1}, {-1, 1}, {0, -1}, {0, 1},
+                                    {1, -1}, {1, 1},   {-1, 0}, {1, 0}};
+    __m512d fx, fy;
+    __m256i X = nk_split_avx512(x, &fx), Y = nk_split_avx512(y, &fy);
+    const __m256i vhs = _mm256_set1_epi32((int)hs);
+    const __m256i hx[3] = {nk_hash_avx512(vhs, _mm256_sub_epi32(X, _mm256_set1_epi32(1))),
+                           nk_hash_avx512(vhs, X),
+                           nk_hash_avx512(vhs, _mm256_add_epi32(X, _mm256_set1_epi32(1)))};
+    const __m512d half = _mm512_set1_pd(0.5), unit = _mm512_set1_pd(0x1p-16);
+    __m512d near = _mm512_set1_pd(INFINITY), second = near;
+    __m512d n1x = _mm512_setzero_pd(), n1y = n1x, n2x = n1x, n2y = n1x;
+    for (int c = 0; c < 9; c++) {
+        int di = order[c][0], dj = order[c][1];
+        __m256i h = nk_hash_avx512(hx[di + 1], _mm256_add_epi32(Y, _mm256_set1_epi32(dj)));
+        __m512d jx = _mm512_cvtepi32_pd(_mm256_and_si256(h, _mm256_set1_epi32(0xffff)));
+        __m512d jy = _mm512_cvtepi32_pd(_mm256_srli_epi32(h, 16));
+        __m512d rx = _mm512_sub_pd(
+            _mm512_add_pd(_mm512_set1_pd((double)di), _mm512_mul_pd(_mm512_add_pd(jx, half), unit)),
+            fx);
+        __m512d ry = _mm512_sub_pd(
+            _mm512_add_pd(_mm512_set1_pd((double)dj), _mm512_mul_pd(_mm512_add_pd(jy, half), unit)),
+            fy);
+        __m512d d = _mm512_add_pd(_mm512_mul_pd(rx, rx), _mm512_mul_pd(ry, ry));
+        __mmask8 nearer = _mm512_cmp_pd_mask(d, near, _CMP_LT_OQ);
+        __mmask8 second_nearer = _mm512_cmp_pd_mask(d, second, _CMP_LT_OQ);
+        /* d < d1: the nearest moves to second; else d < d2: d is second */
+        second = _mm512_mask_blend_pd(nearer, _mm512_mask_blend_pd(second_nearer, second, d), near);
+        n2x = _mm512_mask_blend_pd(nearer, _mm512_mask_blend_pd(second_nearer, n2x, rx), n1x);
+        n2y = _mm512_mask_blend_pd(nearer, _mm512_mask_blend_pd(second_nearer, n2y, ry), n1y);
+        near = _mm512_mask_blend_pd(nearer, near, d);
+        n1x = _mm512_mask_blend_pd(nearer, n1x, rx);
+        n1y = _mm512_mask_blend_pd(nearer, n1y, ry);
+    }
+    const __m512d two = _mm512_set1_pd(2.0), one = _mm512_set1_pd(1.0);
+    __m512d lb = _mm512_min_pd(_mm512_min_pd(_mm512_sub_pd(two, fx), _mm512_add_pd(fx, one)),
+                               _mm512_min_pd(_mm512_sub_pd(two, fy), _mm512_add_pd(fy, one)));
+    *d1 = near;
+    *d2 = second;
+    r1[0] = n1x;
+    r1[1] = n1y;
+    r2[0] = n2x;
+    r2[1] = n2y;
+    return _mm512_cmp_pd_mask(_mm512_mul_pd(lb, lb), second, _CMP_GE_OQ);
+}
+
+/* unit_away of eight lanes: -r / len, +0 where len is not above 0. */
+NK_AVX512_INLINE __m512d cellular_away_avx512(__m512d r, __m512d len)
+{
+    __m512d neg = _mm512_xor_pd(r, _mm512_set1_pd(-0.0));
+    return _mm512_maskz_div_pd(_mm512_cmp_pd_mask(len, _mm512_setzero_pd(), _CMP_GT_OQ), neg,
+                               len);
+}
+
+/* cellular() of one kind at n points (x[k], y[k]) of their own, eight a
+ * vector, with the gradient when dx is not NULL (then dy too); lanes whose
+ * search goes past ring 1, groups with a coordinate out of the vector
+ * range and the last 1-7 points take the scalar function. */
+NK_AVX512_INLINE void cellular_points_avx512(int which, uint32_t seed, const double *x,
+                                             const double *y, size_t n, double *out, double *dx,
+                                             double *dy)
+{
+    uint32_t hs = nk_hash(0, seed);
+    size_t m = 0;
+    for (; m + 8 <= n; m += 8) {
+        __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+        unsigned done = 0;
+        if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) == 0xFF) {
+            __m512d d1, d2, r1[2], r2[2];
+            done = cellular_points8_avx512(hs, px, py, &d1, &d2, r1, r2);
+            __m512d f1 = _mm512_sqrt_pd(d1), f2 = _mm512_sqrt_pd(d2);
+            _mm512_storeu_pd(out + m, which == CELL_F1   ? f1
+                                      : which == CELL_F2 ? f2
+                                                         : _mm512_sub_pd(f2, f1));
+            if (dx) {
+                __m512d g1x = cellular_away_avx512(r1[0], f1);
+                __m512d g1y = cellular_away_avx512(r1[1], f1);
+                __m512d g2x = cellular_away_avx512(r2[0], f2);
+                __m512d g2y = cellular_away_avx512(r2[1], f2);
+                _mm512_storeu_pd(dx + m, which == CELL_F1   ? g1x
+                                         : which == CELL_F2 ? g2x
+                                                            : _mm512_sub_pd(g2x, g1x));
+                _mm512_storeu_pd(dy + m, which == CELL_F1   ? g1y
+                                         : which == CELL_F2 ? g2y
+                                                            : _mm512_sub_pd(g2y, g1y));
+            }
+        }
+        for (int k = 0; k < 8; k++) {
+            size_t i = m + (size_t)k;
+            if (!(done >> k & 1))
+                out[i] = cellular(which, seed, x[i], y[i], dx ? dx + i : NULL, dx ? dy + i : NULL);
+        }
+    }
+    for (; m < n; m++)
+        out[m] = cellular(which, seed, x[m], y[m], dx ? dx + m : NULL, dx ? dy + m : NULL);
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_cellular_points_deriv_avx512(int which, uint32_t seed, const double *x, const double *y,
+                                size_t n, double *out, double *dx, double *dy)
+{
+    if (which == 0)
+        cellular_points_avx512(CELL_F1, seed, x, y, n, out, dx, dy);
+    else if (which == 1)
+        cellular_points_avx512(CELL_F2, seed, x, y, n, out, dx, dy);
+    else
+        cellular_points_avx512(CELL_F2_F1, seed, x, y, n, out, dx, dy);
+}
+#endif

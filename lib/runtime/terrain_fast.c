@@ -567,6 +567,12 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
         tf_exp_perlin3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
         return;
     }
+    if (simd == TF_SIMD_AVX512 && (type == TF_NOISE_CELLULAR_F1 || type == TF_NOISE_CELLULAR_F2 ||
+                                   type == TF_NOISE_CELLULAR_F2_F1)) {
+        tf_cellular_points_deriv_avx512((int)(type - TF_NOISE_CELLULAR_F1), seed, x, y, n, v, dx,
+                                        dy);
+        return;
+    }
 #endif
 #if TF_HAVE_AVX2_PATH
     if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
