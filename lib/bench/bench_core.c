@@ -445,6 +445,23 @@ static const suite_entry SUITE[] = {
      * (20170901 + index) and their figures stay comparable; a plain layer
      * with a 2-point (identity) curve, as a drawn spec starts */
     {"1 layer, 2 pts", 1, 2, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE},
+    /* the layer kinds of other base noises, fbm beside each for the ratio
+     * (swiss and jordan warp by the noise's gradient at points of their
+     * own: docs/performance.md, "Every base noise on the AVX-512 path") */
+    {"value fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_FBM},
+    {"value swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_SWISS},
+    {"value jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_JORDAN},
+    {"perlin fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_FBM},
+    {"perlin swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_SWISS},
+    {"cf2-f1 fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_FBM},
+    {"cf2-f1 jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
+     TF_FRACTAL_JORDAN},
 };
 
 size_t bench_suite_size(void)
