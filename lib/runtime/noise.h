@@ -106,6 +106,11 @@ void tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const do
  * at points (x[k], y[k]), the same way. */
 void tf_cellular_points_deriv_avx512(int which, uint32_t seed, const double *x, const double *y,
                                      size_t n, double *out, double *dx, double *dy);
+/* tf_perlin_reference_simplex3_deriv at points (x[k], y[k], z), the same
+ * way. */
+void tf_perlin_reference_simplex3_points_deriv_avx512(const double *x, const double *y, double z,
+                                                      size_t n, double *out, double *dx,
+                                                      double *dy);
 #endif
 
 #endif

@@ -349,7 +349,7 @@ NK_AVX512_INLINE __m256i refsimplex_shuffle_avx512(__m256i i, __m256i j, __m256i
  * registers, the same operations in the same order. */
 NK_AVX512_INLINE __m512d refsimplex_corner_avx512(__m512d u, __m512d v, __m512d w, __m256i i,
                                                   __m256i j, __m256i k, __m512d a0, __m512d a1,
-                                                  __m512d a2, double s)
+                                                  __m512d a2, double s, __m512d *gx, __m512d *gy)
 {
     const __m512d vs = _mm512_set1_pd(s);
     __m512d x = _mm512_add_pd(_mm512_sub_pd(u, a0), vs);
@@ -382,21 +382,49 @@ NK_AVX512_INLINE __m512d refsimplex_corner_avx512(__m512d u, __m512d v, __m512d 
     __m512d L = _mm512_add_pd(
         p, _mm512_mask_blend_pd(b_is_0, _mm512_mask_blend_pd(b2_is_0, r, q), _mm512_add_pd(q, r)));
     __m512d t2 = _mm512_mul_pd(t, t);
-    __m512d value = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), t2), t2), L);
+    __m512d w8 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), t2), t2);
+    __m512d value = _mm512_mul_pd(w8, L);
+    __mmask8 reach = (__mmask8)~_mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_LT_OQ);
+    if (gx) {
+        /* K()'s gradient w c - k d: c's x and y components are the signs
+         * of p, q or r where the value took that axis (+0 elsewhere), by
+         * the axis each of p, q, r came from (b) and whether q or r
+         * counts (b == 0, b2) */
+        const __m512d unit = _mm512_set1_pd(1.0), none = _mm512_setzero_pd();
+        __m512d sp = _mm512_xor_pd(unit, _mm512_castsi512_pd(_mm512_slli_epi64(flip_p, 63)));
+        __m512d sq = _mm512_xor_pd(unit, _mm512_castsi512_pd(_mm512_slli_epi64(flip_q, 63)));
+        __m512d sr = _mm512_xor_pd(unit, _mm512_castsi512_pd(_mm512_slli_epi64(flip_r, 63)));
+        __mmask8 q_counts = b_is_0 | b2_is_0, r_counts = (__mmask8)(b_is_0 | ~b2_is_0);
+        __m512d c0 = _mm512_mask_blend_pd(
+            b_is_1,
+            _mm512_mask_blend_pd(b_is_2, _mm512_mask_blend_pd(q_counts, none, sq),
+                                 _mm512_mask_blend_pd(r_counts, none, sr)),
+            sp);
+        __m512d c1 = _mm512_mask_blend_pd(
+            b_is_1,
+            _mm512_mask_blend_pd(b_is_2, _mm512_mask_blend_pd(r_counts, none, sr), sp),
+            _mm512_mask_blend_pd(q_counts, none, sq));
+        __m512d kk = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(64.0), _mm512_mul_pd(t2, t)), L);
+        *gx = _mm512_maskz_mov_pd(reach,
+                                  _mm512_sub_pd(_mm512_mul_pd(w8, c0), _mm512_mul_pd(kk, x)));
+        *gy = _mm512_maskz_mov_pd(reach,
+                                  _mm512_sub_pd(_mm512_mul_pd(w8, c1), _mm512_mul_pd(kk, y)));
+    }
     /* t < 0: +0.0 */
-    return _mm512_maskz_mov_pd(
-        (__mmask8)~_mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_LT_OQ), value);
+    return _mm512_maskz_mov_pd(reach, value);
 }
 
-/* refsimplex4_avx2 of eight lanes. */
-NK_AVX512_INLINE int refsimplex8_avx512(__m512d x, double y, double z, __m512d *out)
+/* refsimplex4_avx2 of eight lanes, at points (x[k], y[k], z); with gx
+ * not NULL also the gradient (noise3_eval's, summed in its order). */
+NK_AVX512_INLINE int refsimplex8_avx512(__m512d x, __m512d vy, double z, __m512d *out,
+                                        __m512d *gx, __m512d *gy)
 {
-    const __m512d vy = _mm512_set1_pd(y), vz = _mm512_set1_pd(z);
+    const __m512d vz = _mm512_set1_pd(z);
     __m512d s = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(x, vy), vz), _mm512_set1_pd(3.0));
-    const int down = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-    __m512d fi = _mm512_roundscale_pd(_mm512_add_pd(x, s), down);
-    __m512d fj = _mm512_roundscale_pd(_mm512_add_pd(vy, s), down);
-    __m512d fk = _mm512_roundscale_pd(_mm512_add_pd(vz, s), down);
+    /* (the rounding mode a literal: -O0 passes no variable as an immediate) */
+    __m512d fi = _mm512_roundscale_pd(_mm512_add_pd(x, s), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d fj = _mm512_roundscale_pd(_mm512_add_pd(vy, s), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d fk = _mm512_roundscale_pd(_mm512_add_pd(vz, s), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     const __m512d lowest = _mm512_set1_pd(-2147483648.0), highest = _mm512_set1_pd(2147483647.0);
     __mmask8 ok = 0xFF;
     const __m512d f[3] = {fi, fj, fk};
@@ -423,19 +451,29 @@ NK_AVX512_INLINE int refsimplex8_avx512(__m512d x, double y, double z, __m512d *
     __mmask8 lo0 = lt_uw & lt_uv;
     __mmask8 lo1 = (__mmask8)((lt_uw & ~lt_uv) | (~lt_uw & lt_vw));
     __mmask8 lo2 = (__mmask8)(~lt_uw & ~lt_vw);
-    __m512d sum = refsimplex_corner_avx512(u, v, w, i, j, k, zero, zero, zero, (double)0 / 6.);
+    __m512d g[4][2];
+    int deriv = gx != NULL;
+    __m512d sum = refsimplex_corner_avx512(u, v, w, i, j, k, zero, zero, zero, (double)0 / 6.,
+                                           deriv ? &g[0][0] : NULL, &g[0][1]);
     sum = _mm512_add_pd(sum, refsimplex_corner_avx512(u, v, w, i, j, k,
                                                       _mm512_maskz_mov_pd(hi0, one),
                                                       _mm512_maskz_mov_pd(hi1, one),
                                                       _mm512_maskz_mov_pd(hi2, one),
-                                                      (double)1 / 6.));
+                                                      (double)1 / 6., deriv ? &g[1][0] : NULL,
+                                                      &g[1][1]));
     sum = _mm512_add_pd(sum, refsimplex_corner_avx512(u, v, w, i, j, k,
                                                       _mm512_maskz_mov_pd((__mmask8)~lo0, one),
                                                       _mm512_maskz_mov_pd((__mmask8)~lo1, one),
                                                       _mm512_maskz_mov_pd((__mmask8)~lo2, one),
-                                                      (double)2 / 6.));
-    sum = _mm512_add_pd(sum,
-                        refsimplex_corner_avx512(u, v, w, i, j, k, one, one, one, (double)3 / 6.));
+                                                      (double)2 / 6., deriv ? &g[2][0] : NULL,
+                                                      &g[2][1]));
+    sum = _mm512_add_pd(sum, refsimplex_corner_avx512(u, v, w, i, j, k, one, one, one,
+                                                      (double)3 / 6., deriv ? &g[3][0] : NULL,
+                                                      &g[3][1]));
+    if (deriv) {
+        *gx = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(g[0][0], g[1][0]), g[2][0]), g[3][0]);
+        *gy = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(g[0][1], g[1][1]), g[2][1]), g[3][1]);
+    }
     *out = sum;
     return 1;
 }
@@ -448,7 +486,8 @@ tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z, siz
     if (isfinite(y) && isfinite(z)) {
         for (; m + 8 <= n; m += 8) {
             __m512d value;
-            if (refsimplex8_avx512(_mm512_loadu_pd(x + m), y, z, &value)) {
+            if (refsimplex8_avx512(_mm512_loadu_pd(x + m), _mm512_set1_pd(y), z, &value, NULL,
+                                   NULL)) {
                 _mm512_storeu_pd(out + m, value);
                 continue;
             }
@@ -458,5 +497,40 @@ tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z, siz
     }
     if (m < n) /* the last 1-7 points, or a row out of range */
         tf_perlin_reference_simplex3_row_avx2(x + m, y, z, n - m, out + m);
+}
+#endif
+
+#if TF_HAVE_AVX512_PATH
+/* noise3_eval at n points (x[k], y[k], z) of their own, eight a vector,
+ * with the gradient when dx is not NULL (then dy too); a group with a
+ * lane out of the int range (or not finite) and the last 1-7 points take
+ * the scalar function. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_perlin_reference_simplex3_points_deriv_avx512(const double *x, const double *y, double z,
+                                                 size_t n, double *out, double *dx, double *dy)
+{
+    size_t m = 0;
+    if (isfinite(z)) {
+        for (; m + 8 <= n; m += 8) {
+            __m512d value, gx, gy;
+            __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+            int ok = dx ? refsimplex8_avx512(px, py, z, &value, &gx, &gy)
+                        : refsimplex8_avx512(px, py, z, &value, NULL, NULL);
+            if (ok) {
+                _mm512_storeu_pd(out + m, value);
+                if (dx) {
+                    _mm512_storeu_pd(dx + m, gx);
+                    _mm512_storeu_pd(dy + m, gy);
+                }
+                continue;
+            }
+            for (size_t k = m; k < m + 8; k++)
+                out[k] = dx ? tf_perlin_reference_simplex3_deriv(x[k], y[k], z, dx + k, dy + k)
+                            : tf_perlin_reference_simplex3(x[k], y[k], z);
+        }
+    }
+    for (; m < n; m++)
+        out[m] = dx ? tf_perlin_reference_simplex3_deriv(x[m], y[m], z, dx + m, dy + m)
+                    : tf_perlin_reference_simplex3(x[m], y[m], z);
 }
 #endif

@@ -573,6 +573,10 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
                                         dy);
         return;
     }
+    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_PERLIN_REFERENCE_SIMPLEX) {
+        tf_perlin_reference_simplex3_points_deriv_avx512(x, y, z, n, v, dx, dy);
+        return;
+    }
 #endif
 #if TF_HAVE_AVX2_PATH
     if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
