@@ -551,31 +551,32 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
     /* (simplex swiss and jordan on the AVX-512 path do not come here:
      * their rows are turbulence_avx512.c's) */
 #if TF_HAVE_AVX512_PATH
-    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_VALUE) {
-        tf_value2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
-        return;
-    }
-    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_POLYNOMIAL) {
-        tf_polynomial2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
-        return;
-    }
-    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_PERLIN) {
-        tf_perlin_improved3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
-        return;
-    }
-    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_EXPONENTIAL_PERLIN) {
-        tf_exp_perlin3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
-        return;
-    }
-    if (simd == TF_SIMD_AVX512 && (type == TF_NOISE_CELLULAR_F1 || type == TF_NOISE_CELLULAR_F2 ||
-                                   type == TF_NOISE_CELLULAR_F2_F1)) {
-        tf_cellular_points_deriv_avx512((int)(type - TF_NOISE_CELLULAR_F1), seed, x, y, n, v, dx,
-                                        dy);
-        return;
-    }
-    if (simd == TF_SIMD_AVX512 && type == TF_NOISE_PERLIN_REFERENCE_SIMPLEX) {
-        tf_perlin_reference_simplex3_points_deriv_avx512(x, y, z, n, v, dx, dy);
-        return;
+    if (simd == TF_SIMD_AVX512) {
+        switch (type) {
+        case TF_NOISE_VALUE:
+            tf_value2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
+            return;
+        case TF_NOISE_POLYNOMIAL:
+            tf_polynomial2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
+            return;
+        case TF_NOISE_PERLIN:
+            tf_perlin_improved3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
+            return;
+        case TF_NOISE_EXPONENTIAL_PERLIN:
+            tf_exp_perlin3_points_deriv_avx512(seed, x, y, z, n, v, dx, dy);
+            return;
+        case TF_NOISE_CELLULAR_F1:
+        case TF_NOISE_CELLULAR_F2:
+        case TF_NOISE_CELLULAR_F2_F1:
+            tf_cellular_points_deriv_avx512((int)(type - TF_NOISE_CELLULAR_F1), seed, x, y, n, v,
+                                            dx, dy);
+            return;
+        case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+            tf_perlin_reference_simplex3_points_deriv_avx512(x, y, z, n, v, dx, dy);
+            return;
+        default: /* simplex: the AVX2 points below */
+            break;
+        }
     }
 #endif
 #if TF_HAVE_AVX2_PATH
