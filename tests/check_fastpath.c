@@ -252,6 +252,57 @@ START_TEST(grids_equal_samples_with_masks_on_shared_knots)
 }
 END_TEST
 
+/* The same where a single sample computes a 2D noise's layers, or a
+ * layer's octaves, as lanes (tf_noise_lanes_at): every layer one noise
+ * of those with lanes, plain or fbm, ridged or billow of 2-20 octaves
+ * (so more than one block of eight), 2-12 layers; random_spec's
+ * coordinates (huge, not finite) included. */
+START_TEST(grids_equal_samples_with_noise_lanes)
+{
+    static const tf_noise_type lanes[] = {TF_NOISE_VALUE, TF_NOISE_POLYNOMIAL,
+                                          TF_NOISE_CELLULAR_F1, TF_NOISE_CELLULAR_F2,
+                                          TF_NOISE_CELLULAR_F2_F1};
+    uint64_t state = 0x1A7E5000u + (uint64_t)_i;
+    tf_spec *spec = random_spec(&state);
+    tf_noise_type type = lanes[_i % 5];
+    size_t layers = 2 + rng_next(&state) % 11, plain = 0;
+    tf_spec *wide = tf_spec_new(layers, NULL);
+    ck_assert_ptr_nonnull(wide);
+    tf_spec_reseed(wide, (uint32_t)rng_next(&state));
+    for (size_t i = 0; i < layers; i++) {
+        tf_layer_spec *L = &wide->layers[i];
+        L->noise_type = type;
+        L->frequency = ldexp(rng_range(&state, 0.5, 1.0), -(int)(rng_next(&state) % 12));
+        if (i % 3 == 2) {
+            static const tf_fractal_kind kinds[] = {TF_FRACTAL_FBM, TF_FRACTAL_RIDGED,
+                                                    TF_FRACTAL_BILLOW};
+            tf_fractal_set_defaults(L, kinds[rng_next(&state) % 3]);
+            L->fractal_octaves = 2 + (int)(rng_next(&state) % 19);
+        } else {
+            plain++;
+        }
+        const tf_layer_spec *from = &spec->layers[i % spec->layer_count];
+        ck_assert_int_eq(
+            tf_spec_set_rd_points(wide, i, from->rd_points, from->rd_point_count, NULL), 0);
+        L->rd_interpolation = from->rd_interpolation;
+        L->amp_scale = rng_range(&state, 0.1, 2.0);
+        if (i > 0 && rng_next(&state) % 3 == 0) {
+            L->mask_layer_index = (int)(rng_next(&state) % i);
+            L->mask_min_value = rng_range(&state, -0.5, 0.6);
+            L->mask_max_value = L->mask_min_value + rng_range(&state, 0.0, 0.8);
+            L->mask_falloff = rng_range(&state, 0.0, 0.3);
+        }
+    }
+    tf_spec_free(spec);
+    wide = random_spec_finish(wide, &state);
+    tf_terrain *t = tf_terrain_compile(wide, NULL);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_eq(t->noise_lane_count, plain >= 2 ? plain : 0);
+    tf_terrain_free(t);
+    check_grids_equal_samples(wide, state, _i);
+}
+END_TEST
+
 static void check_grids_equal_samples(tf_spec *spec, uint64_t state, int id)
 {
     int _i = id;
@@ -1388,6 +1439,7 @@ static Suite *fastpath_suite(void)
     TCase *c = tcase_create("exactness");
     tcase_set_timeout(c, 120);
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
+    tcase_add_loop_test(c, grids_equal_samples_with_noise_lanes, 0, 40);
     tcase_add_loop_test(c, grids_equal_samples_with_masks_on_shared_knots, 0, 60);
     tcase_add_loop_test(c, turbulence_rows_equal_samples_on_every_path, 0, 40);
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);

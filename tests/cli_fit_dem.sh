@@ -271,7 +271,8 @@ expect_message "dem-variants.py refuses a variant of too many cells" 1 \
     "--resample 16 of 300 x 300 makes more than 16777216 cells" \
     "$python" "$variants" "$scratch/wide.png" "$out/x.png" --resample 16
 head -c 400 "$scratch/dv.png" >"$scratch/cut.png"
-expect_message "dem-variants.py refuses a cut PNG" 1 "dem-variants.py: " \
+expect_message "dem-variants.py refuses a cut PNG" 1 \
+    "dem-variants.py: $scratch/cut.png: the IDAT chunk is cut short" \
     "$python" "$variants" "$scratch/cut.png" "$out/x.png" --gauss 1
 check "... without a traceback" sh -c '! grep -q Traceback "$1"' sh "$scratch/stderr"
 expect_message "dem-variants.py refuses a file that is not a PNG" 1 "not a PNG file" \

@@ -187,24 +187,33 @@ static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double
     return 2.0 * (s / A) - 1.0;
 }
 
-int tf_fractal_plan_has_lanes(const tf_fractal_plan *P)
+int tf_fractal_plan_has_lanes(const tf_fractal_plan *P, tf_simd_level simd)
 {
+    if (P->kind != TF_FRACTAL_FBM && P->kind != TF_FRACTAL_RIDGED && P->kind != TF_FRACTAL_BILLOW)
+        return 0;
     /* with fewer octaves one vector's latency costs more than the calls
-     * (as for a terrain's plain simplex layers) */
-    return P->noise == TF_NOISE_SIMPLEX && P->octaves >= 3 &&
-           (P->kind == TF_FRACTAL_FBM || P->kind == TF_FRACTAL_RIDGED ||
-            P->kind == TF_FRACTAL_BILLOW);
+     * (as for a terrain's plain simplex layers); the other noises' calls
+     * cost more, and two octaves in lanes already pay */
+    if (P->noise == TF_NOISE_SIMPLEX)
+        return simd >= TF_SIMD_AVX2 && P->octaves >= 3;
+    return tf_noise_has_lanes(simd, P->noise) && P->octaves >= 2;
 }
 
-#if TF_HAVE_AVX2_PATH
 /* sum_octaves without the gradient, the noises computed first: octave i
  * at (nx * f_i + o_i[0], ny * f_i + o_i[1]), the expression of the loop
  * above, then the same sum in the same order. */
-double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *P, double nx, double ny)
+double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_simd_level simd, double nx,
+                                  double ny)
 {
     double v[TF_MAX_OCTAVES];
-    tf_simplex2_lanes_at_avx2(P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
-                              (size_t)P->octaves, v);
+#if TF_HAVE_AVX2_PATH
+    if (P->noise == TF_NOISE_SIMPLEX)
+        tf_simplex2_lanes_at_avx2(P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
+                                  (size_t)P->octaves, v);
+    else
+#endif
+        tf_noise_lanes_at(simd, P->noise, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
+                          (size_t)P->octaves, v);
     double s = 0.0, a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
         s = s + a * tf_fractal_octave_term(P->kind, v[i]);
@@ -212,7 +221,6 @@ double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *P, double nx, doub
     }
     return tf_fractal_normalize(P, s);
 }
-#endif
 
 static double saturate(double v)
 {

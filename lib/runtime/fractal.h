@@ -21,8 +21,9 @@ typedef struct {
     double offset[TF_MAX_OCTAVES][3]; /* o_i, o_0 = (0, 0, 0) */
     double amp_sum;                   /* A, the normalizer */
     double fd_step;                   /* h of the kinds without analytic derivatives */
-    /* the octaves as the lanes of tf_simplex2_lanes_at_avx2: the seed and
-     * f_i, o_i's x and y, each in an array of its own */
+    /* the octaves as the lanes of tf_simplex2_lanes_at_avx2 and
+     * tf_noise_lanes_at: the seed and f_i, o_i's x and y, each in an array
+     * of its own */
     uint32_t lane_seed[TF_MAX_OCTAVES];
     double lane_ox[TF_MAX_OCTAVES], lane_oy[TF_MAX_OCTAVES];
 } tf_fractal_plan;
@@ -58,12 +59,6 @@ void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer);
 /* tf_fractal_eval through a plan: the same bits. */
 double tf_fractal_plan_eval(const tf_fractal_plan *plan, double nx, double ny, double nz,
                             double *dx, double *dy);
-
-/* fbm, ridged or billow of simplex noise at one point, the octaves' noises
- * as the lanes of vectors (AVX2 CPUs only): tf_fractal_plan_eval's value,
- * the same bits. */
-int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan);
-double tf_fractal_plan_eval_lanes_avx2(const tf_fractal_plan *plan, double nx, double ny);
 
 /* swiss or jordan of simplex noise over n samples at (nx[k], ny, nz) on
  * the AVX-512 path, blocks of sixteen samples (two side by side) running

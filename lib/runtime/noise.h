@@ -111,6 +111,15 @@ void tf_cellular_points_deriv_avx512(int which, uint32_t seed, const double *x, 
 void tf_perlin_reference_simplex3_points_deriv_avx512(const double *x, const double *y, double z,
                                                       size_t n, double *out, double *dx,
                                                       double *dy);
+/* The 2D noises' values at eight points (x[k], y[k]), |x|, |y| < 2^51,
+ * each with its own seed[k] (a single sample's layers, or a layer's
+ * octaves, as lanes): the bits of tf_value2, tf_polynomial2 and the
+ * cellular kinds (which as above). Arrays of eight. */
+void tf_value2_seeds8_avx512(const uint32_t *seed, const double *x, const double *y, double *out);
+void tf_polynomial2_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
+                                  double *out);
+void tf_cellular_seeds8_avx512(int which, const uint32_t *seed, const double *x, const double *y,
+                               double *out);
 #endif
 
 #endif

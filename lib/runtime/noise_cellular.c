@@ -334,11 +334,11 @@ tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n,
 
 #if TF_HAVE_AVX512_PATH
 /* search() of eight points (x[k], y[k]) of their own, |x|, |y| < 2^51,
- * rings 0 and 1, as cellular_search8_avx512, keeping the offsets r1, r2
+ * lane k's seed hashed in vhs, rings 0 and 1, as cellular_search8_avx512, keeping the offsets r1, r2
  * of the nearest and second nearest points as visit() does (it changes
  * them only where it changes d1 or d2). Returns the lanes whose scalar
  * search also stops after ring 1. */
-NK_AVX512_INLINE __mmask8 cellular_points8_avx512(uint32_t hs, __m512d x, __m512d y,
+NK_AVX512_INLINE __mmask8 cellular_points8_avx512(__m256i vhs, __m512d x, __m512d y,
                                                   __m512d *d1, __m512d *d2, __m512d r1[2],
                                                   __m512d r2[2])
 {
@@ -346,7 +346,6 @@ NK_AVX512_INLINE __mmask8 cellular_points8_avx512(uint32_t hs, __m512d x, __m512
                                     {1, -1}, {1, 1},   {-1, 0}, {1, 0}};
     __m512d fx, fy;
     __m256i X = nk_split_avx512(x, &fx), Y = nk_split_avx512(y, &fy);
-    const __m256i vhs = _mm256_set1_epi32((int)hs);
     const __m256i hx[3] = {nk_hash_avx512(vhs, _mm256_sub_epi32(X, _mm256_set1_epi32(1))),
                            nk_hash_avx512(vhs, X),
                            nk_hash_avx512(vhs, _mm256_add_epi32(X, _mm256_set1_epi32(1)))};
@@ -395,6 +394,26 @@ NK_AVX512_INLINE __m512d cellular_away_avx512(__m512d r, __m512d len)
                                len);
 }
 
+/* cellular() of one kind at eight points (x, y) of their own, |x|, |y| <
+ * 2^51, lane k's seed hashed in hs, with the gradient when gx is not NULL
+ * (then gy too). Returns the lanes done: the others' search goes past
+ * ring 1, and the caller takes the scalar function there. */
+NK_AVX512_INLINE __mmask8 cellular8_points_avx512(int which, __m256i hs, __m512d x, __m512d y,
+                                                  __m512d *out, __m512d *gx, __m512d *gy)
+{
+    __m512d d1, d2, r1[2], r2[2];
+    __mmask8 done = cellular_points8_avx512(hs, x, y, &d1, &d2, r1, r2);
+    __m512d f1 = _mm512_sqrt_pd(d1), f2 = _mm512_sqrt_pd(d2);
+    *out = which == CELL_F1 ? f1 : which == CELL_F2 ? f2 : _mm512_sub_pd(f2, f1);
+    if (gx) {
+        __m512d g1x = cellular_away_avx512(r1[0], f1), g1y = cellular_away_avx512(r1[1], f1);
+        __m512d g2x = cellular_away_avx512(r2[0], f2), g2y = cellular_away_avx512(r2[1], f2);
+        *gx = which == CELL_F1 ? g1x : which == CELL_F2 ? g2x : _mm512_sub_pd(g2x, g1x);
+        *gy = which == CELL_F1 ? g1y : which == CELL_F2 ? g2y : _mm512_sub_pd(g2y, g1y);
+    }
+    return done;
+}
+
 /* cellular() of one kind at n points (x[k], y[k]) of their own, eight a
  * vector, with the gradient when dx is not NULL (then dy too); lanes whose
  * search goes past ring 1, groups with a coordinate out of the vector
@@ -403,30 +422,21 @@ NK_AVX512_INLINE void cellular_points_avx512(int which, uint32_t seed, const dou
                                              const double *y, size_t n, double *out, double *dx,
                                              double *dy)
 {
-    uint32_t hs = nk_hash(0, seed);
+    const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
     size_t m = 0;
     for (; m + 8 <= n; m += 8) {
         __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
         unsigned done = 0;
         if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) == 0xFF) {
-            __m512d d1, d2, r1[2], r2[2];
-            done = cellular_points8_avx512(hs, px, py, &d1, &d2, r1, r2);
-            __m512d f1 = _mm512_sqrt_pd(d1), f2 = _mm512_sqrt_pd(d2);
-            _mm512_storeu_pd(out + m, which == CELL_F1   ? f1
-                                      : which == CELL_F2 ? f2
-                                                         : _mm512_sub_pd(f2, f1));
+            __m512d v, gx, gy;
             if (dx) {
-                __m512d g1x = cellular_away_avx512(r1[0], f1);
-                __m512d g1y = cellular_away_avx512(r1[1], f1);
-                __m512d g2x = cellular_away_avx512(r2[0], f2);
-                __m512d g2y = cellular_away_avx512(r2[1], f2);
-                _mm512_storeu_pd(dx + m, which == CELL_F1   ? g1x
-                                         : which == CELL_F2 ? g2x
-                                                            : _mm512_sub_pd(g2x, g1x));
-                _mm512_storeu_pd(dy + m, which == CELL_F1   ? g1y
-                                         : which == CELL_F2 ? g2y
-                                                            : _mm512_sub_pd(g2y, g1y));
+                done = cellular8_points_avx512(which, hs, px, py, &v, &gx, &gy);
+                _mm512_storeu_pd(dx + m, gx);
+                _mm512_storeu_pd(dy + m, gy);
+            } else {
+                done = cellular8_points_avx512(which, hs, px, py, &v, NULL, NULL);
             }
+            _mm512_storeu_pd(out + m, v);
         }
         for (int k = 0; k < 8; k++) {
             size_t i = m + (size_t)k;
@@ -448,5 +458,32 @@ tf_cellular_points_deriv_avx512(int which, uint32_t seed, const double *x, const
         cellular_points_avx512(CELL_F2, seed, x, y, n, out, dx, dy);
     else
         cellular_points_avx512(CELL_F2_F1, seed, x, y, n, out, dx, dy);
+}
+
+/* cellular() of one kind (which: 0 F1, 1 F2, 2 F2 - F1), the value only,
+ * at eight points each with its own seed, |x|, |y| < 2^51. */
+NK_AVX512_INLINE void cellular_seeds8_avx512(int which, const uint32_t *seed, const double *x,
+                                             const double *y, double *out)
+{
+    __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
+    __m512d v;
+    unsigned done =
+        cellular8_points_avx512(which, hs, _mm512_loadu_pd(x), _mm512_loadu_pd(y), &v, NULL, NULL);
+    _mm512_storeu_pd(out, v);
+    for (int k = 0; k < 8; k++)
+        if (!(done >> k & 1))
+            out[k] = cellular(which, seed[k], x[k], y[k], NULL, NULL);
+}
+
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_cellular_seeds8_avx512(int which, const uint32_t *seed, const double *x, const double *y,
+                          double *out)
+{
+    if (which == 0)
+        cellular_seeds8_avx512(CELL_F1, seed, x, y, out);
+    else if (which == 1)
+        cellular_seeds8_avx512(CELL_F2, seed, x, y, out);
+    else
+        cellular_seeds8_avx512(CELL_F2_F1, seed, x, y, out);
 }
 #endif

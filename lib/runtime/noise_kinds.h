@@ -123,6 +123,24 @@ static inline void nk_corners2(uint32_t seed, uint32_t X, uint32_t Y, double v[4
         v[k] = (double)(h[k] >> 8) * 0x1p-23 - 1.0;
 }
 
+/* Perlin 2002 grad() for h = hash & 15 as a table row: his u is
+ * coordinate `u` (0 x, 1 y, 2 z), his v coordinate `v`, their signs su and
+ * sv, and the direction's x and y components gx, gy (for the analytic
+ * derivative). */
+typedef struct {
+    uint8_t u, v;
+    double su, sv, gx, gy;
+} nk_grad3_row;
+
+static const nk_grad3_row NK_GRAD3[16] = {
+    {0, 1, 1.0, 1.0, 1.0, 1.0},    {0, 1, -1.0, 1.0, -1.0, 1.0},  {0, 1, 1.0, -1.0, 1.0, -1.0},
+    {0, 1, -1.0, -1.0, -1.0, -1.0}, {0, 2, 1.0, 1.0, 1.0, 0.0},    {0, 2, -1.0, 1.0, -1.0, 0.0},
+    {0, 2, 1.0, -1.0, 1.0, 0.0},    {0, 2, -1.0, -1.0, -1.0, 0.0}, {1, 2, 1.0, 1.0, 0.0, 1.0},
+    {1, 2, -1.0, 1.0, 0.0, -1.0},   {1, 2, 1.0, -1.0, 0.0, 1.0},   {1, 2, -1.0, -1.0, 0.0, -1.0},
+    {1, 0, 1.0, 1.0, 1.0, 1.0},     {1, 2, -1.0, 1.0, 0.0, -1.0},  {1, 0, 1.0, -1.0, -1.0, 1.0},
+    {1, 2, -1.0, -1.0, 0.0, -1.0},
+};
+
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
@@ -245,6 +263,12 @@ NK_AVX512_INLINE __m256i nk_hash_avx512(__m256i h, __m256i c)
     return _mm256_xor_si256(h, _mm256_srli_epi32(h, 15));
 }
 
+/* nk_hash(0, seed) of eight lanes: the first step of every lattice hash. */
+NK_AVX512_INLINE __m256i nk_seeds_avx512(__m256i seed)
+{
+    return nk_hash_avx512(_mm256_setzero_si256(), seed);
+}
+
 NK_AVX512_INLINE __m512d nk_corner_value_avx512(__m256i h)
 {
     __m512d v = _mm512_cvtepi32_pd(_mm256_srli_epi32(h, 8));
@@ -277,13 +301,13 @@ NK_AVX512_INLINE void nk_corners2_avx512(uint32_t seed, __m512d x, uint32_t Y, _
     v[3] = nk_corner_value_avx512(nk_hash_avx512(h1, y1));
 }
 
-/* nk_corners2 of eight points (x[k], y[k]) of their own, |x|, |y| < 2^51:
- * the fractions and the corner values in nk_corners2's order. */
-NK_AVX512_INLINE void nk_corners2_points_avx512(uint32_t seed, __m512d x, __m512d y,
-                                                __m512d *fx, __m512d *fy, __m512d v[4])
+/* nk_corners2 of eight points (x[k], y[k]) of their own, |x|, |y| < 2^51,
+ * lane k's seed hashed in hs (nk_hash(0, seed), nk_seeds_avx512): the
+ * fractions and the corner values in nk_corners2's order. */
+NK_AVX512_INLINE void nk_corners2_points_avx512(__m256i hs, __m512d x, __m512d y, __m512d *fx,
+                                                __m512d *fy, __m512d v[4])
 {
     __m256i X = nk_split_avx512(x, fx), Y = nk_split_avx512(y, fy);
-    __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
     __m256i h0 = nk_hash_avx512(hs, X);
     __m256i h1 = nk_hash_avx512(hs, _mm256_add_epi32(X, _mm256_set1_epi32(1)));
     __m256i y1 = _mm256_add_epi32(Y, _mm256_set1_epi32(1));
@@ -341,15 +365,23 @@ NK_AVX512_INLINE __m512d nk_blend3_avx512(const __m512d c[8], __m512d u, __m512d
         nk_lerp_avx512(v, nk_lerp_avx512(u, c[4], c[5]), nk_lerp_avx512(u, c[6], c[7])));
 }
 
+/* Rows first .. first + 7 of NK_GRAD3's gx (y 0) or gy (y 1) column
+ * (constants once compiled: the table is static const). */
+NK_AVX512_INLINE __m512d nk_grad3_column_avx512(int first, int y)
+{
+    const nk_grad3_row *r = NK_GRAD3 + first;
+#define NK_G(k) (y ? r[k].gy : r[k].gx)
+    return _mm512_setr_pd(NK_G(0), NK_G(1), NK_G(2), NK_G(3), NK_G(4), NK_G(5), NK_G(6), NK_G(7));
+#undef NK_G
+}
+
 /* The x and y components of nk_grad3's direction for eight hashes (the
  * table's gx and gy columns, picked by h & 15 from two vectors of eight). */
 NK_AVX512_INLINE void nk_grad3_dir_avx512(__m256i hash, __m512d *gx, __m512d *gy)
 {
     __m512i h = _mm512_cvtepu32_epi64(_mm256_and_si256(hash, _mm256_set1_epi32(15)));
-    *gx = _mm512_permutex2var_pd(_mm512_setr_pd(1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0), h,
-                                 _mm512_setr_pd(0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0));
-    *gy = _mm512_permutex2var_pd(_mm512_setr_pd(1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0), h,
-                                 _mm512_setr_pd(1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0));
+    *gx = _mm512_permutex2var_pd(nk_grad3_column_avx512(0, 0), h, nk_grad3_column_avx512(8, 0));
+    *gy = _mm512_permutex2var_pd(nk_grad3_column_avx512(0, 1), h, nk_grad3_column_avx512(8, 1));
 }
 
 /* nk_vd and nk_lerp_vd of eight lanes, every operation kept (a product
@@ -399,23 +431,6 @@ static inline double nk_dfade5(double t)
     return 30 * t * t * (t * (t - 2) + 1);
 }
 
-/* Perlin 2002 grad() for h = hash & 15 as a table row: his u is
- * coordinate `u` (0 x, 1 y, 2 z), his v coordinate `v`, their signs su and
- * sv, and the direction's x and y components gx, gy (for the analytic
- * derivative). */
-typedef struct {
-    uint8_t u, v;
-    double su, sv, gx, gy;
-} nk_grad3_row;
-
-static const nk_grad3_row NK_GRAD3[16] = {
-    {0, 1, 1.0, 1.0, 1.0, 1.0},    {0, 1, -1.0, 1.0, -1.0, 1.0},  {0, 1, 1.0, -1.0, 1.0, -1.0},
-    {0, 1, -1.0, -1.0, -1.0, -1.0}, {0, 2, 1.0, 1.0, 1.0, 0.0},    {0, 2, -1.0, 1.0, -1.0, 0.0},
-    {0, 2, 1.0, -1.0, 1.0, 0.0},    {0, 2, -1.0, -1.0, -1.0, 0.0}, {1, 2, 1.0, 1.0, 0.0, 1.0},
-    {1, 2, -1.0, 1.0, 0.0, -1.0},   {1, 2, 1.0, -1.0, 0.0, 1.0},   {1, 2, -1.0, -1.0, 0.0, -1.0},
-    {1, 0, 1.0, 1.0, 1.0, 1.0},     {1, 2, -1.0, 1.0, 0.0, -1.0},  {1, 0, 1.0, -1.0, -1.0, 1.0},
-    {1, 2, -1.0, -1.0, 0.0, -1.0},
-};
 
 /* Perlin 2002 grad(): the dot product of one of 12 edge directions, chosen
  * by h & 15, with (x, y, z), in his order ((+-u) + (+-v)); gx and gy get

@@ -131,16 +131,46 @@ tf_polynomial2_row_avx512(uint32_t seed, const double *x, double y, size_t n, do
 #endif
 
 #if TF_HAVE_AVX512_PATH
+/* polynomial_eval at eight points (x, y) of their own, |x|, |y| < 2^51,
+ * lane k's seed hashed in hs, with the derivatives when dx is not NULL
+ * (then dy too): the scalar operations lane by lane. */
+NK_AVX512_INLINE __m512d polynomial8_points_avx512(__m256i hs, __m512d x, __m512d y,
+                                                   __m512d *dx, __m512d *dy)
+{
+    const __m512d two = _mm512_set1_pd(2.0), three = _mm512_set1_pd(3.0);
+    __m512d fx, fy, c[4];
+    nk_corners2_points_avx512(hs, x, y, &fx, &fy, c);
+    __m512d dX = _mm512_sub_pd(c[1], c[0]), dY = _mm512_sub_pd(c[2], c[0]);
+    __m512d A = _mm512_sub_pd(_mm512_sub_pd(_mm512_add_pd(c[3], c[0]), c[1]), c[2]);
+    __m512d sx = _mm512_mul_pd(_mm512_mul_pd(fx, fx), _mm512_sub_pd(three, _mm512_mul_pd(two, fx)));
+    __m512d sy = _mm512_mul_pd(_mm512_mul_pd(fy, fy), _mm512_sub_pd(three, _mm512_mul_pd(two, fy)));
+    if (dx) {
+        /* 6 * f * (1 - f), left to right */
+        const __m512d six = _mm512_set1_pd(6.0), one = _mm512_set1_pd(1.0);
+        __m512d qx = _mm512_mul_pd(_mm512_mul_pd(six, fx), _mm512_sub_pd(one, fx));
+        __m512d qy = _mm512_mul_pd(_mm512_mul_pd(six, fy), _mm512_sub_pd(one, fy));
+        *dx = _mm512_add_pd(
+            _mm512_mul_pd(qx, dX),
+            _mm512_mul_pd(A, _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(qx, fy), sy), fy)));
+        *dy = _mm512_add_pd(
+            _mm512_mul_pd(qy, dY),
+            _mm512_mul_pd(A, _mm512_sub_pd(_mm512_add_pd(sx, _mm512_mul_pd(qy, fx)), fx)));
+    }
+    __m512d base = _mm512_add_pd(_mm512_add_pd(c[0], _mm512_mul_pd(sx, dX)), _mm512_mul_pd(sy, dY));
+    __m512d cross = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(sx, fy), _mm512_mul_pd(sy, fx)),
+                                  _mm512_mul_pd(fx, fy));
+    return _mm512_add_pd(base, _mm512_mul_pd(A, cross));
+}
+
 /* polynomial_eval at n points (x[k], y[k]) of their own, eight a vector,
- * with the derivatives when dx is not NULL (then dy too): the scalar
- * operations lane by lane; a group with a coordinate of 2^51 or more (or
- * not finite) and the last 1-7 points take the scalar function. */
+ * with the derivatives when dx is not NULL (then dy too); a group with a
+ * coordinate of 2^51 or more (or not finite) and the last 1-7 points take
+ * the scalar function. */
 __attribute__((target(NK_AVX512_TARGET))) void
 tf_polynomial2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                                    double *out, double *dx, double *dy)
 {
-    const __m512d two = _mm512_set1_pd(2.0), three = _mm512_set1_pd(3.0);
-    const __m512d six = _mm512_set1_pd(6.0), one = _mm512_set1_pd(1.0);
+    const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
     size_t m = 0;
     for (; m + 8 <= n; m += 8) {
         __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
@@ -150,35 +180,26 @@ tf_polynomial2_points_deriv_avx512(uint32_t seed, const double *x, const double 
                             : tf_polynomial2(seed, x[k], y[k]);
             continue;
         }
-        __m512d fx, fy, c[4];
-        nk_corners2_points_avx512(seed, px, py, &fx, &fy, c);
-        __m512d dX = _mm512_sub_pd(c[1], c[0]), dY = _mm512_sub_pd(c[2], c[0]);
-        __m512d A = _mm512_sub_pd(_mm512_sub_pd(_mm512_add_pd(c[3], c[0]), c[1]), c[2]);
-        __m512d sx = _mm512_mul_pd(_mm512_mul_pd(fx, fx),
-                                   _mm512_sub_pd(three, _mm512_mul_pd(two, fx)));
-        __m512d sy = _mm512_mul_pd(_mm512_mul_pd(fy, fy),
-                                   _mm512_sub_pd(three, _mm512_mul_pd(two, fy)));
         if (dx) {
-            /* 6 * f * (1 - f), left to right */
-            __m512d qx = _mm512_mul_pd(_mm512_mul_pd(six, fx), _mm512_sub_pd(one, fx));
-            __m512d qy = _mm512_mul_pd(_mm512_mul_pd(six, fy), _mm512_sub_pd(one, fy));
-            __m512d gx = _mm512_add_pd(
-                _mm512_mul_pd(qx, dX),
-                _mm512_mul_pd(A, _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(qx, fy), sy), fy)));
-            __m512d gy = _mm512_add_pd(
-                _mm512_mul_pd(qy, dY),
-                _mm512_mul_pd(A, _mm512_sub_pd(_mm512_add_pd(sx, _mm512_mul_pd(qy, fx)), fx)));
+            __m512d gx, gy;
+            _mm512_storeu_pd(out + m, polynomial8_points_avx512(hs, px, py, &gx, &gy));
             _mm512_storeu_pd(dx + m, gx);
             _mm512_storeu_pd(dy + m, gy);
+        } else {
+            _mm512_storeu_pd(out + m, polynomial8_points_avx512(hs, px, py, NULL, NULL));
         }
-        __m512d base = _mm512_add_pd(_mm512_add_pd(c[0], _mm512_mul_pd(sx, dX)),
-                                     _mm512_mul_pd(sy, dY));
-        __m512d cross = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(sx, fy), _mm512_mul_pd(sy, fx)),
-                                      _mm512_mul_pd(fx, fy));
-        _mm512_storeu_pd(out + m, _mm512_add_pd(base, _mm512_mul_pd(A, cross)));
     }
     for (; m < n; m++)
         out[m] = dx ? tf_polynomial2_deriv(seed, x[m], y[m], dx + m, dy + m)
                     : tf_polynomial2(seed, x[m], y[m]);
+}
+
+/* tf_polynomial2(seed[k], x[k], y[k]) for eight lanes, |x|, |y| < 2^51. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_polynomial2_seeds8_avx512(const uint32_t *seed, const double *x, const double *y, double *out)
+{
+    __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
+    _mm512_storeu_pd(out, polynomial8_points_avx512(hs, _mm512_loadu_pd(x), _mm512_loadu_pd(y),
+                                                    NULL, NULL));
 }
 #endif

@@ -112,14 +112,36 @@ tf_value2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double 
 #endif
 
 #if TF_HAVE_AVX512_PATH
+/* value_eval at eight points (x, y) of their own, |x|, |y| < 2^51, lane
+ * k's seed hashed in hs, with the derivatives when dx is not NULL (then
+ * dy too): the scalar operations lane by lane. */
+NK_AVX512_INLINE __m512d value8_points_avx512(__m256i hs, __m512d x, __m512d y, __m512d *dx,
+                                              __m512d *dy)
+{
+    __m512d fx, fy, c[4];
+    nk_corners2_points_avx512(hs, x, y, &fx, &fy, c);
+    __m512d u = nk_fade5_avx512(fx), v = nk_fade5_avx512(fy);
+    __m512d e0 = _mm512_sub_pd(c[1], c[0]), e1 = _mm512_sub_pd(c[3], c[2]);
+    __m512d a = _mm512_add_pd(c[0], _mm512_mul_pd(u, e0));
+    __m512d b = _mm512_add_pd(c[2], _mm512_mul_pd(u, e1));
+    __m512d ba = _mm512_sub_pd(b, a);
+    if (dx) {
+        __m512d de = _mm512_add_pd(e0, _mm512_mul_pd(v, _mm512_sub_pd(e1, e0)));
+        *dx = _mm512_mul_pd(nk_dfade5_avx512(fx), de);
+        *dy = _mm512_mul_pd(nk_dfade5_avx512(fy), ba);
+    }
+    return _mm512_add_pd(a, _mm512_mul_pd(v, ba));
+}
+
 /* value_eval at n points (x[k], y[k]) of their own, eight a vector, with
- * the derivatives when dx is not NULL (then dy too): the scalar
- * operations lane by lane; a group with a coordinate of 2^51 or more (or
- * not finite) and the last 1-7 points take the scalar function. */
+ * the derivatives when dx is not NULL (then dy too); a group with a
+ * coordinate of 2^51 or more (or not finite) and the last 1-7 points take
+ * the scalar function. */
 __attribute__((target(NK_AVX512_TARGET))) void
 tf_value2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                               double *out, double *dx, double *dy)
 {
+    const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
     size_t m = 0;
     for (; m + 8 <= n; m += 8) {
         __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
@@ -129,21 +151,25 @@ tf_value2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, s
                             : tf_value2(seed, x[k], y[k]);
             continue;
         }
-        __m512d fx, fy, c[4];
-        nk_corners2_points_avx512(seed, px, py, &fx, &fy, c);
-        __m512d u = nk_fade5_avx512(fx), v = nk_fade5_avx512(fy);
-        __m512d e0 = _mm512_sub_pd(c[1], c[0]), e1 = _mm512_sub_pd(c[3], c[2]);
-        __m512d a = _mm512_add_pd(c[0], _mm512_mul_pd(u, e0));
-        __m512d b = _mm512_add_pd(c[2], _mm512_mul_pd(u, e1));
-        __m512d ba = _mm512_sub_pd(b, a);
         if (dx) {
-            __m512d de = _mm512_add_pd(e0, _mm512_mul_pd(v, _mm512_sub_pd(e1, e0)));
-            _mm512_storeu_pd(dx + m, _mm512_mul_pd(nk_dfade5_avx512(fx), de));
-            _mm512_storeu_pd(dy + m, _mm512_mul_pd(nk_dfade5_avx512(fy), ba));
+            __m512d gx, gy;
+            _mm512_storeu_pd(out + m, value8_points_avx512(hs, px, py, &gx, &gy));
+            _mm512_storeu_pd(dx + m, gx);
+            _mm512_storeu_pd(dy + m, gy);
+        } else {
+            _mm512_storeu_pd(out + m, value8_points_avx512(hs, px, py, NULL, NULL));
         }
-        _mm512_storeu_pd(out + m, _mm512_add_pd(a, _mm512_mul_pd(v, ba)));
     }
     for (; m < n; m++)
         out[m] = dx ? tf_value2_deriv(seed, x[m], y[m], dx + m, dy + m) : tf_value2(seed, x[m], y[m]);
+}
+
+/* tf_value2(seed[k], x[k], y[k]) for eight lanes, |x|, |y| < 2^51. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_value2_seeds8_avx512(const uint32_t *seed, const double *x, const double *y, double *out)
+{
+    __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
+    _mm512_storeu_pd(out, value8_points_avx512(hs, _mm512_loadu_pd(x), _mm512_loadu_pd(y), NULL,
+                                               NULL));
 }
 #endif

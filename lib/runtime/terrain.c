@@ -48,12 +48,50 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
 #if TF_HAVE_AVX2_PATH
     if (t->simd >= TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
         return tf_simplex2_avx2(L->seed, nx, ny);
-    if (t->simd >= TF_SIMD_AVX2 && L->plan && tf_fractal_plan_has_lanes(L->plan))
-        return tf_fractal_plan_eval_lanes_avx2(L->plan, nx, ny);
+    if (t->simd >= TF_SIMD_AVX2 && L->plan && tf_fractal_plan_has_lanes(L->plan, t->simd))
+        return tf_fractal_plan_eval_lanes(L->plan, t->simd, nx, ny);
 #else
     (void)t;
 #endif
     return base_noise(L, nx, ny);
+}
+
+/* Step 1 of every layer into noise: on the AVX2 path three or more plain
+ * simplex layers as the lanes of vectors (for fewer, one vector's latency
+ * costs more than the scalar calls), on the AVX-512 path the plain layers
+ * of t->noise_lane_type too; the others one at a time. */
+static inline void layer_noises(const tf_terrain *t, double x, double y, double *noise)
+{
+    if (t->simplex_count < 3 && t->noise_lane_count == 0) { /* no lanes: no mask to test */
+        for (size_t i = 0; i < t->layer_count; i++)
+            noise[i] = layer_noise(t, &t->layers[i], x, y);
+        return;
+    }
+    uint64_t done = 0;
+    double lane_n[TF_MAX_LAYERS];
+#if TF_HAVE_AVX2_PATH
+    if (t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3) {
+        tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
+                                  t->simplex_offset_x, t->simplex_offset_y, t->simplex_count,
+                                  lane_n);
+        for (size_t k = 0; k < t->simplex_count; k++) {
+            noise[t->simplex_layer[k]] = lane_n[k];
+            done |= UINT64_C(1) << t->simplex_layer[k];
+        }
+    }
+#endif
+    if (t->noise_lane_count > 0 && tf_noise_has_lanes(t->simd, t->noise_lane_type)) {
+        tf_noise_lanes_at(t->simd, t->noise_lane_type, t->noise_lane_seed, x, y,
+                          t->noise_lane_frequency, t->noise_lane_offset_x, t->noise_lane_offset_y,
+                          t->noise_lane_count, lane_n);
+        for (size_t k = 0; k < t->noise_lane_count; k++) {
+            noise[t->noise_lane_layer[k]] = lane_n[k];
+            done |= UINT64_C(1) << t->noise_lane_layer[k];
+        }
+    }
+    for (size_t i = 0; i < t->layer_count; i++)
+        if (!(done >> i & 1))
+            noise[i] = layer_noise(t, &t->layers[i], x, y);
 }
 
 /* Steps 3-4: layer L's contribution from its redistributed value r and
@@ -90,21 +128,8 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
         tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
                                   t->simplex_offset_x, t->simplex_offset_y, lanes, noise);
     } else {
-        size_t i = 0;
-        if (t->simplex_count >= 3) {
-            double lane_n[TF_MAX_LAYERS];
-            tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
-                                      t->simplex_offset_x, t->simplex_offset_y,
-                                      t->simplex_count, lane_n);
-            for (size_t k = 0; k < t->simplex_count; k++)
-                noise[t->simplex_layer[k]] = lane_n[k];
-            for (; i < layers; i++)
-                if (!tf_layer_is_plain_simplex(&t->layers[i]))
-                    noise[i] = layer_noise(t, &t->layers[i], x, y);
-        }
-        for (; i < layers; i++)
-            noise[i] = layer_noise(t, &t->layers[i], x, y);
-        for (i = layers; i < lanes; i++)
+        layer_noises(t, x, y, noise);
+        for (size_t i = layers; i < lanes; i++)
             noise[i] = 0.0;
     }
     /* the one mask source's r as a scalar lookup too (its bits: the same
@@ -208,26 +233,9 @@ TF_ALWAYS_INLINE double evaluate_sum(const tf_terrain *t, double x, double y)
     /* 1. base noise in noise space, every layer's before any lookup (the
      * lookups' chains of dependent loads then overlap one another, not a
      * noise call each: a noise per layer just before its lookup was 1.6x
-     * slower on 6 polynomial layers). On the AVX2 path three or more
-     * simplex layers run as the lanes of vectors; for fewer, one vector's
-     * latency costs more than the scalar calls. */
-    size_t i = 0;
-#if TF_HAVE_AVX2_PATH
-    if (t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3) {
-        double lane_n[TF_MAX_LAYERS];
-        tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
-                                  t->simplex_offset_x, t->simplex_offset_y, t->simplex_count,
-                                  lane_n);
-        for (size_t k = 0; k < t->simplex_count; k++)
-            noise[t->simplex_layer[k]] = lane_n[k];
-        for (; i < t->layer_count; i++)
-            if (!tf_layer_is_plain_simplex(&t->layers[i]))
-                noise[i] = layer_noise(t, &t->layers[i], x, y);
-    }
-#endif
-    for (; i < t->layer_count; i++)
-        noise[i] = layer_noise(t, &t->layers[i], x, y);
-    for (i = 0; i < t->layer_count; i++) {
+     * slower on 6 polynomial layers) */
+    layer_noises(t, x, y, noise);
+    for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         double n = noise[i];
         /* 2. redistribution of the unit value u = (n + 1) / 2 */
@@ -824,6 +832,42 @@ static void mask_knots_compile(tf_terrain *t)
     }
 }
 
+/* Plain: a layer of a base noise alone, no fractal. */
+static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
+{
+    const tf_compiled_layer *L = &t->layers[i];
+    return L->noise_type == type && L->plan && L->plan->kind == TF_FRACTAL_NONE;
+}
+
+/* t's noise lanes (tf_terrain.noise_lane_type): the 2D noise with lanes
+ * of which the most layers are plain, if two or more are. */
+static void noise_lanes_compile(tf_terrain *t)
+{
+    size_t best = 0;
+    for (int type = 0; type < TF_NOISE_TYPE_COUNT; type++) {
+        if (!tf_noise_has_lanes(TF_SIMD_AVX512, (tf_noise_type)type))
+            continue;
+        size_t count = 0;
+        for (size_t i = 0; i < t->layer_count; i++)
+            count += (size_t)is_plain_layer_of(t, i, (tf_noise_type)type);
+        if (count > best) {
+            best = count;
+            t->noise_lane_type = (tf_noise_type)type;
+        }
+    }
+    if (best < 2)
+        return;
+    for (size_t i = 0; i < t->layer_count; i++)
+        if (is_plain_layer_of(t, i, t->noise_lane_type)) {
+            size_t k = t->noise_lane_count++;
+            t->noise_lane_seed[k] = t->layers[i].seed;
+            t->noise_lane_frequency[k] = t->layers[i].frequency;
+            t->noise_lane_offset_x[k] = t->layers[i].offset_x;
+            t->noise_lane_offset_y[k] = t->layers[i].offset_y;
+            t->noise_lane_layer[k] = (unsigned char)i;
+        }
+}
+
 /* The single sample's curve lanes (see tf_terrain.quads); 0, or -1 when
  * memory runs out. Fewer than three layers stay scalar: like the noises'
  * lanes (evaluate_sum), one vector's latency costs more than one or two
@@ -951,6 +995,7 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
             t->simplex_offset_y[t->simplex_count] = t->layers[i].offset_y;
             t->simplex_layer[t->simplex_count++] = (unsigned char)i;
         }
+    noise_lanes_compile(t);
     for (size_t i = 0; i < spec->layer_count; i++)
         if (t->layers[i].mask_layer_index >= 0)
             t->layers[t->layers[i].mask_layer_index].is_mask_source = 1;
