@@ -252,19 +252,20 @@ START_TEST(grids_equal_samples_with_masks_on_shared_knots)
 }
 END_TEST
 
-/* The same where a single sample computes a 2D noise's layers, or a
+/* The same where a single sample computes a seeded noise's layers, or a
  * layer's octaves, as lanes (tf_noise_lanes_at): every layer one noise
  * of those with lanes, plain or fbm, ridged or billow of 2-20 octaves
  * (so more than one block of eight), 2-12 layers; random_spec's
  * coordinates (huge, not finite) included. */
 START_TEST(grids_equal_samples_with_noise_lanes)
 {
-    static const tf_noise_type lanes[] = {TF_NOISE_VALUE, TF_NOISE_POLYNOMIAL,
-                                          TF_NOISE_CELLULAR_F1, TF_NOISE_CELLULAR_F2,
-                                          TF_NOISE_CELLULAR_F2_F1};
+    static const tf_noise_type lanes[] = {TF_NOISE_VALUE,        TF_NOISE_POLYNOMIAL,
+                                          TF_NOISE_CELLULAR_F1,  TF_NOISE_CELLULAR_F2,
+                                          TF_NOISE_CELLULAR_F2_F1, TF_NOISE_PERLIN,
+                                          TF_NOISE_EXPONENTIAL_PERLIN};
     uint64_t state = 0x1A7E5000u + (uint64_t)_i;
     tf_spec *spec = random_spec(&state);
-    tf_noise_type type = lanes[_i % 5];
+    tf_noise_type type = lanes[_i % 7];
     size_t layers = 2 + rng_next(&state) % 11, plain = 0;
     tf_spec *wide = tf_spec_new(layers, NULL);
     ck_assert_ptr_nonnull(wide);
@@ -273,6 +274,8 @@ START_TEST(grids_equal_samples_with_noise_lanes)
         tf_layer_spec *L = &wide->layers[i];
         L->noise_type = type;
         L->frequency = ldexp(rng_range(&state, 0.5, 1.0), -(int)(rng_next(&state) % 12));
+        if (i == 1 && _i % 2) /* perlin's seed 0 is Perlin's own lattice, no offset */
+            L->seed = 0;
         if (i % 3 == 2) {
             static const tf_fractal_kind kinds[] = {TF_FRACTAL_FBM, TF_FRACTAL_RIDGED,
                                                     TF_FRACTAL_BILLOW};
@@ -1439,7 +1442,7 @@ static Suite *fastpath_suite(void)
     TCase *c = tcase_create("exactness");
     tcase_set_timeout(c, 120);
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
-    tcase_add_loop_test(c, grids_equal_samples_with_noise_lanes, 0, 40);
+    tcase_add_loop_test(c, grids_equal_samples_with_noise_lanes, 0, 56);
     tcase_add_loop_test(c, grids_equal_samples_with_masks_on_shared_knots, 0, 60);
     tcase_add_loop_test(c, turbulence_rows_equal_samples_on_every_path, 0, 40);
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);

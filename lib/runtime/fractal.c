@@ -137,6 +137,7 @@ void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer)
         plan->lane_seed[i] = plan->seed;
         plan->lane_ox[i] = plan->offset[i][0];
         plan->lane_oy[i] = plan->offset[i][1];
+        plan->lane_z[i] = layer->offset[2] + plan->offset[i][2];
     }
 }
 
@@ -200,8 +201,9 @@ int tf_fractal_plan_has_lanes(const tf_fractal_plan *P, tf_simd_level simd)
 }
 
 /* sum_octaves without the gradient, the noises computed first: octave i
- * at (nx * f_i + o_i[0], ny * f_i + o_i[1]), the expression of the loop
- * above, then the same sum in the same order. */
+ * at (nx * f_i + o_i[0], ny * f_i + o_i[1], nz + o_i[2]), the expressions
+ * of the loop above (the last one made when the plan was), then the same
+ * sum in the same order. */
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_simd_level simd, double nx,
                                   double ny)
 {
@@ -213,7 +215,7 @@ double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_simd_level simd, 
     else
 #endif
         tf_noise_lanes_at(simd, P->noise, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
-                          (size_t)P->octaves, v);
+                          P->lane_z, (size_t)P->octaves, v);
     double s = 0.0, a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
         s = s + a * tf_fractal_octave_term(P->kind, v[i]);

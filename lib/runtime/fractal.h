@@ -26,6 +26,7 @@ typedef struct {
      * of its own */
     uint32_t lane_seed[TF_MAX_OCTAVES];
     double lane_ox[TF_MAX_OCTAVES], lane_oy[TF_MAX_OCTAVES];
+    double lane_z[TF_MAX_OCTAVES]; /* nz + o_i's z, nz the layer's offset[2] */
 } tf_fractal_plan;
 
 /* fbm, ridged and billow: octave value v's term r, and the sum s of the

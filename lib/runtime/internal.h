@@ -316,14 +316,15 @@ struct tf_terrain {
     double simplex_frequency[TF_MAX_LAYERS]; /* and offsets: the lanes' inputs */
     double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
-    /* The plain layers of one other 2D noise (the most numerous, two or
-     * more, of those tf_noise_has_lanes names), whose noises a single
+    /* The plain layers of one other seeded noise (the most numerous, two
+     * or more, of those tf_noise_has_lanes names), whose noises a single
      * sample computes eight lanes at a time on the AVX-512 path. */
     tf_noise_type noise_lane_type;
     size_t noise_lane_count;
     uint32_t noise_lane_seed[TF_MAX_LAYERS];
     double noise_lane_frequency[TF_MAX_LAYERS];
     double noise_lane_offset_x[TF_MAX_LAYERS], noise_lane_offset_y[TF_MAX_LAYERS];
+    double noise_lane_z[TF_MAX_LAYERS];
     unsigned char noise_lane_layer[TF_MAX_LAYERS];
     /* A single sample on the AVX2 path with three or more layers
      * (sample_lanes set) looks its curves up as lanes
@@ -432,16 +433,17 @@ void tf_noise_row(tf_simd_level simd, tf_noise_type type, uint32_t seed, const d
 void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed,
                            const double *x, const double *y, double z, size_t n, double *v,
                            double *dx, double *dy);
-/* Base noise of one kind at n points (x * f[k] + ox[k], y * f[k] + oy[k])
- * with seeds seed[k] (z 0: the 2D noises): the bits of tf_noise_eval at
- * each. A single sample's layers or a layer's octaves as lanes, on the
- * paths where tf_noise_has_lanes says so (else one at a time). */
+/* Base noise of one kind at n points (x * f[k] + ox[k], y * f[k] + oy[k],
+ * z[k]) with seeds seed[k]: the bits of tf_noise_eval at each. A single
+ * sample's layers or a layer's octaves as lanes, on the paths where
+ * tf_noise_has_lanes says so (else one at a time). */
 int tf_noise_has_lanes(tf_simd_level simd, tf_noise_type type);
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
-                       double y, const double *f, const double *ox, const double *oy, size_t n,
-                       double *out);
-/* fbm, ridged or billow at one point, the octaves' noises as the lanes of
- * vectors (simplex on the AVX2 path, tf_noise_has_lanes' noises on the
+                       double y, const double *f, const double *ox, const double *oy,
+                       const double *z, size_t n, double *out);
+/* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
+ * offset[2] (as a terrain samples it), the octaves' noises as the lanes
+ * of vectors (simplex on the AVX2 path, tf_noise_has_lanes' noises on the
  * AVX-512 path): tf_fractal_plan_eval's value, the same bits. */
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_simd_level simd, double nx,

@@ -120,6 +120,12 @@ void tf_polynomial2_seeds8_avx512(const uint32_t *seed, const double *x, const d
                                   double *out);
 void tf_cellular_seeds8_avx512(int which, const uint32_t *seed, const double *x, const double *y,
                                double *out);
+/* The same for the 3D noises with a seed, at (x[k], y[k], z[k]), |z| <
+ * 2^51 too: the bits of tf_perlin_improved3 and tf_exp_perlin3. */
+void tf_perlin_improved3_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
+                                       const double *z, double *out);
+void tf_exp_perlin3_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
+                                  const double *z, double *out);
 #endif
 
 #endif

@@ -249,36 +249,43 @@ tf_exp_perlin3_row_avx512(uint32_t seed, const double *x, double y, double z, si
 #endif
 
 #if TF_HAVE_AVX512_PATH
-/* exp_perlin_eval with its derivatives at eight points (x[k], y[k]) of
- * their own, |x|, |y| < 2^51, and z's cell Z, fraction fz and fade w: the
- * scalar hashes and operations lane by lane. */
-NK_AVX512_INLINE __m512d exp_perlin8_deriv_avx512(uint32_t hs, __m512d x, __m512d y, uint32_t Z,
-                                                  double fz, double w, __m512d *dx, __m512d *dy)
+/* exp_perlin_eval at eight points (x, y, z) of their own, |x|, |y| <
+ * 2^51, each lane's seed hashed in hs, z's cell vZ, fraction fz and fade
+ * w, with the derivatives when dx is not NULL (then dy too): the scalar
+ * hashes and operations lane by lane. */
+NK_AVX512_INLINE __m512d exp_perlin8_points_avx512(__m256i hs, __m256i vZ, __m512d fz, __m512d w,
+                                                   __m512d x, __m512d y, __m512d *dx,
+                                                   __m512d *dy)
 {
     __m512d fx, fy;
     __m256i X = nk_split_avx512(x, &fx), Y = nk_split_avx512(y, &fy);
-    const __m256i vhs = _mm256_set1_epi32((int)hs);
-    const __m256i hx[2] = {nk_hash_avx512(vhs, X),
-                           nk_hash_avx512(vhs, _mm256_add_epi32(X, _mm256_set1_epi32(1)))};
-    const __m256i vY[2] = {Y, _mm256_add_epi32(Y, _mm256_set1_epi32(1))};
-    const __m256i vZ[2] = {_mm256_set1_epi32((int)Z), _mm256_set1_epi32((int)(Z + 1u))};
+    const __m256i one_i = _mm256_set1_epi32(1);
+    const __m256i hx[2] = {nk_hash_avx512(hs, X), nk_hash_avx512(hs, _mm256_add_epi32(X, one_i))};
+    const __m256i vY[2] = {Y, _mm256_add_epi32(Y, one_i)};
+    const __m256i Zs[2] = {vZ, _mm256_add_epi32(vZ, one_i)};
     const __m512d one = _mm512_set1_pd(1.0);
     const __m512d cx[2] = {fx, _mm512_sub_pd(fx, one)};
     const __m512d cy[2] = {fy, _mm512_sub_pd(fy, one)};
-    const __m512d cz[2] = {_mm512_set1_pd(fz), _mm512_set1_pd(fz - 1)};
+    const __m512d cz[2] = {fz, _mm512_sub_pd(fz, one)};
     nk_vd8 c[8];
     for (int k = 0; k < 8; k++) {
         int i = k & 1, j = (k >> 1) & 1, l = (k >> 2) & 1;
-        __m256i h = nk_hash_avx512(nk_hash_avx512(hx[i], vY[j]), vZ[l]);
+        __m256i h = nk_hash_avx512(nk_hash_avx512(hx[i], vY[j]), Zs[l]);
         __m512d m = _mm512_i32gather_pd(_mm256_srli_epi32(h, 24), tf_exp_perlin_magnitude, 8);
-        __m512d gx, gy;
-        nk_grad3_dir_avx512(h, &gx, &gy);
         c[k].v = _mm512_mul_pd(m, nk_grad3_avx512(h, cx[i], cy[j], cz[l]));
-        c[k].dx = _mm512_mul_pd(m, gx);
-        c[k].dy = _mm512_mul_pd(m, gy);
+        if (dx) {
+            __m512d gx, gy;
+            nk_grad3_dir_avx512(h, &gx, &gy);
+            c[k].dx = _mm512_mul_pd(m, gx);
+            c[k].dy = _mm512_mul_pd(m, gy);
+        }
+    }
+    if (!dx) {
+        const __m512d v[8] = {c[0].v, c[1].v, c[2].v, c[3].v, c[4].v, c[5].v, c[6].v, c[7].v};
+        return nk_blend3_avx512(v, nk_fade5_avx512(fx), nk_fade5_avx512(fy), w);
     }
     return nk_blend3_vd_avx512(c, nk_fade5_avx512(fx), nk_dfade5_avx512(fx), nk_fade5_avx512(fy),
-                               nk_dfade5_avx512(fy), _mm512_set1_pd(w), dx, dy);
+                               nk_dfade5_avx512(fy), w, dx, dy);
 }
 
 /* exp_perlin_eval at n points (x[k], y[k], z) of their own, eight a
@@ -293,8 +300,9 @@ tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const double 
     if (nk_coord_ok(z)) {
         double fz;
         uint32_t Z = nk_split(z, &fz);
-        double w = nk_fade5(fz);
-        uint32_t hs = nk_hash(0, seed);
+        const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
+        const __m256i vZ = _mm256_set1_epi32((int)Z);
+        const __m512d vfz = _mm512_set1_pd(fz), w = _mm512_set1_pd(nk_fade5(fz));
         for (; m + 8 <= n; m += 8) {
             __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
             if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
@@ -303,16 +311,34 @@ tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const double 
                                 : tf_exp_perlin3(seed, x[k], y[k], z);
                 continue;
             }
-            __m512d gx, gy;
-            _mm512_storeu_pd(out + m, exp_perlin8_deriv_avx512(hs, px, py, Z, fz, w, &gx, &gy));
             if (dx) {
+                __m512d gx, gy;
+                _mm512_storeu_pd(out + m,
+                                 exp_perlin8_points_avx512(hs, vZ, vfz, w, px, py, &gx, &gy));
                 _mm512_storeu_pd(dx + m, gx);
                 _mm512_storeu_pd(dy + m, gy);
+            } else {
+                _mm512_storeu_pd(out + m,
+                                 exp_perlin8_points_avx512(hs, vZ, vfz, w, px, py, NULL, NULL));
             }
         }
     }
     for (; m < n; m++)
         out[m] = dx ? tf_exp_perlin3_deriv(seed, x[m], y[m], z, dx + m, dy + m)
                     : tf_exp_perlin3(seed, x[m], y[m], z);
+}
+
+/* tf_exp_perlin3(seed[k], x[k], y[k], z[k]) for eight lanes, |x|, |y|,
+ * |z| < 2^51. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_exp_perlin3_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
+                             const double *z, double *out)
+{
+    __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
+    __m512d fz;
+    __m256i Z = nk_split_avx512(_mm512_loadu_pd(z), &fz);
+    _mm512_storeu_pd(out, exp_perlin8_points_avx512(hs, Z, fz, nk_fade5_avx512(fz),
+                                                    _mm512_loadu_pd(x), _mm512_loadu_pd(y),
+                                                    NULL, NULL));
 }
 #endif

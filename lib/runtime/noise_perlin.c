@@ -233,24 +233,22 @@ tf_perlin_improved3_row_avx512(uint32_t seed, const double *x, double y, double 
 #endif
 
 #if TF_HAVE_AVX512_PATH
-/* perlin_eval with its derivatives at eight points (x[k], y[k]) of their
- * own, |x|, |y| < 2^51, and z's cell Z (with the seed offset), fraction
- * fz and fade w: the scalar lookups and operations lane by lane. */
-NK_AVX512_INLINE __m512d perlin8_deriv_avx512(__m512d x, __m512d y, const uint32_t o[3],
-                                              uint32_t Z, double fz, double w, __m512d *dx,
-                                              __m512d *dy)
+/* perlin_eval at eight points (x, y, z) of their own, |x|, |y| < 2^51,
+ * each lane's seed offsets ox and oy, z's cell with its offset vZ,
+ * fraction fz and fade w, with the derivatives when dx is not NULL (then
+ * dy too): the scalar lookups and operations lane by lane. */
+NK_AVX512_INLINE __m512d perlin8_points_avx512(__m256i ox, __m256i oy, __m256i vZ, __m512d fz,
+                                               __m512d w, __m512d x, __m512d y, __m512d *dx,
+                                               __m512d *dy)
 {
     const __m256i byte = _mm256_set1_epi32(255);
     __m512d fx, fy;
-    __m256i X = _mm256_and_si256(
-        _mm256_add_epi32(nk_split_avx512(x, &fx), _mm256_set1_epi32((int)o[0])), byte);
-    __m256i Y = _mm256_and_si256(
-        _mm256_add_epi32(nk_split_avx512(y, &fy), _mm256_set1_epi32((int)o[1])), byte);
+    __m256i X = _mm256_and_si256(_mm256_add_epi32(nk_split_avx512(x, &fx), ox), byte);
+    __m256i Y = _mm256_and_si256(_mm256_add_epi32(nk_split_avx512(y, &fy), oy), byte);
     __m256i pX = perlin_perm_pair_avx512(X);
     __m256i A = _mm256_add_epi32(_mm256_and_si256(pX, byte), Y);
     __m256i B = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pX, 8), byte), Y);
     __m256i pA = perlin_perm_pair_avx512(A), pB = perlin_perm_pair_avx512(B);
-    const __m256i vZ = _mm256_set1_epi32((int)Z);
     __m256i AA = _mm256_add_epi32(_mm256_and_si256(pA, byte), vZ);
     __m256i AB = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(pA, 8), byte), vZ);
     __m256i BA = _mm256_add_epi32(_mm256_and_si256(pB, byte), vZ);
@@ -263,14 +261,20 @@ NK_AVX512_INLINE __m512d perlin8_deriv_avx512(__m512d x, __m512d y, const uint32
     const __m512d one = _mm512_set1_pd(1.0);
     const __m512d cx[2] = {fx, _mm512_sub_pd(fx, one)};
     const __m512d cy[2] = {fy, _mm512_sub_pd(fy, one)};
-    const __m512d cz[2] = {_mm512_set1_pd(fz), _mm512_set1_pd(fz - 1)};
+    const __m512d cz[2] = {fz, _mm512_sub_pd(fz, one)};
+    if (!dx) {
+        __m512d c[8];
+        for (int k = 0; k < 8; k++)
+            c[k] = nk_grad3_avx512(h[k], cx[k & 1], cy[(k >> 1) & 1], cz[(k >> 2) & 1]);
+        return nk_blend3_avx512(c, nk_fade5_avx512(fx), nk_fade5_avx512(fy), w);
+    }
     nk_vd8 c[8];
     for (int k = 0; k < 8; k++) {
         c[k].v = nk_grad3_avx512(h[k], cx[k & 1], cy[(k >> 1) & 1], cz[(k >> 2) & 1]);
         nk_grad3_dir_avx512(h[k], &c[k].dx, &c[k].dy);
     }
     return nk_blend3_vd_avx512(c, nk_fade5_avx512(fx), nk_dfade5_avx512(fx), nk_fade5_avx512(fy),
-                               nk_dfade5_avx512(fy), _mm512_set1_pd(w), dx, dy);
+                               nk_dfade5_avx512(fy), w, dx, dy);
 }
 
 /* perlin_eval at n points (x[k], y[k], z) of their own, eight a vector,
@@ -287,7 +291,9 @@ tf_perlin_improved3_points_deriv_avx512(uint32_t seed, const double *x, const do
         seed_offsets(seed, o);
         double fz;
         uint32_t Z = (nk_split(z, &fz) + o[2]) & 255;
-        double w = nk_fade5(fz);
+        const __m256i ox = _mm256_set1_epi32((int)o[0]), oy = _mm256_set1_epi32((int)o[1]);
+        const __m256i vZ = _mm256_set1_epi32((int)Z);
+        const __m512d vfz = _mm512_set1_pd(fz), w = _mm512_set1_pd(nk_fade5(fz));
         for (; m + 8 <= n; m += 8) {
             __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
             if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
@@ -296,16 +302,41 @@ tf_perlin_improved3_points_deriv_avx512(uint32_t seed, const double *x, const do
                                 : tf_perlin_improved3(seed, x[k], y[k], z);
                 continue;
             }
-            __m512d gx, gy;
-            _mm512_storeu_pd(out + m, perlin8_deriv_avx512(px, py, o, Z, fz, w, &gx, &gy));
             if (dx) {
+                __m512d gx, gy;
+                _mm512_storeu_pd(out + m,
+                                 perlin8_points_avx512(ox, oy, vZ, vfz, w, px, py, &gx, &gy));
                 _mm512_storeu_pd(dx + m, gx);
                 _mm512_storeu_pd(dy + m, gy);
+            } else {
+                _mm512_storeu_pd(out + m,
+                                 perlin8_points_avx512(ox, oy, vZ, vfz, w, px, py, NULL, NULL));
             }
         }
     }
     for (; m < n; m++)
         out[m] = dx ? tf_perlin_improved3_deriv(seed, x[m], y[m], z, dx + m, dy + m)
                     : tf_perlin_improved3(seed, x[m], y[m], z);
+}
+
+/* tf_perlin_improved3(seed[k], x[k], y[k], z[k]) for eight lanes, |x|,
+ * |y|, |z| < 2^51: seed_offsets lane by lane (0 for seed 0). */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_perlin_improved3_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
+                                  const double *z, double *out)
+{
+    const __m256i byte = _mm256_set1_epi32(255);
+    __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)seed);
+    __m256i h = nk_seeds_avx512(s), unseeded = _mm256_cmpeq_epi32(s, _mm256_setzero_si256());
+    __m256i o[3];
+    for (int a = 0; a < 3; a++)
+        o[a] = _mm256_andnot_si256(
+            unseeded, _mm256_and_si256(nk_hash_avx512(h, _mm256_set1_epi32(a + 1)), byte));
+    __m512d fz;
+    __m256i Z = _mm256_and_si256(_mm256_add_epi32(nk_split_avx512(_mm512_loadu_pd(z), &fz), o[2]),
+                                 byte);
+    _mm512_storeu_pd(out, perlin8_points_avx512(o[0], o[1], Z, fz, nk_fade5_avx512(fz),
+                                                _mm512_loadu_pd(x), _mm512_loadu_pd(y), NULL,
+                                                NULL));
 }
 #endif

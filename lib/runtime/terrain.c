@@ -83,7 +83,7 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
     if (t->noise_lane_count > 0 && tf_noise_has_lanes(t->simd, t->noise_lane_type)) {
         tf_noise_lanes_at(t->simd, t->noise_lane_type, t->noise_lane_seed, x, y,
                           t->noise_lane_frequency, t->noise_lane_offset_x, t->noise_lane_offset_y,
-                          t->noise_lane_count, lane_n);
+                          t->noise_lane_z, t->noise_lane_count, lane_n);
         for (size_t k = 0; k < t->noise_lane_count; k++) {
             noise[t->noise_lane_layer[k]] = lane_n[k];
             done |= UINT64_C(1) << t->noise_lane_layer[k];
@@ -839,7 +839,7 @@ static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
     return L->noise_type == type && L->plan && L->plan->kind == TF_FRACTAL_NONE;
 }
 
-/* t's noise lanes (tf_terrain.noise_lane_type): the 2D noise with lanes
+/* t's noise lanes (tf_terrain.noise_lane_type): the noise with lanes
  * of which the most layers are plain, if two or more are. */
 static void noise_lanes_compile(tf_terrain *t)
 {
@@ -864,6 +864,7 @@ static void noise_lanes_compile(tf_terrain *t)
             t->noise_lane_frequency[k] = t->layers[i].frequency;
             t->noise_lane_offset_x[k] = t->layers[i].offset_x;
             t->noise_lane_offset_y[k] = t->layers[i].offset_y;
+            t->noise_lane_z[k] = t->layers[i].offset_z;
             t->noise_lane_layer[k] = (unsigned char)i;
         }
 }

@@ -599,31 +599,34 @@ int tf_noise_has_lanes(tf_simd_level simd, tf_noise_type type)
     if (simd != TF_SIMD_AVX512)
         return 0;
     switch (type) {
+    case TF_NOISE_PERLIN:
+    case TF_NOISE_EXPONENTIAL_PERLIN:
     case TF_NOISE_VALUE:
     case TF_NOISE_POLYNOMIAL:
     case TF_NOISE_CELLULAR_F1:
     case TF_NOISE_CELLULAR_F2:
     case TF_NOISE_CELLULAR_F2_F1:
         return 1;
-    default:
+    default: /* simplex has lanes of its own; perlin-reference-simplex none */
         return 0;
     }
 }
 
 static double lane_scalar(tf_noise_type type, uint32_t seed, double x, double y, double f,
-                          double ox, double oy)
+                          double ox, double oy, double z)
 {
-    return tf_noise_eval_gradient(type, seed, x * f + ox, y * f + oy, 0.0, NULL, NULL);
+    return tf_noise_eval_gradient(type, seed, x * f + ox, y * f + oy, z, NULL, NULL);
 }
 
 #if TF_HAVE_AVX512_PATH
 /* Eight lanes a block: the points as a multiply then an add (the scalar
  * expression's operations), then one seeds8 call; lanes past the n-th
- * hold the point (0, 0) and seed 0 and are not stored. A block with a
+ * hold the point (0, 0, 0) and seed 0 and are not stored. A block with a
  * point out of the vectors' range takes the scalar code. */
 ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t *seed, double x,
                                              double y, const double *f, const double *ox,
-                                             const double *oy, size_t n, double *out)
+                                             const double *oy, const double *z, size_t n,
+                                             double *out)
 {
     const __m512d vx = _mm512_set1_pd(x), vy = _mm512_set1_pd(y);
     const __m512d limit = _mm512_set1_pd(2251799813685248.0);
@@ -633,20 +636,27 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
         __m512d vf = load8(present, f + m);
         __m512d px = _mm512_add_pd(_mm512_mul_pd(vx, vf), load8(present, ox + m));
         __m512d py = _mm512_add_pd(_mm512_mul_pd(vy, vf), load8(present, oy + m));
+        __m512d pz = load8(present, z + m);
         __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(px), limit, _CMP_LT_OQ) &
-                      _mm512_cmp_pd_mask(_mm512_abs_pd(py), limit, _CMP_LT_OQ);
+                      _mm512_cmp_pd_mask(_mm512_abs_pd(py), limit, _CMP_LT_OQ) &
+                      _mm512_cmp_pd_mask(_mm512_abs_pd(pz), limit, _CMP_LT_OQ);
         if ((ok & present) != present) {
             for (size_t k = m; k < m + count; k++)
-                out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k]);
+                out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
             continue;
         }
-        _Alignas(64) double lx[8], ly[8], v[8];
+        _Alignas(64) double lx[8], ly[8], lz[8], v[8];
         _Alignas(32) uint32_t ls[8];
         _mm512_store_pd(lx, px);
         _mm512_store_pd(ly, py);
+        _mm512_store_pd(lz, pz);
         _mm256_store_si256((__m256i *)(void *)ls,
                            _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(present, seed + m)));
-        if (type == TF_NOISE_VALUE)
+        if (type == TF_NOISE_PERLIN)
+            tf_perlin_improved3_seeds8_avx512(ls, lx, ly, lz, v);
+        else if (type == TF_NOISE_EXPONENTIAL_PERLIN)
+            tf_exp_perlin3_seeds8_avx512(ls, lx, ly, lz, v);
+        else if (type == TF_NOISE_VALUE)
             tf_value2_seeds8_avx512(ls, lx, ly, v);
         else if (type == TF_NOISE_POLYNOMIAL)
             tf_polynomial2_seeds8_avx512(ls, lx, ly, v);
@@ -657,21 +667,21 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
 }
 #endif
 
-/* tf_noise_eval(type, seed[k], x * f[k] + ox[k], y * f[k] + oy[k], 0) for
- * k < n: on the path where tf_noise_has_lanes(simd, type), eight lanes a
- * vector; elsewhere one at a time. The same bits either way. */
+/* tf_noise_eval(type, seed[k], x * f[k] + ox[k], y * f[k] + oy[k], z[k])
+ * for k < n: on the path where tf_noise_has_lanes(simd, type), eight
+ * lanes a vector; elsewhere one at a time. The same bits either way. */
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
-                       double y, const double *f, const double *ox, const double *oy, size_t n,
-                       double *out)
+                       double y, const double *f, const double *ox, const double *oy,
+                       const double *z, size_t n, double *out)
 {
 #if TF_HAVE_AVX512_PATH
     if (tf_noise_has_lanes(simd, type)) {
-        noise_lanes_at_avx512(type, seed, x, y, f, ox, oy, n, out);
+        noise_lanes_at_avx512(type, seed, x, y, f, ox, oy, z, n, out);
         return;
     }
 #endif
     for (size_t k = 0; k < n; k++)
-        out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k]);
+        out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
 }
 
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
