@@ -193,11 +193,11 @@ int tf_fractal_plan_has_lanes(const tf_fractal_plan *P, tf_simd_level simd)
     if (P->kind != TF_FRACTAL_FBM && P->kind != TF_FRACTAL_RIDGED && P->kind != TF_FRACTAL_BILLOW)
         return 0;
     /* with fewer octaves one vector's latency costs more than the calls
-     * (as for a terrain's plain simplex layers); the other noises' calls
-     * cost more, and two octaves in lanes already pay */
+     * (as for a terrain's plain simplex layers) */
     if (P->noise == TF_NOISE_SIMPLEX)
         return simd >= TF_SIMD_AVX2 && P->octaves >= 3;
-    return tf_noise_has_lanes(simd, P->noise) && P->octaves >= 2;
+    int from = tf_noise_lanes_from(simd, P->noise);
+    return from > 0 && P->octaves >= from;
 }
 
 /* sum_octaves without the gradient, the noises computed first: octave i

@@ -317,7 +317,7 @@ struct tf_terrain {
     double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
     /* The plain layers of one other seeded noise (the most numerous, two
-     * or more, of those tf_noise_has_lanes names), whose noises a single
+     * or more, of those tf_noise_lanes_from names), whose noises a single
      * sample computes eight lanes at a time on the AVX-512 path. */
     tf_noise_type noise_lane_type;
     size_t noise_lane_count;
@@ -436,15 +436,17 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
 /* Base noise of one kind at n points (x * f[k] + ox[k], y * f[k] + oy[k],
  * z[k]) with seeds seed[k]: the bits of tf_noise_eval at each. A single
  * sample's layers or a layer's octaves as lanes, on the paths where
- * tf_noise_has_lanes says so (else one at a time). */
-int tf_noise_has_lanes(tf_simd_level simd, tf_noise_type type);
+ * tf_noise_lanes_from is not 0 (else one at a time); it is the fewest
+ * lanes worth a vector. */
+int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
                        double y, const double *f, const double *ox, const double *oy,
                        const double *z, size_t n, double *out);
 /* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
  * offset[2] (as a terrain samples it), the octaves' noises as the lanes
- * of vectors (simplex on the AVX2 path, tf_noise_has_lanes' noises on the
- * AVX-512 path): tf_fractal_plan_eval's value, the same bits. */
+ * of vectors (simplex on the AVX2 path, the noises tf_noise_lanes_from
+ * names on the AVX-512 path): tf_fractal_plan_eval's value, the same
+ * bits. */
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_simd_level simd, double nx,
                                   double ny);

@@ -80,7 +80,8 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
         }
     }
 #endif
-    if (t->noise_lane_count > 0 && tf_noise_has_lanes(t->simd, t->noise_lane_type)) {
+    int from = tf_noise_lanes_from(t->simd, t->noise_lane_type);
+    if (t->noise_lane_count > 0 && from > 0 && t->noise_lane_count >= (size_t)from) {
         tf_noise_lanes_at(t->simd, t->noise_lane_type, t->noise_lane_seed, x, y,
                           t->noise_lane_frequency, t->noise_lane_offset_x, t->noise_lane_offset_y,
                           t->noise_lane_z, t->noise_lane_count, lane_n);
@@ -845,7 +846,7 @@ static void noise_lanes_compile(tf_terrain *t)
 {
     size_t best = 0;
     for (int type = 0; type < TF_NOISE_TYPE_COUNT; type++) {
-        if (!tf_noise_has_lanes(TF_SIMD_AVX512, (tf_noise_type)type))
+        if (!tf_noise_lanes_from(TF_SIMD_AVX512, (tf_noise_type)type))
             continue;
         size_t count = 0;
         for (size_t i = 0; i < t->layer_count; i++)
