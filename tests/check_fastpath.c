@@ -262,10 +262,11 @@ START_TEST(grids_equal_samples_with_noise_lanes)
     static const tf_noise_type lanes[] = {TF_NOISE_VALUE,        TF_NOISE_POLYNOMIAL,
                                           TF_NOISE_CELLULAR_F1,  TF_NOISE_CELLULAR_F2,
                                           TF_NOISE_CELLULAR_F2_F1, TF_NOISE_PERLIN,
-                                          TF_NOISE_EXPONENTIAL_PERLIN};
+                                          TF_NOISE_EXPONENTIAL_PERLIN,
+                                          TF_NOISE_PERLIN_REFERENCE_SIMPLEX};
     uint64_t state = 0x1A7E5000u + (uint64_t)_i;
     tf_spec *spec = random_spec(&state);
-    tf_noise_type type = lanes[_i % 7];
+    tf_noise_type type = lanes[_i % 8];
     size_t layers = 2 + rng_next(&state) % 11, plain = 0;
     tf_spec *wide = tf_spec_new(layers, NULL);
     ck_assert_ptr_nonnull(wide);
@@ -1442,7 +1443,7 @@ static Suite *fastpath_suite(void)
     TCase *c = tcase_create("exactness");
     tcase_set_timeout(c, 120);
     tcase_add_loop_test(c, grids_equal_samples_on_every_path, 0, 150);
-    tcase_add_loop_test(c, grids_equal_samples_with_noise_lanes, 0, 56);
+    tcase_add_loop_test(c, grids_equal_samples_with_noise_lanes, 0, 64);
     tcase_add_loop_test(c, grids_equal_samples_with_masks_on_shared_knots, 0, 60);
     tcase_add_loop_test(c, turbulence_rows_equal_samples_on_every_path, 0, 40);
     tcase_add_loop_test(c, fractal_sum_rows_sum_the_base_noises, 0, 20);

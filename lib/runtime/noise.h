@@ -126,6 +126,9 @@ void tf_perlin_improved3_seeds8_avx512(const uint32_t *seed, const double *x, co
                                        const double *z, double *out);
 void tf_exp_perlin3_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
                                   const double *z, double *out);
+/* And tf_perlin_reference_simplex3, which has no seed (seed not read). */
+void tf_perlin_reference_simplex3_seeds8_avx512(const uint32_t *seed, const double *x,
+                                                const double *y, const double *z, double *out);
 #endif
 
 #endif

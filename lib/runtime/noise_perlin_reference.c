@@ -414,12 +414,12 @@ NK_AVX512_INLINE __m512d refsimplex_corner_avx512(__m512d u, __m512d v, __m512d 
     return _mm512_maskz_mov_pd(reach, value);
 }
 
-/* refsimplex4_avx2 of eight lanes, at points (x[k], y[k], z); with gx
- * not NULL also the gradient (noise3_eval's, summed in its order). */
-NK_AVX512_INLINE int refsimplex8_avx512(__m512d x, __m512d vy, double z, __m512d *out,
+/* refsimplex4_avx2 of eight lanes, at points (x[k], y[k], z[k]); with gx
+ * not NULL also the gradient (noise3_eval's, summed in its order). 0 when
+ * a lane is out of the int range (or not finite): nothing is stored. */
+NK_AVX512_INLINE int refsimplex8_avx512(__m512d x, __m512d vy, __m512d vz, __m512d *out,
                                         __m512d *gx, __m512d *gy)
 {
-    const __m512d vz = _mm512_set1_pd(z);
     __m512d s = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(x, vy), vz), _mm512_set1_pd(3.0));
     /* (the rounding mode a literal: -O0 passes no variable as an immediate) */
     __m512d fi = _mm512_roundscale_pd(_mm512_add_pd(x, s), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -486,8 +486,8 @@ tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z, siz
     if (isfinite(y) && isfinite(z)) {
         for (; m + 8 <= n; m += 8) {
             __m512d value;
-            if (refsimplex8_avx512(_mm512_loadu_pd(x + m), _mm512_set1_pd(y), z, &value, NULL,
-                                   NULL)) {
+            if (refsimplex8_avx512(_mm512_loadu_pd(x + m), _mm512_set1_pd(y), _mm512_set1_pd(z),
+                                   &value, NULL, NULL)) {
                 _mm512_storeu_pd(out + m, value);
                 continue;
             }
@@ -511,11 +511,12 @@ tf_perlin_reference_simplex3_points_deriv_avx512(const double *x, const double *
 {
     size_t m = 0;
     if (isfinite(z)) {
+        const __m512d vz = _mm512_set1_pd(z);
         for (; m + 8 <= n; m += 8) {
             __m512d value, gx, gy;
             __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
-            int ok = dx ? refsimplex8_avx512(px, py, z, &value, &gx, &gy)
-                        : refsimplex8_avx512(px, py, z, &value, NULL, NULL);
+            int ok = dx ? refsimplex8_avx512(px, py, vz, &value, &gx, &gy)
+                        : refsimplex8_avx512(px, py, vz, &value, NULL, NULL);
             if (ok) {
                 _mm512_storeu_pd(out + m, value);
                 if (dx) {
@@ -532,5 +533,23 @@ tf_perlin_reference_simplex3_points_deriv_avx512(const double *x, const double *
     for (; m < n; m++)
         out[m] = dx ? tf_perlin_reference_simplex3_deriv(x[m], y[m], z, dx + m, dy + m)
                     : tf_perlin_reference_simplex3(x[m], y[m], z);
+}
+
+/* tf_perlin_reference_simplex3(x[k], y[k], z[k]) for eight lanes (it has
+ * no seed: seed is not read); a block with a lane out of the int range
+ * takes the scalar function. */
+__attribute__((target(NK_AVX512_TARGET))) void
+tf_perlin_reference_simplex3_seeds8_avx512(const uint32_t *seed, const double *x, const double *y,
+                                           const double *z, double *out)
+{
+    (void)seed;
+    __m512d value;
+    if (refsimplex8_avx512(_mm512_loadu_pd(x), _mm512_loadu_pd(y), _mm512_loadu_pd(z), &value,
+                           NULL, NULL)) {
+        _mm512_storeu_pd(out, value);
+        return;
+    }
+    for (int k = 0; k < 8; k++)
+        out[k] = tf_perlin_reference_simplex3(x[k], y[k], z[k]);
 }
 #endif

@@ -833,11 +833,12 @@ static void mask_knots_compile(tf_terrain *t)
     }
 }
 
-/* Plain: a layer of a base noise alone, no fractal. */
+/* Plain: a layer of a base noise alone, no fractal (a plain simplex or
+ * perlin-reference-simplex layer has no plan). */
 static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
 {
     const tf_compiled_layer *L = &t->layers[i];
-    return L->noise_type == type && L->plan && L->plan->kind == TF_FRACTAL_NONE;
+    return L->noise_type == type && (!L->plan || L->plan->kind == TF_FRACTAL_NONE);
 }
 
 /* t's noise lanes (tf_terrain.noise_lane_type): the noise with lanes

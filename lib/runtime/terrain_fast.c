@@ -605,13 +605,15 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
     case TF_NOISE_PERLIN:
     case TF_NOISE_EXPONENTIAL_PERLIN:
         return 3;
+    case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+        return 2;
     case TF_NOISE_VALUE:
     case TF_NOISE_POLYNOMIAL:
     case TF_NOISE_CELLULAR_F1:
     case TF_NOISE_CELLULAR_F2:
     case TF_NOISE_CELLULAR_F2_F1:
         return 2;
-    default: /* simplex has lanes of its own; perlin-reference-simplex none */
+    default: /* simplex has lanes of its own */
         return 0;
     }
 }
@@ -660,6 +662,8 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
             tf_perlin_improved3_seeds8_avx512(ls, lx, ly, lz, v);
         else if (type == TF_NOISE_EXPONENTIAL_PERLIN)
             tf_exp_perlin3_seeds8_avx512(ls, lx, ly, lz, v);
+        else if (type == TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
+            tf_perlin_reference_simplex3_seeds8_avx512(ls, lx, ly, lz, v);
         else if (type == TF_NOISE_VALUE)
             tf_value2_seeds8_avx512(ls, lx, ly, v);
         else if (type == TF_NOISE_POLYNOMIAL)
