@@ -334,10 +334,10 @@ tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size_t n,
 
 #if TF_HAVE_AVX512_PATH
 /* search() of eight points (x[k], y[k]) of their own, |x|, |y| < 2^51,
- * lane k's seed hashed in vhs, rings 0 and 1, as cellular_search8_avx512, keeping the offsets r1, r2
- * of the nearest and second nearest points as visit() does (it changes
- * them only where it changes d1 or d2). Returns the lanes whose scalar
- * search also stops after ring 1. */
+ * lane k's seed hashed in vhs, rings 0 and 1, as cellular_search8_avx512,
+ * keeping the offsets r1, r2 of the nearest and second nearest points as
+ * visit() does (it changes them only where it changes d1 or d2). Returns
+ * the lanes whose scalar search also stops after ring 1. */
 NK_AVX512_INLINE __mmask8 cellular_points8_avx512(__m256i vhs, __m512d x, __m512d y,
                                                   __m512d *d1, __m512d *d2, __m512d r1[2],
                                                   __m512d r2[2])

@@ -81,7 +81,7 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
     }
 #endif
     int from = tf_noise_lanes_from(t->simd, t->noise_lane_type);
-    if (t->noise_lane_count > 0 && from > 0 && t->noise_lane_count >= (size_t)from) {
+    if (from > 0 && t->noise_lane_count >= (size_t)from) {
         tf_noise_lanes_at(t->simd, t->noise_lane_type, t->noise_lane_seed, x, y,
                           t->noise_lane_frequency, t->noise_lane_offset_x, t->noise_lane_offset_y,
                           t->noise_lane_z, t->noise_lane_count, lane_n);

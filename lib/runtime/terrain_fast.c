@@ -606,7 +606,6 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
     case TF_NOISE_EXPONENTIAL_PERLIN:
         return 3;
     case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
-        return 2;
     case TF_NOISE_VALUE:
     case TF_NOISE_POLYNOMIAL:
     case TF_NOISE_CELLULAR_F1:
