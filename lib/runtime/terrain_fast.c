@@ -687,6 +687,8 @@ void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *s
         noise_lanes_at_avx512(type, seed, x, y, f, ox, oy, z, n, out);
         return;
     }
+#else
+    (void)simd;
 #endif
     for (size_t k = 0; k < n; k++)
         out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
