@@ -210,8 +210,8 @@ double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_simd_level simd, 
     double v[TF_MAX_OCTAVES];
 #if TF_HAVE_AVX2_PATH
     if (P->noise == TF_NOISE_SIMPLEX)
-        tf_simplex2_lanes_at_avx2(P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
-                                  (size_t)P->octaves, v);
+        tf_simplex_lanes_at(simd, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
+                            (size_t)P->octaves, v);
     else
 #endif
         tf_noise_lanes_at(simd, P->noise, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,

@@ -442,6 +442,19 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
                        double y, const double *f, const double *ox, const double *oy,
                        const double *z, size_t n, double *out);
+#if TF_HAVE_AVX2_PATH
+/* tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]), k < n: the
+ * lanes of a single sample's plain simplex layers or a simplex layer's
+ * octaves, on the AVX2 path (simd AVX2) or the AVX-512 path (AVX512).
+ * out has room for n rounded up to a multiple of 8: the AVX-512 path
+ * stores whole vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of
+ * 8, so arrays of either size hold them). */
+void tf_simplex_lanes_at(tf_simd_level simd, const uint32_t *seed, double x, double y,
+                         const double *f, const double *ox, const double *oy, size_t n,
+                         double *out);
+_Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,
+               "tf_simplex_lanes_at stores whole vectors of 8");
+#endif
 /* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
  * offset[2] (as a terrain samples it), the octaves' noises as the lanes
  * of vectors (simplex on the AVX2 path, the noises tf_noise_lanes_from

@@ -70,6 +70,11 @@ void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z, 
 /* tf_simplex2_row's bits, eight points a vector, sixteen a block; only on
  * a CPU with AVX-512F, AVX-512DQ and BMI2. */
 void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_simplex2_lanes_at_avx2's bits, eight lanes a vector; out has room
+ * for n rounded up to a multiple of 8 (the values past n are not
+ * meaningful). */
+void tf_simplex2_lanes_at_avx512(const uint32_t *seed, double x, double y, const double *f,
+                                 const double *ox, const double *oy, size_t n, double *out);
 /* tf_value2_row_avx2 and tf_polynomial2_row_avx2, eight points a vector:
  * the same bits. */
 void tf_value2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);

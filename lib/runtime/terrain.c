@@ -71,9 +71,8 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
     double lane_n[TF_MAX_LAYERS];
 #if TF_HAVE_AVX2_PATH
     if (t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3) {
-        tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
-                                  t->simplex_offset_x, t->simplex_offset_y, t->simplex_count,
-                                  lane_n);
+        tf_simplex_lanes_at(t->simd, t->simplex_seed, x, y, t->simplex_frequency,
+                            t->simplex_offset_x, t->simplex_offset_y, t->simplex_count, lane_n);
         for (size_t k = 0; k < t->simplex_count; k++) {
             noise[t->simplex_layer[k]] = lane_n[k];
             done |= UINT64_C(1) << t->simplex_layer[k];
@@ -126,8 +125,8 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * offset 0) in whole vectors, which the lookups load without waiting
      * on small stores */
     if (t->simplex_count == layers) {
-        tf_simplex2_lanes_at_avx2(t->simplex_seed, x, y, t->simplex_frequency,
-                                  t->simplex_offset_x, t->simplex_offset_y, lanes, noise);
+        tf_simplex_lanes_at(t->simd, t->simplex_seed, x, y, t->simplex_frequency,
+                            t->simplex_offset_x, t->simplex_offset_y, lanes, noise);
     } else {
         layer_noises(t, x, y, noise);
         for (size_t i = layers; i < lanes; i++)

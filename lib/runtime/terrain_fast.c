@@ -694,6 +694,23 @@ void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *s
         out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
 }
 
+#if TF_HAVE_AVX2_PATH
+void tf_simplex_lanes_at(tf_simd_level simd, const uint32_t *seed, double x, double y,
+                         const double *f, const double *ox, const double *oy, size_t n,
+                         double *out)
+{
+#if TF_HAVE_AVX512_PATH
+    if (simd == TF_SIMD_AVX512) {
+        tf_simplex2_lanes_at_avx512(seed, x, y, f, ox, oy, n, out);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    tf_simplex2_lanes_at_avx2(seed, x, y, f, ox, oy, n, out);
+}
+#endif
+
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
  * <= ROW_CHUNK samples: each octave's warped points, their noises and
  * gradients as one call, then the scalar code's per-sample steps in its
