@@ -455,6 +455,21 @@ void tf_simplex_lanes_at(tf_simd_level simd, const uint32_t *seed, double x, dou
 _Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,
                "tf_simplex_lanes_at stores whole vectors of 8");
 #endif
+#if TF_HAVE_AVX512_PATH
+#include <immintrin.h>
+/* The points of a single sample's lanes m .. m + 7 on the AVX-512 path,
+ * (x * f[k] + ox[k], y * f[k] + oy[k]) for the lanes in `present`: a
+ * multiply then an add, the scalar expression's operations, so its bits;
+ * the other lanes load 0 and hold 0 * x + 0. */
+static inline __attribute__((target("avx512f"), always_inline)) void
+tf_lane_points8(__mmask8 present, double x, double y, const double *f, const double *ox,
+                const double *oy, __m512d *px, __m512d *py)
+{
+    __m512d vf = _mm512_maskz_loadu_pd(present, f);
+    *px = _mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(x), vf), _mm512_maskz_loadu_pd(present, ox));
+    *py = _mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(y), vf), _mm512_maskz_loadu_pd(present, oy));
+}
+#endif
 /* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
  * offset[2] (as a terrain samples it), the octaves' noises as the lanes
  * of vectors (simplex on the AVX2 path, the noises tf_noise_lanes_from

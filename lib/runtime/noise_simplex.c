@@ -747,14 +747,12 @@ __attribute__((target(SIMPLEX_AVX512_TARGET))) void
 tf_simplex2_lanes_at_avx512(const uint32_t *seed, double x, double y, const double *f,
                             const double *ox, const double *oy, size_t n, double *out)
 {
-    const __m512d vx = _mm512_set1_pd(x), vy = _mm512_set1_pd(y);
     const __m512i none = _mm512_setzero_si512();
     for (size_t m = 0; m < n; m += 8) {
         size_t count = n - m < 8 ? n - m : 8;
         __mmask8 present = (__mmask8)((1u << count) - 1u);
-        __m512d vf = _mm512_maskz_loadu_pd(present, f + m);
-        __m512d px = _mm512_add_pd(_mm512_mul_pd(vx, vf), _mm512_maskz_loadu_pd(present, ox + m));
-        __m512d py = _mm512_add_pd(_mm512_mul_pd(vy, vf), _mm512_maskz_loadu_pd(present, oy + m));
+        __m512d px, py;
+        tf_lane_points8(present, x, y, f + m, ox + m, oy + m, &px, &py);
         /* lanes past the n-th hold 0 * x + 0: in range unless x or y is
          * not finite, and then the whole block takes the scalar code */
         if (!simplex_in_range_avx512(px, py)) {

@@ -633,15 +633,12 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
                                              const double *oy, const double *z, size_t n,
                                              double *out)
 {
-    const __m512d vx = _mm512_set1_pd(x), vy = _mm512_set1_pd(y);
     const __m512d limit = _mm512_set1_pd(2251799813685248.0);
     for (size_t m = 0; m < n; m += 8) {
         size_t count = n - m < 8 ? n - m : 8;
         __mmask8 present = (__mmask8)((1u << count) - 1u);
-        __m512d vf = load8(present, f + m);
-        __m512d px = _mm512_add_pd(_mm512_mul_pd(vx, vf), load8(present, ox + m));
-        __m512d py = _mm512_add_pd(_mm512_mul_pd(vy, vf), load8(present, oy + m));
-        __m512d pz = load8(present, z + m);
+        __m512d px, py, pz = load8(present, z + m);
+        tf_lane_points8(present, x, y, f + m, ox + m, oy + m, &px, &py);
         __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(px), limit, _CMP_LT_OQ) &
                       _mm512_cmp_pd_mask(_mm512_abs_pd(py), limit, _CMP_LT_OQ) &
                       _mm512_cmp_pd_mask(_mm512_abs_pd(pz), limit, _CMP_LT_OQ);
