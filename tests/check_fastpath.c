@@ -51,6 +51,24 @@ static tf_simd_level path_level(int k)
     return k == 0 ? TF_SIMD_NONE : k == 1 ? TF_SIMD_AVX2 : TF_SIMD_AVX512;
 }
 
+/* Path k on a compiled terrain, through the public switch, which also
+ * picks the lanes a single sample takes on that path. */
+static void use_path(tf_terrain *t, int k)
+{
+    static const char *const names[] = {"none", "avx2", "avx512"};
+    tf_error err;
+    ck_assert_msg(tf_terrain_set_path(t, names[k], &err) == 0, "path %s: %s", names[k],
+                  err.message);
+    ck_assert(t->simd == path_level(k));
+    /* the portable path takes no lanes (set again with the path: the
+     * terrain was compiled for the best one) */
+    if (k == 0) {
+        ck_assert(!t->simplex_lanes_on && !t->noise_lanes_on);
+        for (size_t i = 0; i < t->layer_count; i++)
+            ck_assert(!t->layers[i].plan_lanes);
+    }
+}
+
 /* A coordinate: mostly ordinary, sometimes huge, on a lattice point,
  * negative zero, or not finite. */
 static double rng_coordinate(uint64_t *state)
@@ -314,7 +332,7 @@ static void check_grids_equal_samples(tf_spec *spec, uint64_t state, int id)
     for (int p = 0; p < path_count(); p++) {
         t[p] = tf_terrain_compile(spec, NULL);
         ck_assert_ptr_nonnull(t[p]);
-        t[p]->simd = path_level(p);
+        use_path(t[p], p);
     }
     enum { NX = 23, NY = 3 };
     float grid[3][NX * NY];
@@ -393,7 +411,7 @@ START_TEST(turbulence_rows_equal_samples_on_every_path)
     for (int p = 0; p < path_count(); p++) {
         t[p] = tf_terrain_compile(spec, NULL);
         ck_assert_ptr_nonnull(t[p]);
-        t[p]->simd = path_level(p);
+        use_path(t[p], p);
     }
     static const size_t sizes[] = {1, 7, 16, 17, 31, 32, 33, 64, 66, 200};
     static double row[3][200];
@@ -440,7 +458,7 @@ START_TEST(fractal_sum_rows_sum_the_base_noises)
     for (int p = 0; p < path_count(); p++) {
         tf_terrain *t = tf_terrain_compile(spec, NULL);
         ck_assert_ptr_nonnull(t);
-        t->simd = path_level(p);
+        use_path(t, p);
         for (size_t octaves = 0; octaves <= spec->layer_count; octaves++) {
             tf_fractal_sum_row(t, octaves, x0, step, i0, y, N, row);
             for (size_t k = 0; k < N; k++) {
@@ -1418,7 +1436,7 @@ START_TEST(golden_vectors_on_every_path)
         tf_error err;
         tf_terrain *t = tf_terrain_load(spec_path, &err);
         ck_assert_msg(t != NULL, "%s: %s", name, err.message);
-        t->simd = path_level(p);
+        use_path(t, p);
         FILE *f = fopen(vec_path, "r");
         ck_assert_msg(f != NULL, "%s: no vectors", name);
         char a[64], b[64], c[64];

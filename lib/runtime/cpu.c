@@ -93,6 +93,7 @@ int tf_terrain_set_path(tf_terrain *t, const char *name, tf_error *err)
                      "unknown evaluation path '%.64s': expected auto, none, avx2 or avx512", name);
         return -1;
     }
+    tf_terrain_select_lanes(t);
     tf_error_clear(err);
     return 0;
 }

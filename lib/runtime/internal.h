@@ -293,6 +293,9 @@ typedef struct {
      * layer with a "fractal": its compiled plan (fractal.c), NULL for a
      * plain simplex or perlin-reference-simplex layer. */
     const tf_fractal_plan *plan;
+    /* tf_fractal_plan_has_lanes(plan, the terrain's path), set with the
+     * path (tf_terrain_select_lanes) */
+    int plan_lanes;
 } tf_compiled_layer;
 
 /* Evaluation paths: the same bits on each, only the speed differs. */
@@ -326,6 +329,9 @@ struct tf_terrain {
     double noise_lane_offset_x[TF_MAX_LAYERS], noise_lane_offset_y[TF_MAX_LAYERS];
     double noise_lane_z[TF_MAX_LAYERS];
     unsigned char noise_lane_layer[TF_MAX_LAYERS];
+    /* Whether a single sample on the terrain's path takes the simplex
+     * lanes and the noise lanes above (tf_terrain_select_lanes). */
+    int simplex_lanes_on, noise_lanes_on;
     /* A single sample on the AVX2 path with three or more layers
      * (sample_lanes set) looks its curves up as lanes
      * (curve_lanes.h): quads holds every layer's rd, four a quad (rd_quads
@@ -478,6 +484,11 @@ tf_lane_points8(__mmask8 present, double x, double y, const double *f, const dou
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_simd_level simd, double nx,
                                   double ny);
+
+/* Which lanes a single sample takes on t->simd (tf_terrain.simplex_lanes_on,
+ * noise_lanes_on, each layer's plan_lanes): made when the terrain is
+ * compiled and again when its path changes, not tested per sample. */
+void tf_terrain_select_lanes(tf_terrain *t);
 
 /* ---- derived defaults (docs/spec.md, "Seeds and offsets") */
 uint32_t tf_mix32(uint32_t x);

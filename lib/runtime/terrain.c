@@ -48,7 +48,7 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
 #if TF_HAVE_AVX2_PATH
     if (t->simd >= TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
         return tf_simplex2_avx2(L->seed, nx, ny);
-    if (t->simd >= TF_SIMD_AVX2 && L->plan && tf_fractal_plan_has_lanes(L->plan, t->simd))
+    if (L->plan_lanes)
         return tf_fractal_plan_eval_lanes(L->plan, t->simd, nx, ny);
 #else
     (void)t;
@@ -62,7 +62,7 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
  * of t->noise_lane_type too; the others one at a time. */
 static inline void layer_noises(const tf_terrain *t, double x, double y, double *noise)
 {
-    if (t->simplex_count < 3 && t->noise_lane_count == 0) { /* no lanes: no mask to test */
+    if (!t->simplex_lanes_on && !t->noise_lanes_on) { /* no lanes: no mask to test */
         for (size_t i = 0; i < t->layer_count; i++)
             noise[i] = layer_noise(t, &t->layers[i], x, y);
         return;
@@ -70,7 +70,7 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
     uint64_t done = 0;
     double lane_n[TF_MAX_LAYERS];
 #if TF_HAVE_AVX2_PATH
-    if (t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3) {
+    if (t->simplex_lanes_on) {
         tf_simplex_lanes_at(t->simd, t->simplex_seed, x, y, t->simplex_frequency,
                             t->simplex_offset_x, t->simplex_offset_y, t->simplex_count, lane_n);
         for (size_t k = 0; k < t->simplex_count; k++) {
@@ -79,8 +79,7 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
         }
     }
 #endif
-    int from = tf_noise_lanes_from(t->simd, t->noise_lane_type);
-    if (from > 0 && t->noise_lane_count >= (size_t)from) {
+    if (t->noise_lanes_on) {
         tf_noise_lanes_at(t->simd, t->noise_lane_type, t->noise_lane_seed, x, y,
                           t->noise_lane_frequency, t->noise_lane_offset_x, t->noise_lane_offset_y,
                           t->noise_lane_z, t->noise_lane_count, lane_n);
@@ -840,6 +839,18 @@ static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
     return L->noise_type == type && (!L->plan || L->plan->kind == TF_FRACTAL_NONE);
 }
 
+void tf_terrain_select_lanes(tf_terrain *t)
+{
+    t->simplex_lanes_on = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3;
+    int from = tf_noise_lanes_from(t->simd, t->noise_lane_type);
+    t->noise_lanes_on = from > 0 && t->noise_lane_count >= (size_t)from;
+    for (size_t i = 0; i < t->layer_count; i++) {
+        tf_compiled_layer *L = &t->layers[i];
+        L->plan_lanes = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && L->plan &&
+                        tf_fractal_plan_has_lanes(L->plan, t->simd);
+    }
+}
+
 /* t's noise lanes (tf_terrain.noise_lane_type): the noise with lanes
  * of which the most layers are plain, if two or more are. */
 static void noise_lanes_compile(tf_terrain *t)
@@ -998,6 +1009,7 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
             t->simplex_layer[t->simplex_count++] = (unsigned char)i;
         }
     noise_lanes_compile(t);
+    tf_terrain_select_lanes(t);
     for (size_t i = 0; i < spec->layer_count; i++)
         if (t->layers[i].mask_layer_index >= 0)
             t->layers[t->layers[i].mask_layer_index].is_mask_source = 1;
