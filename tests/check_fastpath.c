@@ -273,8 +273,9 @@ END_TEST
 /* The same where a single sample computes a seeded noise's layers, or a
  * layer's octaves, as lanes (tf_noise_lanes_at): every layer one noise
  * of those with lanes, plain or fbm, ridged or billow of 2-20 octaves
- * (so more than one block of eight), 2-12 layers; random_spec's
- * coordinates (huge, not finite) included. */
+ * (so more than one block of eight), 2-12 layers, in half of the specs
+ * of two noises (two groups of lanes); random_spec's coordinates (huge,
+ * not finite) included. */
 START_TEST(grids_equal_samples_with_noise_lanes)
 {
     static const tf_noise_type lanes[] = {TF_NOISE_VALUE,        TF_NOISE_POLYNOMIAL,
@@ -284,14 +285,17 @@ START_TEST(grids_equal_samples_with_noise_lanes)
                                           TF_NOISE_PERLIN_REFERENCE_SIMPLEX};
     uint64_t state = 0x1A7E5000u + (uint64_t)_i;
     tf_spec *spec = random_spec(&state);
-    tf_noise_type type = lanes[_i % 8];
-    size_t layers = 2 + rng_next(&state) % 11, plain = 0;
+    /* the second half: odd layers of a second noise, so two groups of
+     * lanes where each has two plain layers */
+    tf_noise_type types[2] = {lanes[_i % 8], lanes[_i < 32 ? _i % 8 : (_i + 3) % 8]};
+    size_t layers = 2 + rng_next(&state) % 11, plain[2] = {0, 0};
     tf_spec *wide = tf_spec_new(layers, NULL);
     ck_assert_ptr_nonnull(wide);
     tf_spec_reseed(wide, (uint32_t)rng_next(&state));
     for (size_t i = 0; i < layers; i++) {
         tf_layer_spec *L = &wide->layers[i];
-        L->noise_type = type;
+        int which = (int)(i % 2) & (_i >= 32);
+        L->noise_type = types[which];
         L->frequency = ldexp(rng_range(&state, 0.5, 1.0), -(int)(rng_next(&state) % 12));
         if (i == 1 && _i % 2) /* perlin's seed 0 is Perlin's own lattice, no offset */
             L->seed = 0;
@@ -301,7 +305,7 @@ START_TEST(grids_equal_samples_with_noise_lanes)
             tf_fractal_set_defaults(L, kinds[rng_next(&state) % 3]);
             L->fractal_octaves = 2 + (int)(rng_next(&state) % 19);
         } else {
-            plain++;
+            plain[which]++;
         }
         const tf_layer_spec *from = &spec->layers[i % spec->layer_count];
         ck_assert_int_eq(
@@ -319,7 +323,10 @@ START_TEST(grids_equal_samples_with_noise_lanes)
     wide = random_spec_finish(wide, &state);
     tf_terrain *t = tf_terrain_compile(wide, NULL);
     ck_assert_ptr_nonnull(t);
-    ck_assert_uint_eq(t->noise_lane_count, plain >= 2 ? plain : 0);
+    size_t groups = (plain[0] >= 2) + (plain[1] >= 2);
+    ck_assert_uint_eq(t->noise_lane_groups, groups);
+    ck_assert_uint_eq(t->noise_lane_count,
+                      (plain[0] >= 2 ? plain[0] : 0) + (plain[1] >= 2 ? plain[1] : 0));
     tf_terrain_free(t);
     check_grids_equal_samples(wide, state, _i);
 }

@@ -319,18 +319,24 @@ struct tf_terrain {
     double simplex_frequency[TF_MAX_LAYERS]; /* and offsets: the lanes' inputs */
     double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
     unsigned char simplex_layer[TF_MAX_LAYERS];
-    /* The plain layers of one other seeded noise (the most numerous, two
-     * or more, of those tf_noise_lanes_from names), whose noises a single
-     * sample computes eight lanes at a time on the AVX-512 path. */
-    tf_noise_type noise_lane_type;
-    size_t noise_lane_count;
+    /* The plain layers of the other noises that have lanes (those
+     * tf_noise_lanes_from names), whose noises a single sample computes
+     * eight lanes at a time on the AVX-512 path: a group per noise with
+     * two plain layers or more, noise_lane_groups of them; group g is
+     * lanes noise_lane_first[g] .. + noise_lane_group_size[g] - 1 of the
+     * arrays below (noise_lane_count in all), of noise noise_lane_type[g],
+     * taken on the terrain's path where noise_lane_on[g]. */
+    size_t noise_lane_groups, noise_lane_count;
+    tf_noise_type noise_lane_type[TF_NOISE_TYPE_COUNT];
+    size_t noise_lane_first[TF_NOISE_TYPE_COUNT], noise_lane_group_size[TF_NOISE_TYPE_COUNT];
+    int noise_lane_on[TF_NOISE_TYPE_COUNT];
     uint32_t noise_lane_seed[TF_MAX_LAYERS];
     double noise_lane_frequency[TF_MAX_LAYERS];
     double noise_lane_offset_x[TF_MAX_LAYERS], noise_lane_offset_y[TF_MAX_LAYERS];
     double noise_lane_z[TF_MAX_LAYERS];
     unsigned char noise_lane_layer[TF_MAX_LAYERS];
     /* Whether a single sample on the terrain's path takes the simplex
-     * lanes and the noise lanes above (tf_terrain_select_lanes). */
+     * lanes and any group of noise lanes above (tf_terrain_select_lanes). */
     int simplex_lanes_on, noise_lanes_on;
     /* A single sample on the AVX2 path with three or more layers
      * (sample_lanes set) looks its curves up as lanes

@@ -59,7 +59,7 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
 /* Step 1 of every layer into noise: on the AVX2 path three or more plain
  * simplex layers as the lanes of vectors (for fewer, one vector's latency
  * costs more than the scalar calls), on the AVX-512 path the plain layers
- * of t->noise_lane_type too; the others one at a time. */
+ * of each group of noise lanes too; the others one at a time. */
 static inline void layer_noises(const tf_terrain *t, double x, double y, double *noise)
 {
     if (!t->simplex_lanes_on && !t->noise_lanes_on) { /* no lanes: no mask to test */
@@ -79,11 +79,14 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
         }
     }
 #endif
-    if (t->noise_lanes_on) {
-        tf_noise_lanes_at(t->simd, t->noise_lane_type, t->noise_lane_seed, x, y,
-                          t->noise_lane_frequency, t->noise_lane_offset_x, t->noise_lane_offset_y,
-                          t->noise_lane_z, t->noise_lane_count, lane_n);
-        for (size_t k = 0; k < t->noise_lane_count; k++) {
+    for (size_t g = 0; g < t->noise_lane_groups; g++) {
+        if (!t->noise_lane_on[g])
+            continue;
+        size_t a = t->noise_lane_first[g], end = a + t->noise_lane_group_size[g];
+        tf_noise_lanes_at(t->simd, t->noise_lane_type[g], t->noise_lane_seed + a, x, y,
+                          t->noise_lane_frequency + a, t->noise_lane_offset_x + a,
+                          t->noise_lane_offset_y + a, t->noise_lane_z + a, end - a, lane_n + a);
+        for (size_t k = a; k < end; k++) {
             noise[t->noise_lane_layer[k]] = lane_n[k];
             done |= UINT64_C(1) << t->noise_lane_layer[k];
         }
@@ -842,8 +845,12 @@ static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
 void tf_terrain_select_lanes(tf_terrain *t)
 {
     t->simplex_lanes_on = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3;
-    int from = tf_noise_lanes_from(t->simd, t->noise_lane_type);
-    t->noise_lanes_on = from > 0 && t->noise_lane_count >= (size_t)from;
+    t->noise_lanes_on = 0;
+    for (size_t g = 0; g < t->noise_lane_groups; g++) {
+        int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]);
+        t->noise_lane_on[g] = from > 0 && t->noise_lane_group_size[g] >= (size_t)from;
+        t->noise_lanes_on |= t->noise_lane_on[g];
+    }
     for (size_t i = 0; i < t->layer_count; i++) {
         tf_compiled_layer *L = &t->layers[i];
         L->plan_lanes = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && L->plan &&
@@ -851,34 +858,34 @@ void tf_terrain_select_lanes(tf_terrain *t)
     }
 }
 
-/* t's noise lanes (tf_terrain.noise_lane_type): the noise with lanes
- * of which the most layers are plain, if two or more are. */
+/* t's noise lanes (tf_terrain.noise_lane_*): a group per noise with
+ * lanes of which two layers or more are plain, in the order of the
+ * noises, each group's layers in layer order. */
 static void noise_lanes_compile(tf_terrain *t)
 {
-    size_t best = 0;
     for (int type = 0; type < TF_NOISE_TYPE_COUNT; type++) {
         if (!tf_noise_lanes_from(TF_SIMD_AVX512, (tf_noise_type)type))
             continue;
         size_t count = 0;
         for (size_t i = 0; i < t->layer_count; i++)
             count += (size_t)is_plain_layer_of(t, i, (tf_noise_type)type);
-        if (count > best) {
-            best = count;
-            t->noise_lane_type = (tf_noise_type)type;
-        }
+        if (count < 2)
+            continue;
+        size_t g = t->noise_lane_groups++;
+        t->noise_lane_type[g] = (tf_noise_type)type;
+        t->noise_lane_first[g] = t->noise_lane_count;
+        t->noise_lane_group_size[g] = count;
+        for (size_t i = 0; i < t->layer_count; i++)
+            if (is_plain_layer_of(t, i, (tf_noise_type)type)) {
+                size_t k = t->noise_lane_count++;
+                t->noise_lane_seed[k] = t->layers[i].seed;
+                t->noise_lane_frequency[k] = t->layers[i].frequency;
+                t->noise_lane_offset_x[k] = t->layers[i].offset_x;
+                t->noise_lane_offset_y[k] = t->layers[i].offset_y;
+                t->noise_lane_z[k] = t->layers[i].offset_z;
+                t->noise_lane_layer[k] = (unsigned char)i;
+            }
     }
-    if (best < 2)
-        return;
-    for (size_t i = 0; i < t->layer_count; i++)
-        if (is_plain_layer_of(t, i, t->noise_lane_type)) {
-            size_t k = t->noise_lane_count++;
-            t->noise_lane_seed[k] = t->layers[i].seed;
-            t->noise_lane_frequency[k] = t->layers[i].frequency;
-            t->noise_lane_offset_x[k] = t->layers[i].offset_x;
-            t->noise_lane_offset_y[k] = t->layers[i].offset_y;
-            t->noise_lane_z[k] = t->layers[i].offset_z;
-            t->noise_lane_layer[k] = (unsigned char)i;
-        }
 }
 
 /* The single sample's curve lanes (see tf_terrain.quads); 0, or -1 when
