@@ -449,7 +449,8 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * z[k]) with seeds seed[k]: the bits of tf_noise_eval at each. A single
  * sample's layers or a layer's octaves as lanes, on the paths where
  * tf_noise_lanes_from is not 0 (else one at a time); it is the fewest
- * lanes worth a vector. */
+ * lanes worth a vector. As with tf_simplex_lanes_at, out has room for n
+ * rounded up to a multiple of 8: the lanes store whole vectors. */
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
                        double y, const double *f, const double *ox, const double *oy,
@@ -465,7 +466,7 @@ void tf_simplex_lanes_at(tf_simd_level simd, const uint32_t *seed, double x, dou
                          const double *f, const double *ox, const double *oy, size_t n,
                          double *out);
 _Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,
-               "tf_simplex_lanes_at stores whole vectors of 8");
+               "the lanes store whole vectors of 8");
 #endif
 #if TF_HAVE_AVX512_PATH
 #include <immintrin.h>

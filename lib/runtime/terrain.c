@@ -68,7 +68,7 @@ static inline void layer_noises(const tf_terrain *t, double x, double y, double 
         return;
     }
     uint64_t done = 0;
-    double lane_n[TF_MAX_LAYERS];
+    double lane_n[TF_MAX_LAYERS + 8]; /* a group's last vector stored whole */
 #if TF_HAVE_AVX2_PATH
     if (t->simplex_lanes_on) {
         tf_simplex_lanes_at(t->simd, t->simplex_seed, x, y, t->simplex_frequency,

@@ -625,9 +625,12 @@ static double lane_scalar(tf_noise_type type, uint32_t seed, double x, double y,
 
 #if TF_HAVE_AVX512_PATH
 /* Eight lanes a block: the points as a multiply then an add (the scalar
- * expression's operations), then one seeds8 call; lanes past the n-th
- * hold the point (0, 0, 0) and seed 0 and are not stored. A block with a
- * point out of the vectors' range takes the scalar code. */
+ * expression's operations), then one seeds8 call, which stores its eight
+ * lanes straight into out; lanes past the n-th hold the point (0, 0, 0)
+ * and seed 0, and their values are not meaningful (a masked store instead
+ * made the caller's reads of the lanes wait: whole stores were 3-11%
+ * faster single samples, docs/performance.md). A block with a point out
+ * of the vectors' range takes the scalar code. */
 ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t *seed, double x,
                                              double y, const double *f, const double *ox,
                                              const double *oy, const double *z, size_t n,
@@ -647,7 +650,8 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
                 out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
             continue;
         }
-        _Alignas(64) double lx[8], ly[8], lz[8], v[8];
+        _Alignas(64) double lx[8], ly[8], lz[8];
+        double *v = out + m; /* eight whole lanes: see tf_noise_lanes_at */
         _Alignas(32) uint32_t ls[8];
         _mm512_store_pd(lx, px);
         _mm512_store_pd(ly, py);
@@ -666,15 +670,14 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
             tf_polynomial2_seeds8_avx512(ls, lx, ly, v);
         else
             tf_cellular_seeds8_avx512((int)(type - TF_NOISE_CELLULAR_F1), ls, lx, ly, v);
-        store8(present, out + m, _mm512_load_pd(v));
     }
 }
 #endif
 
 /* tf_noise_eval(type, seed[k], x * f[k] + ox[k], y * f[k] + oy[k], z[k])
  * for k < n: on a path where tf_noise_lanes_from(simd, type) is not 0,
- * eight lanes a vector (whatever n); elsewhere one at a time. The same
- * bits either way. */
+ * eight lanes a vector (whatever n; out has room for n rounded up to 8);
+ * elsewhere one at a time. The same bits either way. */
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
                        double y, const double *f, const double *ox, const double *oy,
                        const double *z, size_t n, double *out)
