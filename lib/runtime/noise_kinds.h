@@ -331,6 +331,54 @@ NK_AVX512_INLINE __mmask8 nk_in_row_range_avx512(__m512d v)
     return _mm512_cmp_pd_mask(_mm512_abs_pd(v), _mm512_set1_pd(2251799813685248.0), _CMP_LT_OQ);
 }
 
+/* A 2D lattice noise's eight-lane points kernel (value8_points_avx512,
+ * polynomial8_points_avx512): the value at eight points of their own,
+ * |x|, |y| < 2^51, lane k's seed hashed in hs, with the gradient when gx
+ * is not NULL (then gy too); and the noise's scalar function with its
+ * gradient (which takes NULL for none, the same value's bits). */
+typedef __m512d (*nk_points8_fn)(__m256i hs, __m512d x, __m512d y, __m512d *gx, __m512d *gy);
+typedef double (*nk_deriv2_fn)(uint32_t seed, double x, double y, double *dx, double *dy);
+
+/* The noise's points call (swiss and jordan's warped points): kernel at
+ * n points (x[k], y[k]), eight a vector, with the gradient when dx is not
+ * NULL (then dy too); a vector with a coordinate of 2^51 or more (or not
+ * finite) and the last 1-7 points take the scalar function. kernel and
+ * scalar are constants where this is inlined, so both inline in turn. */
+NK_AVX512_INLINE void nk_points2_avx512(nk_points8_fn kernel, nk_deriv2_fn scalar, uint32_t seed,
+                                        const double *x, const double *y, size_t n,
+                                        double *out, double *dx, double *dy)
+{
+    const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
+    size_t m = 0;
+    for (; m + 8 <= n; m += 8) {
+        __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+        if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
+            for (size_t k = m; k < m + 8; k++)
+                out[k] = scalar(seed, x[k], y[k], dx ? dx + k : NULL, dx ? dy + k : NULL);
+            continue;
+        }
+        if (dx) {
+            __m512d gx, gy;
+            _mm512_storeu_pd(out + m, kernel(hs, px, py, &gx, &gy));
+            _mm512_storeu_pd(dx + m, gx);
+            _mm512_storeu_pd(dy + m, gy);
+        } else {
+            _mm512_storeu_pd(out + m, kernel(hs, px, py, NULL, NULL));
+        }
+    }
+    for (; m < n; m++)
+        out[m] = scalar(seed, x[m], y[m], dx ? dx + m : NULL, dx ? dy + m : NULL);
+}
+
+/* The noise at eight points (x[k], y[k]) with seeds seed[k], |x|, |y| <
+ * 2^51: a single sample's lanes (tf_noise_lanes_at). */
+NK_AVX512_INLINE void nk_seeds8_2d_avx512(nk_points8_fn kernel, const uint32_t *seed,
+                                          const double *x, const double *y, double *out)
+{
+    __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
+    _mm512_storeu_pd(out, kernel(hs, _mm512_loadu_pd(x), _mm512_loadu_pd(y), NULL, NULL));
+}
+
 NK_AVX512_INLINE __m512d nk_fade5_avx512(__m512d t)
 {
     __m512d inner = _mm512_sub_pd(_mm512_mul_pd(t, _mm512_set1_pd(6.0)), _mm512_set1_pd(15.0));

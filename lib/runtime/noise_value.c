@@ -133,43 +133,18 @@ NK_AVX512_INLINE __m512d value8_points_avx512(__m256i hs, __m512d x, __m512d y, 
     return _mm512_add_pd(a, _mm512_mul_pd(v, ba));
 }
 
-/* value_eval at n points (x[k], y[k]) of their own, eight a vector, with
- * the derivatives when dx is not NULL (then dy too); a group with a
- * coordinate of 2^51 or more (or not finite) and the last 1-7 points take
- * the scalar function. */
+/* value_eval at n points of their own (nk_points2_avx512). */
 __attribute__((target(NK_AVX512_TARGET))) void
 tf_value2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                               double *out, double *dx, double *dy)
 {
-    const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
-    size_t m = 0;
-    for (; m + 8 <= n; m += 8) {
-        __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
-        if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
-            for (size_t k = m; k < m + 8; k++)
-                out[k] = dx ? tf_value2_deriv(seed, x[k], y[k], dx + k, dy + k)
-                            : tf_value2(seed, x[k], y[k]);
-            continue;
-        }
-        if (dx) {
-            __m512d gx, gy;
-            _mm512_storeu_pd(out + m, value8_points_avx512(hs, px, py, &gx, &gy));
-            _mm512_storeu_pd(dx + m, gx);
-            _mm512_storeu_pd(dy + m, gy);
-        } else {
-            _mm512_storeu_pd(out + m, value8_points_avx512(hs, px, py, NULL, NULL));
-        }
-    }
-    for (; m < n; m++)
-        out[m] = dx ? tf_value2_deriv(seed, x[m], y[m], dx + m, dy + m) : tf_value2(seed, x[m], y[m]);
+    nk_points2_avx512(value8_points_avx512, tf_value2_deriv, seed, x, y, n, out, dx, dy);
 }
 
 /* tf_value2(seed[k], x[k], y[k]) for eight lanes, |x|, |y| < 2^51. */
 __attribute__((target(NK_AVX512_TARGET))) void
 tf_value2_seeds8_avx512(const uint32_t *seed, const double *x, const double *y, double *out)
 {
-    __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
-    _mm512_storeu_pd(out, value8_points_avx512(hs, _mm512_loadu_pd(x), _mm512_loadu_pd(y), NULL,
-                                               NULL));
+    nk_seeds8_2d_avx512(value8_points_avx512, seed, x, y, out);
 }
 #endif
