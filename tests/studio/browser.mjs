@@ -196,9 +196,13 @@ try {
     const gl = await digest("#canvas3d");
     ok("the 3D view rendered the terrain (a non-blank canvas)", gl.sd > 8, gl);
     const before3d = gl.hash;
+    const renderedAt = await page.evaluate(() => document.querySelector("#canvas3d").dataset.rendered);
     await page.locator("#render-settings input[type=range]").nth(2).fill("0.05"); // height
     await page.locator("#render-settings input[type=range]").nth(2).dispatchEvent("change");
-    await page.waitForTimeout(1500);
+    // the height rebuilds the mesh from the server: wait for that render, not
+    // a fixed delay (a sanitized server takes seconds to answer)
+    await page.waitForFunction(before => document.querySelector("#canvas3d").dataset.rendered !== before,
+      renderedAt, { timeout: 60000 });
     ok("the 3D view follows its settings", (await digest("#canvas3d")).hash !== before3d);
     await shot("studio-3d.png", { x: 0, y: 0, width: 1400, height: 800 });
   } else {

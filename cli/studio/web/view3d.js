@@ -25,6 +25,7 @@ window.studio3d = (() => {
   let settings = JSON.parse(JSON.stringify(DEFAULTS));
   let THREE = null, renderer, scene, camera, mesh, material;
   let started = false, visible = false, dirty = true, loading = false;
+  let meshes = 0; // meshes drawn so far, for a test to wait on the next one
   const orbit = { theta: 0.7, phi: 0.95, radius: 620, target: [256, 0, 256] };
 
   const VERTEX = `
@@ -239,7 +240,7 @@ window.studio3d = (() => {
       scene.add(mesh);
       orbit.target = [extent / 2, vscale * 0.3, extent / 2];
       render();
-      document.getElementById("canvas3d").dataset.rendered = String(Date.now());
+      document.getElementById("canvas3d").dataset.rendered = String(++meshes);
     } catch (e) {
       studio.withStatus("3D view", () => Promise.reject(e));
     } finally {
