@@ -60,10 +60,36 @@ static void use_path(tf_terrain *t, int k)
     ck_assert_msg(tf_terrain_set_path(t, names[k], &err) == 0, "path %s: %s", names[k],
                   err.message);
     ck_assert(t->simd == path_level(k));
-    /* the portable path takes no lanes (set again with the path: the
-     * terrain was compiled for the best one) */
+    /* the lanes chosen again with the path (the terrain was compiled for
+     * the best one): the groups taken and the scalar layers hold every
+     * layer once, each group only where its noise has lanes on this path
+     * and it has that many layers; the portable path takes none */
+    unsigned char seen[TF_MAX_LAYERS] = {0};
+    size_t laned = 0;
+    for (size_t j = 0; j < t->lane_groups_on; j++) {
+        size_t g = t->lane_group_on[j];
+        ck_assert_uint_lt(g, t->noise_lane_groups);
+        int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]);
+        ck_assert(k > 0 && from > 0 && t->noise_lane_group_size[g] >= (size_t)from);
+        for (size_t m = 0; m < t->noise_lane_group_size[g]; m++) {
+            size_t i = t->noise_lane_layer[t->noise_lane_first[g] + m];
+            ck_assert(i < t->layer_count && !seen[i]++);
+            ck_assert_int_eq(t->layers[i].noise_type, t->noise_lane_type[g]);
+            laned++;
+        }
+    }
+    for (size_t j = 0; j < t->scalar_layer_count; j++)
+        ck_assert(t->scalar_layer[j] < t->layer_count && !seen[t->scalar_layer[j]]++);
+    ck_assert_uint_eq(laned + t->scalar_layer_count, t->layer_count);
+    ck_assert_int_eq(t->lanes_hold_every_layer, t->lane_groups_on == 1 && laned == t->layer_count);
+    for (size_t g = 0; g < t->noise_lane_groups; g++) { /* a group not taken does not pay */
+        int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]), on = 0;
+        for (size_t j = 0; j < t->lane_groups_on; j++)
+            on |= t->lane_group_on[j] == g;
+        ck_assert(on || from == 0 || t->noise_lane_group_size[g] < (size_t)from);
+    }
     if (k == 0) {
-        ck_assert(!t->simplex_lanes_on && !t->noise_lanes_on);
+        ck_assert_uint_eq(t->lane_groups_on, 0);
         for (size_t i = 0; i < t->layer_count; i++)
             ck_assert(!t->layers[i].plan_lanes);
     }
@@ -278,16 +304,17 @@ END_TEST
  * not finite) included. */
 START_TEST(grids_equal_samples_with_noise_lanes)
 {
-    static const tf_noise_type lanes[] = {TF_NOISE_VALUE,        TF_NOISE_POLYNOMIAL,
-                                          TF_NOISE_CELLULAR_F1,  TF_NOISE_CELLULAR_F2,
-                                          TF_NOISE_CELLULAR_F2_F1, TF_NOISE_PERLIN,
-                                          TF_NOISE_EXPONENTIAL_PERLIN,
-                                          TF_NOISE_PERLIN_REFERENCE_SIMPLEX};
+    static const tf_noise_type lanes[] = {
+        TF_NOISE_VALUE,          TF_NOISE_POLYNOMIAL, TF_NOISE_CELLULAR_F1,
+        TF_NOISE_CELLULAR_F2,    TF_NOISE_CELLULAR_F2_F1, TF_NOISE_PERLIN,
+        TF_NOISE_EXPONENTIAL_PERLIN, TF_NOISE_PERLIN_REFERENCE_SIMPLEX, TF_NOISE_SIMPLEX};
+    enum { noises = sizeof lanes / sizeof lanes[0] };
     uint64_t state = 0x1A7E5000u + (uint64_t)_i;
     tf_spec *spec = random_spec(&state);
     /* the second half: odd layers of a second noise, so two groups of
-     * lanes where each has two plain layers */
-    tf_noise_type types[2] = {lanes[_i % 8], lanes[_i < 32 ? _i % 8 : (_i + 3) % 8]};
+     * lanes */
+    tf_noise_type types[2] = {lanes[_i % noises],
+                              lanes[_i < 32 ? _i % noises : (_i + 3) % noises]};
     size_t layers = 2 + rng_next(&state) % 11, plain[2] = {0, 0};
     tf_spec *wide = tf_spec_new(layers, NULL);
     ck_assert_ptr_nonnull(wide);
@@ -323,10 +350,10 @@ START_TEST(grids_equal_samples_with_noise_lanes)
     wide = random_spec_finish(wide, &state);
     tf_terrain *t = tf_terrain_compile(wide, NULL);
     ck_assert_ptr_nonnull(t);
-    size_t groups = (plain[0] >= 2) + (plain[1] >= 2);
-    ck_assert_uint_eq(t->noise_lane_groups, groups);
-    ck_assert_uint_eq(t->noise_lane_count,
-                      (plain[0] >= 2 ? plain[0] : 0) + (plain[1] >= 2 ? plain[1] : 0));
+    ck_assert_uint_eq(t->noise_lane_groups, (plain[0] > 0) + (plain[1] > 0));
+    ck_assert_uint_eq(t->noise_lane_count, plain[0] + plain[1]);
+    for (int k = 0; k < path_count(); k++)
+        use_path(t, k);
     tf_terrain_free(t);
     check_grids_equal_samples(wide, state, _i);
 }
@@ -625,8 +652,8 @@ START_TEST(noise_rows_match_the_scalar_noise)
             double *lanes = malloc((len + 7) / 8 * 8 * sizeof *lanes);
             ck_assert(lanes);
             for (int p = 1; p < path_count(); p++) {
-                tf_simplex_lanes_at(path_level(p), row_seeds, px, py, row_f, row_x, row_y_lanes,
-                                    len, lanes);
+                tf_noise_lanes_at(path_level(p), TF_NOISE_SIMPLEX, row_seeds, px, py, row_f,
+                                  row_x, row_y_lanes, row_f, len, lanes);
                 for (size_t k = 0; k < len; k++) {
                     double want =
                         tf_simplex2(seeds[k], px * row_f[k] + x[k], py * row_f[k] + y[k]);

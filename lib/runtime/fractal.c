@@ -192,10 +192,7 @@ int tf_fractal_plan_has_lanes(const tf_fractal_plan *P, tf_simd_level simd)
 {
     if (P->kind != TF_FRACTAL_FBM && P->kind != TF_FRACTAL_RIDGED && P->kind != TF_FRACTAL_BILLOW)
         return 0;
-    /* with fewer octaves one vector's latency costs more than the calls
-     * (as for a terrain's plain simplex layers) */
-    if (P->noise == TF_NOISE_SIMPLEX)
-        return simd >= TF_SIMD_AVX2 && P->octaves >= 3;
+    /* with fewer octaves one vector's latency costs more than the calls */
     int from = tf_noise_lanes_from(simd, P->noise);
     return from > 0 && P->octaves >= from;
 }
@@ -208,14 +205,8 @@ double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_simd_level simd, 
                                   double ny)
 {
     double v[TF_MAX_OCTAVES];
-#if TF_HAVE_AVX2_PATH
-    if (P->noise == TF_NOISE_SIMPLEX)
-        tf_simplex_lanes_at(simd, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
-                            (size_t)P->octaves, v);
-    else
-#endif
-        tf_noise_lanes_at(simd, P->noise, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
-                          P->lane_z, (size_t)P->octaves, v);
+    tf_noise_lanes_at(simd, P->noise, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
+                      P->lane_z, (size_t)P->octaves, v);
     double s = 0.0, a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
         s = s + a * tf_fractal_octave_term(P->kind, v[i]);

@@ -312,32 +312,31 @@ struct tf_terrain {
     int has_output_curve;
     tf_curve_table output_curve;
     tf_simd_level simd; /* chosen when compiled (tf_simd_select) */
-    /* The simplex layers, whose noises a single sample computes four
-     * lanes (layers) at a time on the AVX2 path. */
-    size_t simplex_count;
-    uint32_t simplex_seed[TF_MAX_LAYERS];
-    double simplex_frequency[TF_MAX_LAYERS]; /* and offsets: the lanes' inputs */
-    double simplex_offset_x[TF_MAX_LAYERS], simplex_offset_y[TF_MAX_LAYERS];
-    unsigned char simplex_layer[TF_MAX_LAYERS];
-    /* The plain layers of the other noises that have lanes (those
-     * tf_noise_lanes_from names), whose noises a single sample computes
-     * eight lanes at a time on the AVX-512 path: a group per noise with
-     * two plain layers or more, noise_lane_groups of them; group g is
+    /* The plain layers of the noises that have lanes (those
+     * tf_noise_lanes_from names), whose noises a single sample can compute
+     * as the lanes of vectors: a group per noise with a plain layer,
+     * noise_lane_groups of them in the order of the noises; group g is
      * lanes noise_lane_first[g] .. + noise_lane_group_size[g] - 1 of the
-     * arrays below (noise_lane_count in all), of noise noise_lane_type[g],
-     * taken on the terrain's path where noise_lane_on[g]. */
+     * arrays below (noise_lane_count in all; zero past it), of noise
+     * noise_lane_type[g], its layers in layer order. */
     size_t noise_lane_groups, noise_lane_count;
     tf_noise_type noise_lane_type[TF_NOISE_TYPE_COUNT];
     size_t noise_lane_first[TF_NOISE_TYPE_COUNT], noise_lane_group_size[TF_NOISE_TYPE_COUNT];
-    int noise_lane_on[TF_NOISE_TYPE_COUNT];
     uint32_t noise_lane_seed[TF_MAX_LAYERS];
     double noise_lane_frequency[TF_MAX_LAYERS];
     double noise_lane_offset_x[TF_MAX_LAYERS], noise_lane_offset_y[TF_MAX_LAYERS];
     double noise_lane_z[TF_MAX_LAYERS];
     unsigned char noise_lane_layer[TF_MAX_LAYERS];
-    /* Whether a single sample on the terrain's path takes the simplex
-     * lanes and any group of noise lanes above (tf_terrain_select_lanes). */
-    int simplex_lanes_on, noise_lanes_on;
+    /* What a single sample takes on the terrain's path
+     * (tf_terrain_select_lanes): the groups whose lanes pay
+     * (lane_group_on[0 .. lane_groups_on - 1]), the layers they leave, one
+     * at a time (scalar_layer[0 .. scalar_layer_count - 1], in layer
+     * order), and whether one group taken holds every layer (lane k is
+     * layer k, so the lanes can write the noises directly). */
+    size_t lane_groups_on, scalar_layer_count;
+    unsigned char lane_group_on[TF_NOISE_TYPE_COUNT];
+    unsigned char scalar_layer[TF_MAX_LAYERS];
+    int lanes_hold_every_layer;
     /* A single sample on the AVX2 path with three or more layers
      * (sample_lanes set) looks its curves up as lanes
      * (curve_lanes.h): quads holds every layer's rd, four a quad (rd_quads
@@ -449,25 +448,17 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * z[k]) with seeds seed[k]: the bits of tf_noise_eval at each. A single
  * sample's layers or a layer's octaves as lanes, on the paths where
  * tf_noise_lanes_from is not 0 (else one at a time); it is the fewest
- * lanes worth a vector. As with tf_simplex_lanes_at, out has room for n
- * rounded up to a multiple of 8: the lanes store whole vectors. */
+ * lanes worth a vector (simplex: four lanes a vector on the AVX2 path,
+ * eight on the AVX-512 path, z unused; the others eight on the AVX-512
+ * path). out has room for n rounded up to a multiple of 8: the lanes
+ * store whole vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of
+ * 8, so arrays of either size hold them). */
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
                        double y, const double *f, const double *ox, const double *oy,
                        const double *z, size_t n, double *out);
-#if TF_HAVE_AVX2_PATH
-/* tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]), k < n: the
- * lanes of a single sample's plain simplex layers or a simplex layer's
- * octaves, on the AVX2 path (simd AVX2) or the AVX-512 path (AVX512).
- * out has room for n rounded up to a multiple of 8: the AVX-512 path
- * stores whole vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of
- * 8, so arrays of either size hold them). */
-void tf_simplex_lanes_at(tf_simd_level simd, const uint32_t *seed, double x, double y,
-                         const double *f, const double *ox, const double *oy, size_t n,
-                         double *out);
 _Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,
                "the lanes store whole vectors of 8");
-#endif
 #if TF_HAVE_AVX512_PATH
 #include <immintrin.h>
 /* The points of a single sample's lanes m .. m + 7 on the AVX-512 path,
@@ -485,16 +476,16 @@ tf_lane_points8(__mmask8 present, double x, double y, const double *f, const dou
 #endif
 /* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
  * offset[2] (as a terrain samples it), the octaves' noises as the lanes
- * of vectors (simplex on the AVX2 path, the noises tf_noise_lanes_from
- * names on the AVX-512 path): tf_fractal_plan_eval's value, the same
+ * of vectors (where tf_noise_lanes_from names the plan's noise): tf_fractal_plan_eval's value, the same
  * bits. */
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_simd_level simd, double nx,
                                   double ny);
 
-/* Which lanes a single sample takes on t->simd (tf_terrain.simplex_lanes_on,
- * noise_lanes_on, each layer's plan_lanes): made when the terrain is
- * compiled and again when its path changes, not tested per sample. */
+/* Which lanes a single sample takes on t->simd (tf_terrain.lane_group_on,
+ * scalar_layer, lanes_hold_every_layer, each layer's plan_lanes): made
+ * when the terrain is compiled and again when its path changes, not
+ * tested per sample. */
 void tf_terrain_select_lanes(tf_terrain *t);
 
 /* ---- derived defaults (docs/spec.md, "Seeds and offsets") */

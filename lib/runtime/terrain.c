@@ -56,44 +56,27 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
     return base_noise(L, nx, ny);
 }
 
-/* Step 1 of every layer into noise: on the AVX2 path three or more plain
- * simplex layers as the lanes of vectors (for fewer, one vector's latency
- * costs more than the scalar calls), on the AVX-512 path the plain layers
- * of each group of noise lanes too; the others one at a time. */
+/* Step 1 of every layer into noise: the groups of noise lanes taken on
+ * the terrain's path (three or more plain simplex layers on the AVX2
+ * path, two or more of most noises on the AVX-512 path: for fewer, one
+ * vector's latency costs more than the scalar calls), then the other
+ * layers one at a time. */
 static inline void layer_noises(const tf_terrain *t, double x, double y, double *noise)
 {
-    if (!t->simplex_lanes_on && !t->noise_lanes_on) { /* no lanes: no mask to test */
-        for (size_t i = 0; i < t->layer_count; i++)
-            noise[i] = layer_noise(t, &t->layers[i], x, y);
-        return;
-    }
-    uint64_t done = 0;
     double lane_n[TF_MAX_LAYERS + 8]; /* a group's last vector stored whole */
-#if TF_HAVE_AVX2_PATH
-    if (t->simplex_lanes_on) {
-        tf_simplex_lanes_at(t->simd, t->simplex_seed, x, y, t->simplex_frequency,
-                            t->simplex_offset_x, t->simplex_offset_y, t->simplex_count, lane_n);
-        for (size_t k = 0; k < t->simplex_count; k++) {
-            noise[t->simplex_layer[k]] = lane_n[k];
-            done |= UINT64_C(1) << t->simplex_layer[k];
-        }
-    }
-#endif
-    for (size_t g = 0; g < t->noise_lane_groups; g++) {
-        if (!t->noise_lane_on[g])
-            continue;
+    for (size_t j = 0; j < t->lane_groups_on; j++) {
+        size_t g = t->lane_group_on[j];
         size_t a = t->noise_lane_first[g], end = a + t->noise_lane_group_size[g];
         tf_noise_lanes_at(t->simd, t->noise_lane_type[g], t->noise_lane_seed + a, x, y,
                           t->noise_lane_frequency + a, t->noise_lane_offset_x + a,
                           t->noise_lane_offset_y + a, t->noise_lane_z + a, end - a, lane_n + a);
-        for (size_t k = a; k < end; k++) {
+        for (size_t k = a; k < end; k++)
             noise[t->noise_lane_layer[k]] = lane_n[k];
-            done |= UINT64_C(1) << t->noise_lane_layer[k];
-        }
     }
-    for (size_t i = 0; i < t->layer_count; i++)
-        if (!(done >> i & 1))
-            noise[i] = layer_noise(t, &t->layers[i], x, y);
+    for (size_t j = 0; j < t->scalar_layer_count; j++) {
+        size_t i = t->scalar_layer[j];
+        noise[i] = layer_noise(t, &t->layers[i], x, y);
+    }
 }
 
 /* Steps 3-4: layer L's contribution from its redistributed value r and
@@ -122,13 +105,14 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
 {
     size_t layers = t->layer_count, lanes = 4 * t->rd_quads;
     double noise[TF_MAX_LAYERS], r[TF_MAX_LAYERS], w[TF_MAX_LAYERS];
-    /* 1. noises; when every layer is a simplex one, the lanes' call
-     * writes the padded count (lanes past the layers sample frequency 0,
-     * offset 0) in whole vectors, which the lookups load without waiting
-     * on small stores */
-    if (t->simplex_count == layers) {
-        tf_simplex_lanes_at(t->simd, t->simplex_seed, x, y, t->simplex_frequency,
-                            t->simplex_offset_x, t->simplex_offset_y, lanes, noise);
+    /* 1. noises; when one group of lanes holds every layer, its call
+     * writes the padded count (lanes past the layers sample seed 0,
+     * frequency 0, offset 0) in whole vectors, which the lookups load
+     * without waiting on small stores */
+    if (t->lanes_hold_every_layer) {
+        tf_noise_lanes_at(t->simd, t->noise_lane_type[0], t->noise_lane_seed, x, y,
+                          t->noise_lane_frequency, t->noise_lane_offset_x,
+                          t->noise_lane_offset_y, t->noise_lane_z, lanes, noise);
     } else {
         layer_noises(t, x, y, noise);
         for (size_t i = layers; i < lanes; i++)
@@ -844,13 +828,22 @@ static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
 
 void tf_terrain_select_lanes(tf_terrain *t)
 {
-    t->simplex_lanes_on = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && t->simplex_count >= 3;
-    t->noise_lanes_on = 0;
+    unsigned char laned[TF_MAX_LAYERS] = {0};
+    t->lane_groups_on = 0;
     for (size_t g = 0; g < t->noise_lane_groups; g++) {
         int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]);
-        t->noise_lane_on[g] = from > 0 && t->noise_lane_group_size[g] >= (size_t)from;
-        t->noise_lanes_on |= t->noise_lane_on[g];
+        if (from == 0 || t->noise_lane_group_size[g] < (size_t)from)
+            continue;
+        t->lane_group_on[t->lane_groups_on++] = (unsigned char)g;
+        for (size_t k = 0; k < t->noise_lane_group_size[g]; k++)
+            laned[t->noise_lane_layer[t->noise_lane_first[g] + k]] = 1;
     }
+    t->scalar_layer_count = 0;
+    for (size_t i = 0; i < t->layer_count; i++)
+        if (!laned[i])
+            t->scalar_layer[t->scalar_layer_count++] = (unsigned char)i;
+    t->lanes_hold_every_layer = t->layer_count > 0 && t->scalar_layer_count == 0 &&
+                                t->lane_groups_on == 1;
     for (size_t i = 0; i < t->layer_count; i++) {
         tf_compiled_layer *L = &t->layers[i];
         L->plan_lanes = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && L->plan &&
@@ -859,8 +852,9 @@ void tf_terrain_select_lanes(tf_terrain *t)
 }
 
 /* t's noise lanes (tf_terrain.noise_lane_*): a group per noise with
- * lanes of which two layers or more are plain, in the order of the
- * noises, each group's layers in layer order. */
+ * lanes of which a layer is plain, in the order of the noises, each
+ * group's layers in layer order. Whether a group pays is the path's
+ * choice (tf_terrain_select_lanes). */
 static void noise_lanes_compile(tf_terrain *t)
 {
     for (int type = 0; type < TF_NOISE_TYPE_COUNT; type++) {
@@ -869,7 +863,7 @@ static void noise_lanes_compile(tf_terrain *t)
         size_t count = 0;
         for (size_t i = 0; i < t->layer_count; i++)
             count += (size_t)is_plain_layer_of(t, i, (tf_noise_type)type);
-        if (count < 2)
+        if (count == 0)
             continue;
         size_t g = t->noise_lane_groups++;
         t->noise_lane_type[g] = (tf_noise_type)type;
@@ -1007,14 +1001,6 @@ tf_terrain *tf_terrain_compile(const tf_spec *spec, tf_error *err)
             L->mask = TF_MASK_NONE;
         }
     }
-    for (size_t i = 0; i < spec->layer_count; i++)
-        if (tf_layer_is_plain_simplex(&t->layers[i])) {
-            t->simplex_seed[t->simplex_count] = t->layers[i].seed;
-            t->simplex_frequency[t->simplex_count] = t->layers[i].frequency;
-            t->simplex_offset_x[t->simplex_count] = t->layers[i].offset_x;
-            t->simplex_offset_y[t->simplex_count] = t->layers[i].offset_y;
-            t->simplex_layer[t->simplex_count++] = (unsigned char)i;
-        }
     noise_lanes_compile(t);
     tf_terrain_select_lanes(t);
     for (size_t i = 0; i < spec->layer_count; i++)

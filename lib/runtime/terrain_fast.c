@@ -596,9 +596,13 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * one noise, each lane its own seed, frequency and offset. The fewest
  * lanes that pay: a vector's latency against that many scalar calls
  * (bench-ab, single samples at points in no order: two perlin layers as
- * lanes were 12% slower, two value layers 19% faster). */
+ * lanes were 12% slower, two value layers 19% faster; two simplex layers
+ * as lanes cost more than two calls of the AVX2 build of the scalar
+ * code). Simplex has lanes on the AVX2 path too (four a vector). */
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
 {
+    if (type == TF_NOISE_SIMPLEX)
+        return TF_HAVE_AVX2_PATH && simd >= TF_SIMD_AVX2 ? 3 : 0;
     if (simd != TF_SIMD_AVX512)
         return 0;
     switch (type) {
@@ -612,7 +616,7 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
     case TF_NOISE_CELLULAR_F2:
     case TF_NOISE_CELLULAR_F2_F1:
         return 2;
-    default: /* simplex has lanes of its own */
+    default:
         return 0;
     }
 }
@@ -675,41 +679,35 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
 #endif
 
 /* tf_noise_eval(type, seed[k], x * f[k] + ox[k], y * f[k] + oy[k], z[k])
- * for k < n: on a path where tf_noise_lanes_from(simd, type) is not 0,
- * eight lanes a vector (whatever n; out has room for n rounded up to 8);
- * elsewhere one at a time. The same bits either way. */
+ * for k < n: on a path where tf_noise_lanes_from(simd, type) is not 0, as
+ * lanes (whatever n; out has room for n rounded up to 8); elsewhere one
+ * at a time. The same bits either way. */
 void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
                        double y, const double *f, const double *ox, const double *oy,
                        const double *z, size_t n, double *out)
 {
+#if TF_HAVE_AVX2_PATH
+    if (type == TF_NOISE_SIMPLEX && tf_noise_lanes_from(simd, type)) {
+#if TF_HAVE_AVX512_PATH
+        if (simd == TF_SIMD_AVX512) {
+            tf_simplex2_lanes_at_avx512(seed, x, y, f, ox, oy, n, out);
+            return;
+        }
+#endif
+        tf_simplex2_lanes_at_avx2(seed, x, y, f, ox, oy, n, out);
+        return;
+    }
+#endif
 #if TF_HAVE_AVX512_PATH
     if (tf_noise_lanes_from(simd, type)) {
         noise_lanes_at_avx512(type, seed, x, y, f, ox, oy, z, n, out);
         return;
     }
-#else
-    (void)simd;
 #endif
+    (void)simd;
     for (size_t k = 0; k < n; k++)
         out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
 }
-
-#if TF_HAVE_AVX2_PATH
-void tf_simplex_lanes_at(tf_simd_level simd, const uint32_t *seed, double x, double y,
-                         const double *f, const double *ox, const double *oy, size_t n,
-                         double *out)
-{
-#if TF_HAVE_AVX512_PATH
-    if (simd == TF_SIMD_AVX512) {
-        tf_simplex2_lanes_at_avx512(seed, x, y, f, ox, oy, n, out);
-        return;
-    }
-#else
-    (void)simd;
-#endif
-    tf_simplex2_lanes_at_avx2(seed, x, y, f, ox, oy, n, out);
-}
-#endif
 
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
  * <= ROW_CHUNK samples: each octave's warped points, their noises and
