@@ -398,88 +398,84 @@ typedef struct {
     tf_noise_type odd_noise; /* the odd layers' noise: `noise` but in a spec of two */
 } suite_entry;
 
+/* A row of one noise (its odd layers' noise is `noise` too). */
+#define ROW(name, layers, points, range_mask, auto_layered, noise, interp, drainage, kind)      \
+    {name, layers, points, range_mask, auto_layered, noise, interp, drainage, kind, noise}
+
 static const suite_entry SUITE[] = {
-    {"1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"auto-layered, drainage 1 level", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 1,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"auto-layered, drainage 4 levels", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 4,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
-    {"6 layers, perlin-ref", 6, 64, 0, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
-     TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE, TF_NOISE_PERLIN_REFERENCE_SIMPLEX},
-    {"6 layers, 1 mask, perlin-ref", 6, 64, 1, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
-     TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE, TF_NOISE_PERLIN_REFERENCE_SIMPLEX},
+    ROW("1 layer", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE),
+    ROW("2 layers", 2, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE),
+    ROW("4 layers", 4, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE),
+    ROW("6 layers", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE),
+    ROW("6 layers, 16 pts", 6, 16, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("6 layers, 256 pts", 6, 256, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("6 layers, cosine", 6, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_COSINE, 0, TF_FRACTAL_NONE),
+    ROW("fitted: 6 layers, 1 mask", 6, 64, 1, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("auto-layered (DEM)", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("auto-layered, drainage 1 level", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC,
+        1, TF_FRACTAL_NONE),
+    ROW("auto-layered, drainage 4 levels", 6, 64, 0, 1, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC,
+        4, TF_FRACTAL_NONE),
+    ROW("6 layers, perlin-ref", 6, 64, 0, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
+        TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE),
+    ROW("6 layers, 1 mask, perlin-ref", 6, 64, 1, 0, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
+        TF_INTERP_MONOTONE_CUBIC, 0, TF_FRACTAL_NONE),
     /* the other base noises (docs/noise.md), each on its AVX2 rows
      * (docs/performance.md, "Layer kinds") */
-    {"6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_PERLIN},
-    {"6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_EXPONENTIAL_PERLIN},
-    {"6 layers, polynomial", 6, 64, 0, 0, TF_NOISE_POLYNOMIAL, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_POLYNOMIAL},
-    {"6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_VALUE},
-    {"6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_CELLULAR_F2_F1},
+    ROW("6 layers, perlin", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("6 layers, exp-perlin", 6, 64, 0, 0, TF_NOISE_EXPONENTIAL_PERLIN, TF_INTERP_MONOTONE_CUBIC,
+        0, TF_FRACTAL_NONE),
+    ROW("6 layers, polynomial", 6, 64, 0, 0, TF_NOISE_POLYNOMIAL, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("6 layers, value", 6, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
+    ROW("6 layers, cellular f2-f1", 6, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC,
+        0, TF_FRACTAL_NONE),
     /* the layer kinds (docs/spec.md), one layer of 6 octaves */
-    {"1 layer, fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_FBM, TF_NOISE_SIMPLEX},
-    {"1 layer, ridged 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_RIDGED, TF_NOISE_SIMPLEX},
-    {"1 layer, billow 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_BILLOW, TF_NOISE_SIMPLEX},
-    {"1 layer, swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_SWISS, TF_NOISE_SIMPLEX},
-    {"1 layer, jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_JORDAN, TF_NOISE_SIMPLEX},
+    ROW("1 layer, fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_FBM),
+    ROW("1 layer, ridged 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_RIDGED),
+    ROW("1 layer, billow 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_BILLOW),
+    ROW("1 layer, swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_SWISS),
+    ROW("1 layer, jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_JORDAN),
     /* rows added later go last, so the rows above keep their seeds
      * (20170901 + index) and their figures stay comparable; a plain layer
      * with a 2-point (identity) curve, as a drawn spec starts */
-    {"1 layer, 2 pts", 1, 2, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_NONE, TF_NOISE_SIMPLEX},
+    ROW("1 layer, 2 pts", 1, 2, 0, 0, TF_NOISE_SIMPLEX, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_NONE),
     /* the layer kinds of other base noises, fbm beside each for the ratio
      * (swiss and jordan warp by the noise's gradient at points of their
      * own: docs/performance.md, "Every base noise on the AVX-512 path") */
-    {"value fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_FBM, TF_NOISE_VALUE},
-    {"value swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_SWISS, TF_NOISE_VALUE},
-    {"value jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_JORDAN, TF_NOISE_VALUE},
-    {"perlin fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_FBM, TF_NOISE_PERLIN},
-    {"perlin swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_SWISS, TF_NOISE_PERLIN},
-    {"cf2-f1 fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_FBM, TF_NOISE_CELLULAR_F2_F1},
-    {"cf2-f1 jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
-     TF_FRACTAL_JORDAN, TF_NOISE_CELLULAR_F2_F1},
+    ROW("value fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_FBM),
+    ROW("value swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_SWISS),
+    ROW("value jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_VALUE, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_JORDAN),
+    ROW("perlin fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_FBM),
+    ROW("perlin swiss 6 octaves", 1, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_SWISS),
+    ROW("cf2-f1 fbm 6 octaves", 1, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC, 0,
+        TF_FRACTAL_FBM),
+    ROW("cf2-f1 jordan 6 octaves", 1, 64, 0, 0, TF_NOISE_CELLULAR_F2_F1, TF_INTERP_MONOTONE_CUBIC,
+        0, TF_FRACTAL_JORDAN),
     /* two noises in one spec, alternating (a single sample's lanes take
      * a group per noise) */
     {"6 layers, perlin + value", 6, 64, 0, 0, TF_NOISE_PERLIN, TF_INTERP_MONOTONE_CUBIC, 0,
      TF_FRACTAL_NONE, TF_NOISE_VALUE},
 };
 
-size_t bench_suite_size(void)
-{
-    return sizeof SUITE / sizeof SUITE[0];
-}
+size_t bench_suite_size(void) { return sizeof SUITE / sizeof SUITE[0]; }
 
 /* A smooth, mostly rising curve through `count` points over [x0, x1]:
  * y = x^1.3-like shapes as fitted rd curves have. */

@@ -15,6 +15,7 @@
 #include "fractal.h"
 #include "internal.h"
 #include "noise.h"
+#include "noise_kinds.h"
 
 /* Samples per chunk: the per-layer buffers (and the saved rd values of
  * mask layers, up to TF_MAX_LAYERS of them) stay in L1. */
@@ -640,15 +641,13 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
                                              const double *oy, const double *z, size_t n,
                                              double *out)
 {
-    const __m512d limit = _mm512_set1_pd(2251799813685248.0);
     for (size_t m = 0; m < n; m += 8) {
         size_t count = n - m < 8 ? n - m : 8;
         __mmask8 present = (__mmask8)((1u << count) - 1u);
         __m512d px, py, pz = load8(present, z + m);
         tf_lane_points8(present, x, y, f + m, ox + m, oy + m, &px, &py);
-        __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(px), limit, _CMP_LT_OQ) &
-                      _mm512_cmp_pd_mask(_mm512_abs_pd(py), limit, _CMP_LT_OQ) &
-                      _mm512_cmp_pd_mask(_mm512_abs_pd(pz), limit, _CMP_LT_OQ);
+        __mmask8 ok = nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py) &
+                      nk_in_row_range_avx512(pz);
         if ((ok & present) != present) {
             for (size_t k = m; k < m + count; k++)
                 out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
