@@ -252,11 +252,13 @@ tf_exp_perlin3_row_avx512(uint32_t seed, const double *x, double y, double z, si
 /* exp_perlin_eval at eight points (x, y, z) of their own, |x|, |y| <
  * 2^51, each lane's seed hashed in hs, z's cell vZ, fraction fz and fade
  * w, with the derivatives when dx is not NULL (then dy too): the scalar
- * hashes and operations lane by lane. */
-NK_AVX512_INLINE __m512d exp_perlin8_points_avx512(__m256i hs, __m256i vZ, __m512d fz, __m512d w,
-                                                   __m512d x, __m512d y, __m512d *dx,
-                                                   __m512d *dy)
+ * hashes and operations lane by lane. (unused: nk_points8z_fn's second
+ * constant, which perlin's kernel takes) */
+NK_AVX512_INLINE __m512d exp_perlin8_points_avx512(__m256i hs, __m256i unused, __m256i vZ,
+                                                   __m512d fz, __m512d w, __m512d x, __m512d y,
+                                                   __m512d *dx, __m512d *dy)
 {
+    (void)unused;
     __m512d fx, fy;
     __m256i X = nk_split_avx512(x, &fx), Y = nk_split_avx512(y, &fy);
     const __m256i one_i = _mm256_set1_epi32(1);
@@ -288,44 +290,23 @@ NK_AVX512_INLINE __m512d exp_perlin8_points_avx512(__m256i hs, __m256i vZ, __m51
                                nk_dfade5_avx512(fy), w, dx, dy);
 }
 
+/* exp-perlin's plane (nk_plane_fn): the seed's hash, z's cell. */
+NK_AVX512_INLINE void exp_perlin_plane(uint32_t seed, double z, __m256i *hs, __m256i *unused,
+                                       __m256i *vZ, double *fz)
+{
+    *hs = _mm256_set1_epi32((int)nk_hash(0, seed));
+    *unused = _mm256_setzero_si256();
+    *vZ = _mm256_set1_epi32((int)nk_split(z, fz));
+}
+
 /* exp_perlin_eval at n points (x[k], y[k], z) of their own, eight a
- * vector, with the derivatives when dx is not NULL (then dy too); a group
- * with a coordinate of 2^51 or more (or not finite) and the last 1-7
- * points take the scalar function. */
+ * vector, with the derivatives when dx is not NULL (then dy too). */
 __attribute__((target(NK_AVX512_TARGET))) void
 tf_exp_perlin3_points_deriv_avx512(uint32_t seed, const double *x, const double *y, double z,
                                    size_t n, double *out, double *dx, double *dy)
 {
-    size_t m = 0;
-    if (nk_coord_ok(z)) {
-        double fz;
-        uint32_t Z = nk_split(z, &fz);
-        const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));
-        const __m256i vZ = _mm256_set1_epi32((int)Z);
-        const __m512d vfz = _mm512_set1_pd(fz), w = _mm512_set1_pd(nk_fade5(fz));
-        for (; m + 8 <= n; m += 8) {
-            __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
-            if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
-                for (size_t k = m; k < m + 8; k++)
-                    out[k] = dx ? tf_exp_perlin3_deriv(seed, x[k], y[k], z, dx + k, dy + k)
-                                : tf_exp_perlin3(seed, x[k], y[k], z);
-                continue;
-            }
-            if (dx) {
-                __m512d gx, gy;
-                _mm512_storeu_pd(out + m,
-                                 exp_perlin8_points_avx512(hs, vZ, vfz, w, px, py, &gx, &gy));
-                _mm512_storeu_pd(dx + m, gx);
-                _mm512_storeu_pd(dy + m, gy);
-            } else {
-                _mm512_storeu_pd(out + m,
-                                 exp_perlin8_points_avx512(hs, vZ, vfz, w, px, py, NULL, NULL));
-            }
-        }
-    }
-    for (; m < n; m++)
-        out[m] = dx ? tf_exp_perlin3_deriv(seed, x[m], y[m], z, dx + m, dy + m)
-                    : tf_exp_perlin3(seed, x[m], y[m], z);
+    nk_points3_avx512(exp_perlin_plane, exp_perlin8_points_avx512, tf_exp_perlin3_deriv, seed, x,
+                      y, z, n, out, dx, dy);
 }
 
 /* tf_exp_perlin3(seed[k], x[k], y[k], z[k]) for eight lanes, |x|, |y|,
@@ -337,7 +318,7 @@ tf_exp_perlin3_seeds8_avx512(const uint32_t *seed, const double *x, const double
     __m256i hs = nk_seeds_avx512(_mm256_loadu_si256((const __m256i *)(const void *)seed));
     __m512d fz;
     __m256i Z = nk_split_avx512(_mm512_loadu_pd(z), &fz);
-    _mm512_storeu_pd(out, exp_perlin8_points_avx512(hs, Z, fz, nk_fade5_avx512(fz),
+    _mm512_storeu_pd(out, exp_perlin8_points_avx512(hs, hs, Z, fz, nk_fade5_avx512(fz),
                                                     _mm512_loadu_pd(x), _mm512_loadu_pd(y),
                                                     NULL, NULL));
 }

@@ -386,6 +386,54 @@ NK_AVX512_INLINE __m512d nk_fade5_avx512(__m512d t)
     return _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(t, t), t), inner);
 }
 
+/* A 3D lattice noise's eight-lane points kernel at the plane z
+ * (perlin8_points_avx512, exp_perlin8_points_avx512): lane k's lattice
+ * constants a and b (each noise's own: seed offsets, or a seed's hash and
+ * nothing), z's cell Z (with any offset), fraction fz and fade w; its
+ * plane: those constants of one seed at z, a finite z of |z| < 2^51; and
+ * the noise's scalar function with its gradient. */
+typedef __m512d (*nk_points8z_fn)(__m256i a, __m256i b, __m256i Z, __m512d fz, __m512d w,
+                                  __m512d x, __m512d y, __m512d *gx, __m512d *gy);
+typedef void (*nk_plane_fn)(uint32_t seed, double z, __m256i *a, __m256i *b, __m256i *Z,
+                            double *fz);
+typedef double (*nk_deriv3_fn)(uint32_t seed, double x, double y, double z, double *dx,
+                               double *dy);
+
+/* nk_points2_avx512 of a 3D noise at the plane z: a z out of range, a
+ * vector with a coordinate out of range and the last 1-7 points take the
+ * scalar function. */
+NK_AVX512_INLINE void nk_points3_avx512(nk_plane_fn plane, nk_points8z_fn kernel,
+                                        nk_deriv3_fn scalar, uint32_t seed, const double *x,
+                                        const double *y, double z, size_t n, double *out,
+                                        double *dx, double *dy)
+{
+    size_t m = 0;
+    if (nk_coord_ok(z)) {
+        __m256i a, b, vZ;
+        double fz;
+        plane(seed, z, &a, &b, &vZ, &fz);
+        const __m512d vfz = _mm512_set1_pd(fz), w = nk_fade5_avx512(vfz);
+        for (; m + 8 <= n; m += 8) {
+            __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
+            if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
+                for (size_t k = m; k < m + 8; k++)
+                    out[k] = scalar(seed, x[k], y[k], z, dx ? dx + k : NULL, dx ? dy + k : NULL);
+                continue;
+            }
+            if (dx) {
+                __m512d gx, gy;
+                _mm512_storeu_pd(out + m, kernel(a, b, vZ, vfz, w, px, py, &gx, &gy));
+                _mm512_storeu_pd(dx + m, gx);
+                _mm512_storeu_pd(dy + m, gy);
+            } else {
+                _mm512_storeu_pd(out + m, kernel(a, b, vZ, vfz, w, px, py, NULL, NULL));
+            }
+        }
+    }
+    for (; m < n; m++)
+        out[m] = scalar(seed, x[m], y[m], z, dx ? dx + m : NULL, dx ? dy + m : NULL);
+}
+
 /* nk_grad3_avx2 of eight lanes: the table's picks as mask blends, its
  * multiplies by +-1 as sign flips. */
 NK_AVX512_INLINE __m512d nk_grad3_avx512(__m256i hash, __m512d x, __m512d y, __m512d z)

@@ -277,46 +277,26 @@ NK_AVX512_INLINE __m512d perlin8_points_avx512(__m256i ox, __m256i oy, __m256i v
                                nk_dfade5_avx512(fy), w, dx, dy);
 }
 
+/* perlin's plane (nk_plane_fn): the seed's offsets, z's cell with its
+ * offset. */
+NK_AVX512_INLINE void perlin_plane(uint32_t seed, double z, __m256i *ox, __m256i *oy,
+                                   __m256i *vZ, double *fz)
+{
+    uint32_t o[3];
+    seed_offsets(seed, o);
+    *ox = _mm256_set1_epi32((int)o[0]);
+    *oy = _mm256_set1_epi32((int)o[1]);
+    *vZ = _mm256_set1_epi32((int)((nk_split(z, fz) + o[2]) & 255));
+}
+
 /* perlin_eval at n points (x[k], y[k], z) of their own, eight a vector,
- * with the derivatives when dx is not NULL (then dy too); a group with a
- * coordinate of 2^51 or more (or not finite) and the last 1-7 points take
- * the scalar function. */
+ * with the derivatives when dx is not NULL (then dy too). */
 __attribute__((target(NK_AVX512_TARGET))) void
 tf_perlin_improved3_points_deriv_avx512(uint32_t seed, const double *x, const double *y, double z,
                                         size_t n, double *out, double *dx, double *dy)
 {
-    size_t m = 0;
-    if (nk_coord_ok(z)) {
-        uint32_t o[3];
-        seed_offsets(seed, o);
-        double fz;
-        uint32_t Z = (nk_split(z, &fz) + o[2]) & 255;
-        const __m256i ox = _mm256_set1_epi32((int)o[0]), oy = _mm256_set1_epi32((int)o[1]);
-        const __m256i vZ = _mm256_set1_epi32((int)Z);
-        const __m512d vfz = _mm512_set1_pd(fz), w = _mm512_set1_pd(nk_fade5(fz));
-        for (; m + 8 <= n; m += 8) {
-            __m512d px = _mm512_loadu_pd(x + m), py = _mm512_loadu_pd(y + m);
-            if ((nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py)) != 0xFF) {
-                for (size_t k = m; k < m + 8; k++)
-                    out[k] = dx ? tf_perlin_improved3_deriv(seed, x[k], y[k], z, dx + k, dy + k)
-                                : tf_perlin_improved3(seed, x[k], y[k], z);
-                continue;
-            }
-            if (dx) {
-                __m512d gx, gy;
-                _mm512_storeu_pd(out + m,
-                                 perlin8_points_avx512(ox, oy, vZ, vfz, w, px, py, &gx, &gy));
-                _mm512_storeu_pd(dx + m, gx);
-                _mm512_storeu_pd(dy + m, gy);
-            } else {
-                _mm512_storeu_pd(out + m,
-                                 perlin8_points_avx512(ox, oy, vZ, vfz, w, px, py, NULL, NULL));
-            }
-        }
-    }
-    for (; m < n; m++)
-        out[m] = dx ? tf_perlin_improved3_deriv(seed, x[m], y[m], z, dx + m, dy + m)
-                    : tf_perlin_improved3(seed, x[m], y[m], z);
+    nk_points3_avx512(perlin_plane, perlin8_points_avx512, tf_perlin_improved3_deriv, seed, x, y,
+                      z, n, out, dx, dy);
 }
 
 /* tf_perlin_improved3(seed[k], x[k], y[k], z[k]) for eight lanes, |x|,
