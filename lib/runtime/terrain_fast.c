@@ -597,9 +597,9 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * one noise, each lane its own seed, frequency and offset. The fewest
  * lanes that pay: a vector's latency against that many scalar calls
  * (bench-ab, single samples at points in no order: two perlin layers as
- * lanes were 12% slower, two value layers 19% faster; two simplex layers
- * as lanes cost more than two calls of the AVX2 build of the scalar
- * code). Simplex has lanes on the AVX2 path too (four a vector). */
+ * lanes were 12% slower, two value layers 19% faster). Simplex has lanes
+ * on the AVX2 path too (four a vector), from three layers or octaves, as
+ * the AVX2 path has had since its lanes came. */
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
 {
     if (type == TF_NOISE_SIMPLEX)
