@@ -628,6 +628,19 @@ static double lane_scalar(tf_noise_type type, uint32_t seed, double x, double y,
     return tf_noise_eval_gradient(type, seed, x * f + ox, y * f + oy, z, NULL, NULL);
 }
 
+/* The lanes one at a time, out of line: its loop's registers saved in
+ * tf_noise_lanes_at's prologue made every vector call wait for them (single
+ * samples of four simplex layers 3% slower). */
+static __attribute__((noinline)) void lanes_one_at_a_time(tf_noise_type type,
+                                                          const uint32_t *seed, double x,
+                                                          double y, const double *f,
+                                                          const double *ox, const double *oy,
+                                                          const double *z, size_t n, double *out)
+{
+    for (size_t k = 0; k < n; k++)
+        out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
+}
+
 #if TF_HAVE_AVX512_PATH
 /* Eight lanes a block: the points as a multiply then an add (the scalar
  * expression's operations), then one seeds8 call, which stores its eight
@@ -704,8 +717,7 @@ void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *s
     }
 #endif
     (void)simd;
-    for (size_t k = 0; k < n; k++)
-        out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
+    lanes_one_at_a_time(type, seed, x, y, f, ox, oy, z, n, out);
 }
 
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
