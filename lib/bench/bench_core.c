@@ -475,7 +475,10 @@ static const suite_entry SUITE[] = {
      TF_FRACTAL_NONE, TF_NOISE_VALUE},
 };
 
-size_t bench_suite_size(void) { return sizeof SUITE / sizeof SUITE[0]; }
+size_t bench_suite_size(void)
+{
+    return sizeof SUITE / sizeof SUITE[0];
+}
 
 /* A smooth, mostly rising curve through `count` points over [x0, x1]:
  * y = x^1.3-like shapes as fitted rd curves have. */

@@ -476,8 +476,8 @@ tf_lane_points8(__mmask8 present, double x, double y, const double *f, const dou
 #endif
 /* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
  * offset[2] (as a terrain samples it), the octaves' noises as the lanes
- * of vectors (where tf_noise_lanes_from names the plan's noise): tf_fractal_plan_eval's value, the same
- * bits. */
+ * of vectors (where tf_noise_lanes_from names the plan's noise):
+ * tf_fractal_plan_eval's value, the same bits. */
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_simd_level simd, double nx,
                                   double ny);

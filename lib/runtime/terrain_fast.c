@@ -630,7 +630,7 @@ static double lane_scalar(tf_noise_type type, uint32_t seed, double x, double y,
 
 /* The lanes one at a time, out of line: its loop's registers saved in
  * tf_noise_lanes_at's prologue made every vector call wait for them (single
- * samples of four simplex layers 3% slower). */
+ * samples of four simplex layers 4% slower). */
 static __attribute__((noinline)) void lanes_one_at_a_time(tf_noise_type type,
                                                           const uint32_t *seed, double x,
                                                           double y, const double *f,
