@@ -160,7 +160,11 @@ try {
 
   // Result: reference and synthesis side by side, and the endless view.
   await page.click("button[data-tab='result']");
-  await page.waitForFunction(() => document.querySelector("#result-synthesis").complete && document.querySelector("#result-synthesis").naturalWidth > 0);
+  // both pictures decoded (a slow, sanitized server sends them seconds apart)
+  await page.waitForFunction(() => ["#result-reference", "#result-synthesis"].every(sel => {
+    const el = document.querySelector(sel);
+    return el && el.complete && el.naturalWidth > 0;
+  }), null, { timeout: 60000 });
   await page.waitForTimeout(800);
   const resultRef = await digest("#result-reference"), resultSyn = await digest("#result-synthesis");
   ok("the result shows the combined reference and the synthesis", resultRef.sd > 5 && resultSyn.sd > 5, [resultRef.sd, resultSyn.sd]);
