@@ -71,6 +71,8 @@ static void use_path(tf_terrain *t, int k)
         ck_assert_uint_lt(g, t->noise_lane_groups);
         int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]);
         ck_assert(k > 0 && from > 0 && t->noise_lane_group_size[g] >= (size_t)from);
+        ck_assert(t->lane_group_lanes[j] != NULL &&
+                  t->lane_group_lanes[j] == tf_noise_lanes(t->simd, t->noise_lane_type[g]));
         for (size_t m = 0; m < t->noise_lane_group_size[g]; m++) {
             size_t i = t->noise_lane_layer[t->noise_lane_first[g] + m];
             ck_assert(i < t->layer_count && !seen[i]++);
@@ -88,11 +90,15 @@ static void use_path(tf_terrain *t, int k)
             on |= t->lane_group_on[j] == g;
         ck_assert(on || from == 0 || t->noise_lane_group_size[g] < (size_t)from);
     }
-    if (k == 0) {
-        ck_assert_uint_eq(t->lane_groups_on, 0);
-        for (size_t i = 0; i < t->layer_count; i++)
-            ck_assert(!t->layers[i].plan_lanes);
+    for (size_t i = 0; i < t->layer_count; i++) { /* the octaves' lanes where they pay */
+        const tf_compiled_layer *L = &t->layers[i];
+        int has = L->plan && tf_fractal_plan_has_lanes(L->plan, t->simd);
+        ck_assert(has ? L->plan_lanes != NULL &&
+                            L->plan_lanes == tf_noise_lanes(t->simd, L->plan->noise)
+                      : L->plan_lanes == NULL);
     }
+    if (k == 0)
+        ck_assert_uint_eq(t->lane_groups_on, 0);
 }
 
 /* A coordinate: mostly ordinary, sometimes huge, on a lattice point,
@@ -297,7 +303,7 @@ START_TEST(grids_equal_samples_with_masks_on_shared_knots)
 END_TEST
 
 /* The same where a single sample computes a seeded noise's layers, or a
- * layer's octaves, as lanes (tf_noise_lanes_at): every layer one noise
+ * layer's octaves, as lanes (tf_noise_lanes): every layer one noise
  * of those with lanes, plain or fbm, ridged or billow of 2-20 octaves
  * (so more than one block of eight), 2-12 layers, in half of the specs
  * of two noises (two groups of lanes); random_spec's coordinates (huge,
@@ -652,8 +658,10 @@ START_TEST(noise_rows_match_the_scalar_noise)
             double *lanes = malloc((len + 7) / 8 * 8 * sizeof *lanes);
             ck_assert(lanes);
             for (int p = 1; p < path_count(); p++) {
-                tf_noise_lanes_at(path_level(p), TF_NOISE_SIMPLEX, row_seeds, px, py, row_f,
-                                  row_x, row_y_lanes, row_f, len, lanes);
+                tf_noise_lanes_fn simplex_lanes = tf_noise_lanes(path_level(p), TF_NOISE_SIMPLEX);
+                ck_assert(simplex_lanes != NULL);
+                /* simplex lanes are two-dimensional: no z */
+                simplex_lanes(row_seeds, px, py, row_f, row_x, row_y_lanes, NULL, len, lanes);
                 for (size_t k = 0; k < len; k++) {
                     double want =
                         tf_simplex2(seeds[k], px * row_f[k] + x[k], py * row_f[k] + y[k]);

@@ -201,12 +201,11 @@ int tf_fractal_plan_has_lanes(const tf_fractal_plan *P, tf_simd_level simd)
  * at (nx * f_i + o_i[0], ny * f_i + o_i[1], nz + o_i[2]), the expressions
  * of the loop above (the last one made when the plan was), then the same
  * sum in the same order. */
-double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_simd_level simd, double nx,
+double tf_fractal_plan_eval_lanes(const tf_fractal_plan *P, tf_noise_lanes_fn lanes, double nx,
                                   double ny)
 {
     double v[TF_MAX_OCTAVES];
-    tf_noise_lanes_at(simd, P->noise, P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy,
-                      P->lane_z, (size_t)P->octaves, v);
+    lanes(P->lane_seed, nx, ny, P->freq, P->lane_ox, P->lane_oy, P->lane_z, (size_t)P->octaves, v);
     double s = 0.0, a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
         s = s + a * tf_fractal_octave_term(P->kind, v[i]);

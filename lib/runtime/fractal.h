@@ -21,7 +21,7 @@ typedef struct {
     double offset[TF_MAX_OCTAVES][3]; /* o_i, o_0 = (0, 0, 0) */
     double amp_sum;                   /* A, the normalizer */
     double fd_step;                   /* h of the kinds without analytic derivatives */
-    /* the octaves as the lanes of tf_noise_lanes_at: the seed and f_i,
+    /* the octaves as the lanes of tf_noise_lanes: the seed and f_i,
      * o_i's x and y, each in an array of its own */
     uint32_t lane_seed[TF_MAX_OCTAVES];
     double lane_ox[TF_MAX_OCTAVES], lane_oy[TF_MAX_OCTAVES];

@@ -273,6 +273,11 @@ void tf_curve_quads_eval_avx2(const tf_curve_quad *q, size_t quads, const void *
 /* How a layer is masked (docs/spec.md, step 4). */
 typedef enum { TF_MASK_NONE, TF_MASK_RANGE, TF_MASK_CURVE } tf_mask_kind;
 
+/* A noise's lanes on one path (tf_noise_lanes, below). */
+typedef void (*tf_noise_lanes_fn)(const uint32_t *seed, double x, double y, const double *f,
+                                  const double *ox, const double *oy, const double *z, size_t n,
+                                  double *out);
+
 typedef struct {
     tf_noise_type noise_type;
     uint32_t seed;
@@ -293,9 +298,10 @@ typedef struct {
      * layer with a "fractal": its compiled plan (fractal.c), NULL for a
      * plain simplex or perlin-reference-simplex layer. */
     const tf_fractal_plan *plan;
-    /* tf_fractal_plan_has_lanes(plan, the terrain's path), set with the
-     * path (tf_terrain_select_lanes) */
-    int plan_lanes;
+    /* Where tf_fractal_plan_has_lanes(plan, the terrain's path): the
+     * lanes of the plan's noise on that path, set with the path
+     * (tf_terrain_select_lanes); else NULL */
+    tf_noise_lanes_fn plan_lanes;
 } tf_compiled_layer;
 
 /* Evaluation paths: the same bits on each, only the speed differs. */
@@ -329,12 +335,14 @@ struct tf_terrain {
     unsigned char noise_lane_layer[TF_MAX_LAYERS];
     /* What a single sample takes on the terrain's path
      * (tf_terrain_select_lanes): the groups whose lanes pay
-     * (lane_group_on[0 .. lane_groups_on - 1]), the layers they leave, one
-     * at a time (scalar_layer[0 .. scalar_layer_count - 1], in layer
-     * order), and whether one group taken holds every layer (lane k is
-     * layer k, so the lanes can write the noises directly). */
+     * (lane_group_on[0 .. lane_groups_on - 1], group lane_group_on[j]
+     * computed by lane_group_lanes[j]), the layers they leave, one at a
+     * time (scalar_layer[0 .. scalar_layer_count - 1], in layer order),
+     * and whether one group taken holds every layer (lane k is layer k,
+     * so the lanes can write the noises directly). */
     size_t lane_groups_on, scalar_layer_count;
     unsigned char lane_group_on[TF_NOISE_TYPE_COUNT];
+    tf_noise_lanes_fn lane_group_lanes[TF_NOISE_TYPE_COUNT];
     unsigned char scalar_layer[TF_MAX_LAYERS];
     int lanes_hold_every_layer;
     /* A single sample on the AVX2 path with three or more layers
@@ -445,18 +453,19 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
                            const double *x, const double *y, double z, size_t n, double *v,
                            double *dx, double *dy);
 /* Base noise of one kind at n points (x * f[k] + ox[k], y * f[k] + oy[k],
- * z[k]) with seeds seed[k]: the bits of tf_noise_eval at each. A single
- * sample's layers or a layer's octaves as lanes, on the paths where
- * tf_noise_lanes_from is not 0 (else one at a time); it is the fewest
- * lanes worth a vector (simplex: four lanes a vector on the AVX2 path,
- * eight on the AVX-512 path, z unused; the others eight on the AVX-512
- * path). out has room for n rounded up to a multiple of 8: the lanes
- * store whole vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of
- * 8, so arrays of either size hold them). */
+ * z[k]) with seeds seed[k], as the lanes of vectors: the bits of
+ * tf_noise_eval at each. A single sample's layers or a layer's octaves.
+ * tf_noise_lanes gives the function of a noise on a path, NULL where it
+ * has none (the portable path; on the AVX2 path every noise but simplex);
+ * the callers choose it when the path is set, not per sample.
+ * tf_noise_lanes_from is the fewest lanes worth a vector, 0 where there is
+ * no function (simplex: four lanes a vector on the AVX2 path, eight on
+ * the AVX-512 path, z unused; the others eight on the AVX-512 path). out
+ * has room for n rounded up to a multiple of 8: the lanes store whole
+ * vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of 8, so arrays
+ * of either size hold them). */
+tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type);
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
-void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
-                       double y, const double *f, const double *ox, const double *oy,
-                       const double *z, size_t n, double *out);
 _Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,
                "the lanes store whole vectors of 8");
 #if TF_HAVE_AVX512_PATH
@@ -476,10 +485,11 @@ tf_lane_points8(__mmask8 present, double x, double y, const double *f, const dou
 #endif
 /* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
  * offset[2] (as a terrain samples it), the octaves' noises as the lanes
- * of vectors (where tf_noise_lanes_from names the plan's noise):
- * tf_fractal_plan_eval's value, the same bits. */
+ * of vectors (`lanes`: tf_noise_lanes of the plan's noise on a path where
+ * tf_fractal_plan_has_lanes): tf_fractal_plan_eval's value, the same
+ * bits. */
 int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
-double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_simd_level simd, double nx,
+double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_noise_lanes_fn lanes, double nx,
                                   double ny);
 
 /* Which lanes a single sample takes on t->simd (tf_terrain.lane_group_on,

@@ -371,7 +371,7 @@ NK_AVX512_INLINE void nk_points2_avx512(nk_points8_fn kernel, nk_deriv2_fn scala
 }
 
 /* The noise at eight points (x[k], y[k]) with seeds seed[k], |x|, |y| <
- * 2^51: a single sample's lanes (tf_noise_lanes_at). */
+ * 2^51: a single sample's lanes (tf_noise_lanes). */
 NK_AVX512_INLINE void nk_seeds8_2d_avx512(nk_points8_fn kernel, const uint32_t *seed,
                                           const double *x, const double *y, double *out)
 {

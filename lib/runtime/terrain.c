@@ -49,7 +49,7 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
     if (t->simd >= TF_SIMD_AVX2 && tf_layer_is_plain_simplex(L))
         return tf_simplex2_avx2(L->seed, nx, ny);
     if (L->plan_lanes)
-        return tf_fractal_plan_eval_lanes(L->plan, t->simd, nx, ny);
+        return tf_fractal_plan_eval_lanes(L->plan, L->plan_lanes, nx, ny);
 #else
     (void)t;
 #endif
@@ -70,9 +70,9 @@ static __attribute__((noinline)) void layer_noises_lanes(const tf_terrain *t, do
     for (size_t j = 0; j < t->lane_groups_on; j++) {
         size_t g = t->lane_group_on[j];
         size_t a = t->noise_lane_first[g], end = a + t->noise_lane_group_size[g];
-        tf_noise_lanes_at(t->simd, t->noise_lane_type[g], t->noise_lane_seed + a, x, y,
-                          t->noise_lane_frequency + a, t->noise_lane_offset_x + a,
-                          t->noise_lane_offset_y + a, t->noise_lane_z + a, end - a, lane_n + a);
+        t->lane_group_lanes[j](t->noise_lane_seed + a, x, y, t->noise_lane_frequency + a,
+                               t->noise_lane_offset_x + a, t->noise_lane_offset_y + a,
+                               t->noise_lane_z + a, end - a, lane_n + a);
         for (size_t k = a; k < end; k++)
             noise[t->noise_lane_layer[k]] = lane_n[k];
     }
@@ -123,9 +123,9 @@ contributions_lanes_avx2(const tf_terrain *t, double x, double y, double *c)
      * frequency 0, offset 0) in whole vectors, which the lookups load
      * without waiting on small stores */
     if (t->lanes_hold_every_layer) {
-        tf_noise_lanes_at(t->simd, t->noise_lane_type[0], t->noise_lane_seed, x, y,
-                          t->noise_lane_frequency, t->noise_lane_offset_x,
-                          t->noise_lane_offset_y, t->noise_lane_z, lanes, noise);
+        t->lane_group_lanes[0](t->noise_lane_seed, x, y, t->noise_lane_frequency,
+                               t->noise_lane_offset_x, t->noise_lane_offset_y, t->noise_lane_z,
+                               lanes, noise);
     } else {
         layer_noises(t, x, y, noise);
         for (size_t i = layers; i < lanes; i++)
@@ -847,6 +847,7 @@ void tf_terrain_select_lanes(tf_terrain *t)
         int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]);
         if (from == 0 || t->noise_lane_group_size[g] < (size_t)from)
             continue;
+        t->lane_group_lanes[t->lane_groups_on] = tf_noise_lanes(t->simd, t->noise_lane_type[g]);
         t->lane_group_on[t->lane_groups_on++] = (unsigned char)g;
         for (size_t k = 0; k < t->noise_lane_group_size[g]; k++)
             laned[t->noise_lane_layer[t->noise_lane_first[g] + k]] = 1;
@@ -859,8 +860,9 @@ void tf_terrain_select_lanes(tf_terrain *t)
                                 t->lane_groups_on == 1;
     for (size_t i = 0; i < t->layer_count; i++) {
         tf_compiled_layer *L = &t->layers[i];
-        L->plan_lanes = TF_HAVE_AVX2_PATH && t->simd >= TF_SIMD_AVX2 && L->plan &&
-                        tf_fractal_plan_has_lanes(L->plan, t->simd);
+        L->plan_lanes = L->plan && tf_fractal_plan_has_lanes(L->plan, t->simd)
+                            ? tf_noise_lanes(t->simd, L->plan->noise)
+                            : NULL;
     }
 }
 

@@ -602,14 +602,9 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * the AVX2 path has had since its lanes came. */
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
 {
-    if (type == TF_NOISE_SIMPLEX)
-        return TF_HAVE_AVX2_PATH && simd >= TF_SIMD_AVX2 ? 3 : 0;
-    if (simd != TF_SIMD_AVX512)
+    if (!tf_noise_lanes(simd, type))
         return 0;
     switch (type) {
-    case TF_NOISE_PERLIN:
-    case TF_NOISE_EXPONENTIAL_PERLIN:
-        return 3;
     case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
     case TF_NOISE_VALUE:
     case TF_NOISE_POLYNOMIAL:
@@ -617,42 +612,55 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
     case TF_NOISE_CELLULAR_F2:
     case TF_NOISE_CELLULAR_F2_F1:
         return 2;
-    default:
-        return 0;
+    default: /* simplex, perlin, exponential perlin */
+        return 3;
     }
 }
 
-static double lane_scalar(tf_noise_type type, uint32_t seed, double x, double y, double f,
-                          double ox, double oy, double z)
+#if TF_HAVE_AVX2_PATH
+/* Simplex lanes are two-dimensional: z unused. */
+static void simplex_lanes_avx2(const uint32_t *seed, double x, double y, const double *f,
+                               const double *ox, const double *oy, const double *z, size_t n,
+                               double *out)
 {
-    return tf_noise_eval_gradient(type, seed, x * f + ox, y * f + oy, z, NULL, NULL);
+    (void)z;
+    tf_simplex2_lanes_at_avx2(seed, x, y, f, ox, oy, n, out);
 }
-
-/* The lanes one at a time, out of line: its loop's registers saved in
- * tf_noise_lanes_at's prologue made every vector call wait for them (single
- * samples of four simplex layers 4% slower). */
-static __attribute__((noinline)) void lanes_one_at_a_time(tf_noise_type type,
-                                                          const uint32_t *seed, double x,
-                                                          double y, const double *f,
-                                                          const double *ox, const double *oy,
-                                                          const double *z, size_t n, double *out)
-{
-    for (size_t k = 0; k < n; k++)
-        out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
-}
+#endif
 
 #if TF_HAVE_AVX512_PATH
+static void simplex_lanes_avx512(const uint32_t *seed, double x, double y, const double *f,
+                                 const double *ox, const double *oy, const double *z, size_t n,
+                                 double *out)
+{
+    (void)z;
+    tf_simplex2_lanes_at_avx512(seed, x, y, f, ox, oy, n, out);
+}
+
+/* A block of lanes with a point out of the vectors' range, one at a time:
+ * out of line and cold, so the lanes' functions save no registers for
+ * it before every vector call. */
+static __attribute__((noinline, cold)) void
+lanes_one_at_a_time(tf_noise_type type, const uint32_t *seed, double x, double y, const double *f,
+                    const double *ox, const double *oy, const double *z, size_t n, double *out)
+{
+    for (size_t k = 0; k < n; k++)
+        out[k] = tf_noise_eval_gradient(type, seed[k], x * f[k] + ox[k], y * f[k] + oy[k], z[k],
+                                        NULL, NULL);
+}
+
 /* Eight lanes a block: the points as a multiply then an add (the scalar
  * expression's operations), then one seeds8 call, which stores its eight
  * lanes straight into out; lanes past the n-th hold the point (0, 0, 0)
  * and seed 0, and their values are not meaningful (a masked store instead
  * made the caller's reads of the lanes wait: whole stores were 3-11%
  * faster single samples, docs/performance.md). A block with a point out
- * of the vectors' range takes the scalar code. */
-ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t *seed, double x,
-                                             double y, const double *f, const double *ox,
-                                             const double *oy, const double *z, size_t n,
-                                             double *out)
+ * of the vectors' range takes the scalar code. Inlined into a function
+ * per noise (below), so no sample tests the noise. */
+ROW_AVX512 TF_ALWAYS_INLINE void noise_lanes_avx512(tf_noise_type type, const uint32_t *seed,
+                                                    double x, double y, const double *f,
+                                                    const double *ox, const double *oy,
+                                                    const double *z, size_t n, double *out)
 {
     for (size_t m = 0; m < n; m += 8) {
         size_t count = n - m < 8 ? n - m : 8;
@@ -662,12 +670,11 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
         __mmask8 ok = nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py) &
                       nk_in_row_range_avx512(pz);
         if ((ok & present) != present) {
-            for (size_t k = m; k < m + count; k++)
-                out[k] = lane_scalar(type, seed[k], x, y, f[k], ox[k], oy[k], z[k]);
+            lanes_one_at_a_time(type, seed + m, x, y, f + m, ox + m, oy + m, z + m, count, out + m);
             continue;
         }
         _Alignas(64) double lx[8], ly[8], lz[8];
-        double *v = out + m; /* eight whole lanes: see tf_noise_lanes_at */
+        double *v = out + m; /* eight whole lanes: see tf_noise_lanes */
         _Alignas(32) uint32_t ls[8];
         _mm512_store_pd(lx, px);
         _mm512_store_pd(ly, py);
@@ -688,36 +695,60 @@ ROW_AVX512 static void noise_lanes_at_avx512(tf_noise_type type, const uint32_t 
             tf_cellular_seeds8_avx512((int)(type - TF_NOISE_CELLULAR_F1), ls, lx, ly, v);
     }
 }
+
+#define NOISE_LANES_AVX512(name, type)                                                             \
+    ROW_AVX512 static void name(const uint32_t *seed, double x, double y, const double *f,         \
+                                const double *ox, const double *oy, const double *z, size_t n,     \
+                                double *out)                                                       \
+    {                                                                                              \
+        noise_lanes_avx512(type, seed, x, y, f, ox, oy, z, n, out);                                \
+    }
+NOISE_LANES_AVX512(perlin_lanes_avx512, TF_NOISE_PERLIN)
+NOISE_LANES_AVX512(exp_perlin_lanes_avx512, TF_NOISE_EXPONENTIAL_PERLIN)
+NOISE_LANES_AVX512(perlin_reference_simplex_lanes_avx512, TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
+NOISE_LANES_AVX512(value_lanes_avx512, TF_NOISE_VALUE)
+NOISE_LANES_AVX512(polynomial_lanes_avx512, TF_NOISE_POLYNOMIAL)
+NOISE_LANES_AVX512(cellular_f1_lanes_avx512, TF_NOISE_CELLULAR_F1)
+NOISE_LANES_AVX512(cellular_f2_lanes_avx512, TF_NOISE_CELLULAR_F2)
+NOISE_LANES_AVX512(cellular_f2_f1_lanes_avx512, TF_NOISE_CELLULAR_F2_F1)
+#undef NOISE_LANES_AVX512
 #endif
 
-/* tf_noise_eval(type, seed[k], x * f[k] + ox[k], y * f[k] + oy[k], z[k])
- * for k < n: on a path where tf_noise_lanes_from(simd, type) is not 0, as
- * lanes (whatever n; out has room for n rounded up to 8); elsewhere one
- * at a time. The same bits either way. */
-void tf_noise_lanes_at(tf_simd_level simd, tf_noise_type type, const uint32_t *seed, double x,
-                       double y, const double *f, const double *ox, const double *oy,
-                       const double *z, size_t n, double *out)
+tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type)
 {
-#if TF_HAVE_AVX2_PATH
-    if (type == TF_NOISE_SIMPLEX && tf_noise_lanes_from(simd, type)) {
 #if TF_HAVE_AVX512_PATH
-        if (simd == TF_SIMD_AVX512) {
-            tf_simplex2_lanes_at_avx512(seed, x, y, f, ox, oy, n, out);
-            return;
+    if (simd == TF_SIMD_AVX512) {
+        switch (type) {
+        case TF_NOISE_SIMPLEX:
+            return simplex_lanes_avx512;
+        case TF_NOISE_PERLIN:
+            return perlin_lanes_avx512;
+        case TF_NOISE_EXPONENTIAL_PERLIN:
+            return exp_perlin_lanes_avx512;
+        case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
+            return perlin_reference_simplex_lanes_avx512;
+        case TF_NOISE_VALUE:
+            return value_lanes_avx512;
+        case TF_NOISE_POLYNOMIAL:
+            return polynomial_lanes_avx512;
+        case TF_NOISE_CELLULAR_F1:
+            return cellular_f1_lanes_avx512;
+        case TF_NOISE_CELLULAR_F2:
+            return cellular_f2_lanes_avx512;
+        case TF_NOISE_CELLULAR_F2_F1:
+            return cellular_f2_f1_lanes_avx512;
+        default:
+            return NULL;
         }
-#endif
-        tf_simplex2_lanes_at_avx2(seed, x, y, f, ox, oy, n, out);
-        return;
     }
 #endif
-#if TF_HAVE_AVX512_PATH
-    if (tf_noise_lanes_from(simd, type)) {
-        noise_lanes_at_avx512(type, seed, x, y, f, ox, oy, z, n, out);
-        return;
-    }
+#if TF_HAVE_AVX2_PATH
+    if (simd == TF_SIMD_AVX2 && type == TF_NOISE_SIMPLEX)
+        return simplex_lanes_avx2;
 #endif
     (void)simd;
-    lanes_one_at_a_time(type, seed, x, y, f, ox, oy, z, n, out);
+    (void)type;
+    return NULL;
 }
 
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n

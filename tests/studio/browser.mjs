@@ -5,7 +5,7 @@
 // and the saved spec is the CLI's fit but for the edit, switches to the 3D
 // view and checks it drew, saves and reloads. TAP lines on stdout.
 //   node browser.mjs URL PROJECT_DIR CLI_SPEC SAMPLES_DIR [SCREENSHOT_DIR]
-import { readFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -26,7 +26,9 @@ function ok(name, cond, detail) {
   }
 }
 
-const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "tf-studio-chromium-")), {
+// the browser's profile in a folder of its own, removed at the end
+const profile = mkdtempSync(join(tmpdir(), "tf-studio-chromium-"));
+const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: true,
   viewport: { width: 1400, height: 900 },
@@ -258,6 +260,7 @@ try {
   ok("the browser session ran to the end", false, e.stack || e);
 } finally {
   await context.close();
+  rmSync(profile, { recursive: true, force: true });
 }
 console.log(`1..${number}`);
 process.exit(failures ? 1 : 0);
