@@ -50,6 +50,41 @@ static int parse_simd(const char *command, const cli_option *opt, const char *ar
     return CLI_EXIT_OK;
 }
 
+/* --save-suite DIR: each built-in spec as DIR/NN.json (NN its row, from
+ * 00), written whole or not at all, and a line "DIR/NN.json  NAME" each,
+ * so a row can be timed alone or against another build. */
+static int save_suite(const char *dir)
+{
+    for (size_t k = 0; k < bench_suite_size(); k++) {
+        tf_error err;
+        char name[128], path[4200];
+        if (snprintf(path, sizeof path, "%s/%02zu.json", dir, k) >= (int)sizeof path)
+            return cli_fail(BENCH.name, "%s: directory name too long", dir);
+        tf_spec *spec = bench_suite_spec(k, name, sizeof name, &err);
+        char *json = spec ? tf_spec_to_json(spec, &err) : NULL;
+        tf_spec_free(spec);
+        if (!json)
+            return cli_fail_error(BENCH.name, &err);
+        tf_atomic_file *file = tf_atomic_open(path, &err);
+        if (!file) {
+            free(json);
+            return cli_fail_error(BENCH.name, &err);
+        }
+        size_t len = strlen(json);
+        int bad = fwrite(json, 1, len, tf_atomic_stream(file)) != len ||
+                  fputc('\n', tf_atomic_stream(file)) == EOF;
+        free(json);
+        if (bad) {
+            tf_atomic_abort(file);
+            return cli_fail(BENCH.name, "%s: cannot write file", path);
+        }
+        if (tf_atomic_commit(file, &err) != 0)
+            return cli_fail_error(BENCH.name, &err);
+        printf("%s  %s\n", path, name);
+    }
+    return fflush(stdout) == 0 ? 0 : cli_fail(BENCH.name, "cannot write to standard output");
+}
+
 /* Compile, pick the path, time; NULL name means the spec's path. */
 static int bench_one(tf_spec *spec, const char *name, const char *path,
                      const bench_options *opts, bench_result *result)
@@ -73,6 +108,7 @@ int cmd_bench(int argc, char **argv)
     unsigned long long size = DEFAULT_SIZE, repeat = DEFAULT_REPEAT, threads = 0;
     bool json = false, suite = false;
     const char *path = NULL; /* NULL: as tf_terrain_compile chose */
+    const char *save_dir = NULL;
     const cli_option options[] = {
         CLI_OPT_COUNT('s', "size", &size, "N", 16, MAX_SIZE,
                       cli_textf("grid side (default %d, at most %d)", DEFAULT_SIZE, MAX_SIZE)),
@@ -87,13 +123,22 @@ int cmd_bench(int argc, char **argv)
                      "time the built-in spec set (1-6 layers, 16-256 points, masks, mask and "
                      "output curves, each noise)"),
         CLI_OPT_FLAG(0, "json", &json, "print JSON instead of a table"),
+        CLI_OPT_STRING(0, "save-suite", &save_dir, "DIR",
+                       "write the built-in specs as DIR/00.json, 01.json, ... (the --suite "
+                       "table's rows, in order), print each file's name and row, and time "
+                       "nothing"),
         CLI_OPT_END(),
     };
     int spec_count = cli_parse(&BENCH, options, argc, argv);
     if (spec_count < 0)
         return cli_parse_status(spec_count);
+    if (save_dir) {
+        if (spec_count > 0 || suite)
+            return cli_usage_error(cmd, "--save-suite times nothing: give no SPEC and no --suite");
+        return save_suite(save_dir);
+    }
     if (spec_count == 0 && !suite)
-        return cli_usage_error(cmd, "no SPEC given (or --suite)");
+        return cli_usage_error(cmd, "no SPEC given (or --suite or --save-suite)");
     const char *const *specs = (const char *const *)argv;
     bench_options opts = {.size = (size_t)size, .repeat = (int)repeat, .threads = (unsigned)threads};
     int status = 0;

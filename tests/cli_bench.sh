@@ -58,6 +58,45 @@ assert rows[1]["masks"] == 1 and rows[0]["masks"] == 0, rows
 ' "$scratch/bench.json"
 fi
 
+# ---- --save-suite: the suite's specs as files, one per row of its table
+mkdir "$scratch/suite"
+expect "bench --save-suite exits 0" 0 "$TERRAFIT" bench --save-suite "$scratch/suite"
+cp "$scratch/stdout" "$scratch/saved.txt"
+# shellcheck disable=SC2086
+expect "bench --suite --json exits 0" 0 "$TERRAFIT" bench $tiny --suite --json
+cp "$scratch/stdout" "$scratch/suite.json"
+if command -v python3 >/dev/null 2>&1; then
+    check "--save-suite wrote a file per row of the suite, named in order with the row's name" \
+        python3 -c '
+import json, os, sys
+rows = json.load(open(sys.argv[1]))["results"]
+lines = open(sys.argv[2]).read().splitlines()
+folder = sys.argv[3]
+assert len(rows) > 10 and len(lines) == len(rows), (len(rows), len(lines))
+assert sorted(os.listdir(folder)) == ["%02d.json" % k for k in range(len(rows))], os.listdir(folder)
+for k, (row, line) in enumerate(zip(rows, lines)):
+    assert line == "%s/%02d.json  %s" % (folder, k, row["spec"]), (line, row["spec"])
+' "$scratch/suite.json" "$scratch/saved.txt" "$scratch/suite"
+fi
+for f in "$scratch"/suite/*.json; do
+    "$TERRAFIT" validate "$f" >/dev/null 2>&1 || echo "$f" >>"$scratch/invalid-saved"
+done
+check "every saved spec is valid" [ ! -e "$scratch/invalid-saved" ]
+# shellcheck disable=SC2086
+expect "a saved spec times as a SPEC" 0 "$TERRAFIT" bench $tiny --json "$scratch/suite/13.json"
+if command -v python3 >/dev/null 2>&1; then
+    check "with the suite row's layers, noise and masks" python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["results"][0]
+b = json.load(open(sys.argv[2]))["results"][13]
+assert (a["layers"], a["noise"], a["masks"]) == (b["layers"], b["noise"], b["masks"]), (a, b)
+' "$scratch/stdout" "$scratch/suite.json"
+fi
+expect_message "--save-suite into a missing folder fails, naming the file" 1 \
+    "$scratch/no-such-dir/00.json" "$TERRAFIT" bench --save-suite "$scratch/no-such-dir"
+expect_message "--save-suite with a SPEC is a usage error" 2 "--save-suite times nothing" \
+    "$TERRAFIT" bench --save-suite "$scratch/suite" "$minimal"
+
 # ---- bad input
 expect_message "a missing spec file fails, naming the file" 1 "no-such-spec.json" \
     "$TERRAFIT" bench --size 16 --repeat 1 "$scratch/no-such-spec.json"
