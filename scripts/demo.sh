@@ -26,6 +26,7 @@ if [ "$status" -ne 0 ]; then
     echo "demo.sh: the whole output is in $log" >&2
     exit "$status"
 fi
+rm -f "$log" # kept only when the install failed
 echo "demo.sh: installed terrafit under $prefix ('make -C _build uninstall' removes it)" >&2
 out="$top/out"
 mkdir -p "$out"
