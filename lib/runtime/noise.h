@@ -36,9 +36,11 @@ void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n, do
 /* tf_simplex2 of one point, for the single-sample path. */
 double tf_simplex2_avx2(uint32_t seed, double x, double y);
 /* tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]), k < n, the
- * same way (the single-sample path's simplex layers). */
+ * same way (the single-sample path's simplex layers). z is unused: the
+ * lanes of every noise take one (tf_noise_lanes_fn), simplex is 2D. */
 void tf_simplex2_lanes_at_avx2(const uint32_t *seed, double x, double y, const double *f,
-                               const double *ox, const double *oy, size_t n, double *out);
+                               const double *ox, const double *oy, const double *z, size_t n,
+                               double *out);
 /* tf_simplex2_deriv at the n points (x[k], y[k]): values into v, the
  * partial derivatives into dx and dy; the same bits, eight points a block
  * (the warped octaves of swiss and jordan). With dx and dy NULL, the
@@ -74,7 +76,8 @@ void tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, 
  * for n rounded up to a multiple of 8 (the values past n are not
  * meaningful). */
 void tf_simplex2_lanes_at_avx512(const uint32_t *seed, double x, double y, const double *f,
-                                 const double *ox, const double *oy, size_t n, double *out);
+                                 const double *ox, const double *oy, const double *z, size_t n,
+                                 double *out);
 /* tf_value2_row_avx2 and tf_polynomial2_row_avx2, eight points a vector:
  * the same bits. */
 void tf_value2_row_avx512(uint32_t seed, const double *x, double y, size_t n, double *out);

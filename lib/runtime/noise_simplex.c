@@ -540,8 +540,10 @@ simplex_lanes_at_scalar(const uint32_t *seed, double x, double y, const double *
 __attribute__((target("avx2"))) void tf_simplex2_lanes_at_avx2(const uint32_t *seed, double x,
                                                                double y, const double *f,
                                                                const double *ox, const double *oy,
-                                                               size_t n, double *out)
+                                                               const double *z, size_t n,
+                                                               double *out)
 {
+    (void)z;
     const simplex_avx2_consts *c = simplex_consts();
     const __m256d vx = _mm256_set1_pd(x), vy = _mm256_set1_pd(y);
     for (size_t m = 0; m < n; m += 8) {
@@ -745,8 +747,10 @@ tf_simplex2_row_avx512(uint32_t seed, const double *x, double y, size_t n, doubl
  * an fbm, docs/performance.md). */
 __attribute__((target(SIMPLEX_AVX512_TARGET))) void
 tf_simplex2_lanes_at_avx512(const uint32_t *seed, double x, double y, const double *f,
-                            const double *ox, const double *oy, size_t n, double *out)
+                            const double *ox, const double *oy, const double *z, size_t n,
+                            double *out)
 {
+    (void)z;
     const __m512i none = _mm512_setzero_si512();
     for (size_t m = 0; m < n; m += 8) {
         size_t count = n - m < 8 ? n - m : 8;

@@ -617,26 +617,7 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
     }
 }
 
-#if TF_HAVE_AVX2_PATH
-/* Simplex lanes are two-dimensional: z unused. */
-static void simplex_lanes_avx2(const uint32_t *seed, double x, double y, const double *f,
-                               const double *ox, const double *oy, const double *z, size_t n,
-                               double *out)
-{
-    (void)z;
-    tf_simplex2_lanes_at_avx2(seed, x, y, f, ox, oy, n, out);
-}
-#endif
-
 #if TF_HAVE_AVX512_PATH
-static void simplex_lanes_avx512(const uint32_t *seed, double x, double y, const double *f,
-                                 const double *ox, const double *oy, const double *z, size_t n,
-                                 double *out)
-{
-    (void)z;
-    tf_simplex2_lanes_at_avx512(seed, x, y, f, ox, oy, n, out);
-}
-
 /* A block of lanes with a point out of the vectors' range, one at a time:
  * out of line and cold, so the lanes' functions save no registers for
  * it before every vector call. */
@@ -720,7 +701,7 @@ tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type)
     if (simd == TF_SIMD_AVX512) {
         switch (type) {
         case TF_NOISE_SIMPLEX:
-            return simplex_lanes_avx512;
+            return tf_simplex2_lanes_at_avx512;
         case TF_NOISE_PERLIN:
             return perlin_lanes_avx512;
         case TF_NOISE_EXPONENTIAL_PERLIN:
@@ -744,7 +725,7 @@ tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type)
 #endif
 #if TF_HAVE_AVX2_PATH
     if (simd == TF_SIMD_AVX2 && type == TF_NOISE_SIMPLEX)
-        return simplex_lanes_avx2;
+        return tf_simplex2_lanes_at_avx2;
 #endif
     (void)simd;
     (void)type;
