@@ -167,7 +167,6 @@ try {
     const el = document.querySelector(sel);
     return el && el.complete && el.naturalWidth > 0;
   }), null, { timeout: 60000 });
-  await page.waitForTimeout(800);
   const resultRef = await digest("#result-reference"), resultSyn = await digest("#result-synthesis");
   ok("the result shows the combined reference and the synthesis", resultRef.sd > 5 && resultSyn.sd > 5, [resultRef.sd, resultSyn.sd]);
   const endlessBefore = await digest("#endless");
@@ -177,10 +176,14 @@ try {
   await page.mouse.move(box.x + 200, box.y + 150, { steps: 5 });
   await page.mouse.up();
   await page.mouse.wheel(0, 400);
-  await page.waitForTimeout(1200);
+  // the new window's own picture, drawn from the server's (a fixed delay
+  // would race a slow, sanitized server)
+  let endlessArrived = true;
+  await page.waitForFunction(() => window.studio.endless.view.step > 1 && window.studio.endless.current(),
+    null, { timeout: 60000 }).catch(() => { endlessArrived = false; });
   const endlessAfter = await digest("#endless");
   const view = await page.evaluate(() => window.studio.endless.view);
-  ok("the endless view pans and zooms", endlessAfter.hash !== endlessBefore.hash && view.step > 1 && endlessAfter.sd > 5, view);
+  ok("the endless view pans and zooms", endlessArrived && endlessAfter.hash !== endlessBefore.hash && view.step > 1 && endlessAfter.sd > 5, view);
   await shot("studio-result.png", { x: 0, y: 0, width: 1400, height: 660 });
   const hillshade = await digest("#result-synthesis");
   const hillshadeUrl = await page.evaluate(() => document.querySelector("#result-synthesis").dataset.url);

@@ -559,7 +559,11 @@ const studio = (() => {
       paint();
       draw();
     };
-    return { draw, view };
+    // whether the picture on screen is the current view's own (not the
+    // last one moved and scaled while the new one is on its way)
+    const current = () => drawn !== null && drawn.x === view.x && drawn.y === view.y &&
+      drawn.step === view.step;
+    return { draw, view, current };
   })();
 
   // ------------------------------------------------------------ wiring
