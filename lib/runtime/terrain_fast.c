@@ -695,6 +695,10 @@ NOISE_LANES_AVX512(cellular_f2_f1_lanes_avx512, TF_NOISE_CELLULAR_F2_F1)
 #undef NOISE_LANES_AVX512
 #endif
 
+/* The path's lanes of a noise: simplex on the AVX2 and AVX-512 paths,
+ * the other noises on the AVX-512 path (their lanes are built on the
+ * eight-lane points kernels: "Single samples of the other noises as
+ * lanes", docs/performance.md); none on the portable path. */
 tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type)
 {
 #if TF_HAVE_AVX512_PATH
