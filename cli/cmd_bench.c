@@ -65,20 +65,9 @@ static int save_suite(const char *dir)
         tf_spec_free(spec);
         if (!json)
             return cli_fail_error(BENCH.name, &err);
-        tf_atomic_file *file = tf_atomic_open(path, &err);
-        if (!file) {
-            free(json);
-            return cli_fail_error(BENCH.name, &err);
-        }
-        size_t len = strlen(json);
-        int bad = fwrite(json, 1, len, tf_atomic_stream(file)) != len ||
-                  fputc('\n', tf_atomic_stream(file)) == EOF;
+        int bad = tf_write_file_atomic(path, json, strlen(json), &err) != 0;
         free(json);
-        if (bad) {
-            tf_atomic_abort(file);
-            return cli_fail(BENCH.name, "%s: cannot write file", path);
-        }
-        if (tf_atomic_commit(file, &err) != 0)
+        if (bad)
             return cli_fail_error(BENCH.name, &err);
         printf("%s  %s\n", path, name);
     }

@@ -82,6 +82,11 @@ for f in "$scratch"/suite/*.json; do
     "$TERRAFIT" validate "$f" >/dev/null 2>&1 || echo "$f" >>"$scratch/invalid-saved"
 done
 check "every saved spec is valid" [ ! -e "$scratch/invalid-saved" ]
+# The writer's own text, unchanged: it ends with the closing brace and one newline.
+for f in "$scratch"/suite/*.json; do
+    [ "$(tail -c 2 "$f" | od -An -c | tr -d ' ')" = '}\n' ] || echo "$f" >>"$scratch/bad-ending"
+done
+check "every saved spec ends with its closing brace and one newline" [ ! -e "$scratch/bad-ending" ]
 # shellcheck disable=SC2086
 expect "a saved spec times as a SPEC" 0 "$TERRAFIT" bench $tiny --json "$scratch/suite/13.json"
 if command -v python3 >/dev/null 2>&1; then
