@@ -188,13 +188,12 @@ static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double
     return 2.0 * (s / A) - 1.0;
 }
 
-int tf_fractal_plan_has_lanes(const tf_fractal_plan *P, tf_simd_level simd)
+tf_noise_lanes_fn tf_fractal_plan_lanes(const tf_fractal_plan *P, tf_simd_level simd)
 {
     if (P->kind != TF_FRACTAL_FBM && P->kind != TF_FRACTAL_RIDGED && P->kind != TF_FRACTAL_BILLOW)
-        return 0;
+        return NULL;
     /* with fewer octaves one vector's latency costs more than the calls */
-    int from = tf_noise_lanes_from(simd, P->noise);
-    return from > 0 && P->octaves >= from;
+    return tf_noise_lanes_for(simd, P->noise, (size_t)P->octaves);
 }
 
 /* sum_octaves without the gradient, the noises computed first: octave i

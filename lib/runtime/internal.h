@@ -298,9 +298,9 @@ typedef struct {
      * layer with a "fractal": its compiled plan (fractal.c), NULL for a
      * plain simplex or perlin-reference-simplex layer. */
     const tf_fractal_plan *plan;
-    /* Where tf_fractal_plan_has_lanes(plan, the terrain's path): the
-     * lanes of the plan's noise on that path, set with the path
-     * (tf_terrain_select_lanes); else NULL */
+    /* tf_fractal_plan_lanes(plan, the terrain's path): the lanes of the
+     * plan's noise where its octaves run as lanes on that path, set with
+     * the path (tf_terrain_select_lanes); else NULL */
     tf_noise_lanes_fn plan_lanes;
 } tf_compiled_layer;
 
@@ -459,13 +459,15 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * has none (the portable path; on the AVX2 path every noise but simplex);
  * the callers choose it when the path is set, not per sample.
  * tf_noise_lanes_from is the fewest lanes worth a vector, 0 where there is
- * no function (simplex: four lanes a vector on the AVX2 path, eight on
+ * no function; tf_noise_lanes_for is the function for count lanes where
+ * they are worth it, else NULL (simplex: four lanes a vector on the AVX2 path, eight on
  * the AVX-512 path, z unused; the others eight on the AVX-512 path). out
  * has room for n rounded up to a multiple of 8: the lanes store whole
  * vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of 8, so arrays
  * of either size hold them). */
 tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type);
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
+tf_noise_lanes_fn tf_noise_lanes_for(tf_simd_level simd, tf_noise_type type, size_t count);
 _Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,
                "the lanes store whole vectors of 8");
 #if TF_HAVE_AVX512_PATH
@@ -483,12 +485,14 @@ tf_lane_points8(__mmask8 present, double x, double y, const double *f, const dou
     *py = _mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(y), vf), _mm512_maskz_loadu_pd(present, oy));
 }
 #endif
-/* fbm, ridged or billow at one point (nx, ny, nz) with nz the layer's
- * offset[2] (as a terrain samples it), the octaves' noises as the lanes
- * of vectors (`lanes`: tf_noise_lanes of the plan's noise on a path where
- * tf_fractal_plan_has_lanes): tf_fractal_plan_eval's value, the same
- * bits. */
-int tf_fractal_plan_has_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
+/* tf_fractal_plan_lanes: the lanes of a plan's noise on a path where its
+ * octaves are worth running as lanes (fbm, ridged or billow, enough
+ * octaves), else NULL. tf_fractal_plan_eval_lanes: fbm, ridged or billow
+ * at one point (nx, ny, nz) with nz the layer's offset[2] (as a terrain
+ * samples it), the octaves' noises as the lanes of vectors (`lanes`:
+ * tf_fractal_plan_lanes on the path): tf_fractal_plan_eval's value, the
+ * same bits. */
+tf_noise_lanes_fn tf_fractal_plan_lanes(const tf_fractal_plan *plan, tf_simd_level simd);
 double tf_fractal_plan_eval_lanes(const tf_fractal_plan *plan, tf_noise_lanes_fn lanes, double nx,
                                   double ny);
 

@@ -844,10 +844,11 @@ void tf_terrain_select_lanes(tf_terrain *t)
     unsigned char laned[TF_MAX_LAYERS] = {0};
     t->lane_groups_on = 0;
     for (size_t g = 0; g < t->noise_lane_groups; g++) {
-        int from = tf_noise_lanes_from(t->simd, t->noise_lane_type[g]);
-        if (from == 0 || t->noise_lane_group_size[g] < (size_t)from)
+        tf_noise_lanes_fn lanes =
+            tf_noise_lanes_for(t->simd, t->noise_lane_type[g], t->noise_lane_group_size[g]);
+        if (!lanes)
             continue;
-        t->lane_group_lanes[t->lane_groups_on] = tf_noise_lanes(t->simd, t->noise_lane_type[g]);
+        t->lane_group_lanes[t->lane_groups_on] = lanes;
         t->lane_group_on[t->lane_groups_on++] = (unsigned char)g;
         for (size_t k = 0; k < t->noise_lane_group_size[g]; k++)
             laned[t->noise_lane_layer[t->noise_lane_first[g] + k]] = 1;
@@ -860,9 +861,7 @@ void tf_terrain_select_lanes(tf_terrain *t)
                                 t->lane_groups_on == 1;
     for (size_t i = 0; i < t->layer_count; i++) {
         tf_compiled_layer *L = &t->layers[i];
-        L->plan_lanes = L->plan && tf_fractal_plan_has_lanes(L->plan, t->simd)
-                            ? tf_noise_lanes(t->simd, L->plan->noise)
-                            : NULL;
+        L->plan_lanes = L->plan ? tf_fractal_plan_lanes(L->plan, t->simd) : NULL;
     }
 }
 

@@ -600,10 +600,8 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * lanes were 12% slower, two value layers 19% faster). Simplex has lanes
  * on the AVX2 path too (four a vector), from three layers or octaves, as
  * the AVX2 path has had since its lanes came. */
-int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
+static int lanes_threshold(tf_noise_type type)
 {
-    if (!tf_noise_lanes(simd, type))
-        return 0;
     switch (type) {
     case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
     case TF_NOISE_VALUE:
@@ -615,6 +613,17 @@ int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
     default: /* simplex, perlin, exponential perlin */
         return 3;
     }
+}
+
+int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
+{
+    return tf_noise_lanes(simd, type) ? lanes_threshold(type) : 0;
+}
+
+tf_noise_lanes_fn tf_noise_lanes_for(tf_simd_level simd, tf_noise_type type, size_t count)
+{
+    tf_noise_lanes_fn lanes = tf_noise_lanes(simd, type);
+    return lanes && count >= (size_t)lanes_threshold(type) ? lanes : NULL;
 }
 
 #if TF_HAVE_AVX512_PATH
@@ -630,68 +639,68 @@ lanes_one_at_a_time(tf_noise_type type, const uint32_t *seed, double x, double y
                                         NULL, NULL);
 }
 
-/* Eight lanes a block: the points as a multiply then an add (the scalar
- * expression's operations), then one seeds8 call, which stores its eight
- * lanes straight into out; lanes past the n-th hold the point (0, 0, 0)
- * and seed 0, and their values are not meaningful (a masked store instead
- * made the caller's reads of the lanes wait: whole stores were 3-11%
- * faster single samples, docs/performance.md). A block with a point out
- * of the vectors' range takes the scalar code. Inlined into a function
- * per noise (below), so no sample tests the noise. */
-ROW_AVX512 TF_ALWAYS_INLINE void noise_lanes_avx512(tf_noise_type type, const uint32_t *seed,
-                                                    double x, double y, const double *f,
-                                                    const double *ox, const double *oy,
-                                                    const double *z, size_t n, double *out)
+/* Block m of eight lanes: the points as a multiply then an add (the
+ * scalar expression's operations), stored with their seeds for one
+ * seeds8 call, which stores its eight lanes straight into out + m; lanes
+ * past the n-th hold the point (0, 0, 0) and seed 0, and their values are
+ * not meaningful (a masked store instead made the caller's reads of the
+ * lanes wait: whole stores were 3-11% faster single samples,
+ * docs/performance.md). A block with a point out of the vectors' range
+ * takes the scalar code here and gives 0: no seeds8 call. */
+ROW_AVX512 TF_ALWAYS_INLINE int
+lanes_block_avx512(tf_noise_type type, const uint32_t *seed, double x, double y, const double *f,
+                   const double *ox, const double *oy, const double *z, size_t n, size_t m,
+                   double *lx, double *ly, double *lz, uint32_t *ls, double *out)
 {
-    for (size_t m = 0; m < n; m += 8) {
-        size_t count = n - m < 8 ? n - m : 8;
-        __mmask8 present = (__mmask8)((1u << count) - 1u);
-        __m512d px, py, pz = load8(present, z + m);
-        tf_lane_points8(present, x, y, f + m, ox + m, oy + m, &px, &py);
-        __mmask8 ok = nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py) &
-                      nk_in_row_range_avx512(pz);
-        if ((ok & present) != present) {
-            lanes_one_at_a_time(type, seed + m, x, y, f + m, ox + m, oy + m, z + m, count, out + m);
-            continue;
-        }
-        _Alignas(64) double lx[8], ly[8], lz[8];
-        double *v = out + m; /* eight whole lanes: see tf_noise_lanes */
-        _Alignas(32) uint32_t ls[8];
-        _mm512_store_pd(lx, px);
-        _mm512_store_pd(ly, py);
-        _mm512_store_pd(lz, pz);
-        _mm256_store_si256((__m256i *)(void *)ls,
-                           _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(present, seed + m)));
-        if (type == TF_NOISE_PERLIN)
-            tf_perlin_improved3_seeds8_avx512(ls, lx, ly, lz, v);
-        else if (type == TF_NOISE_EXPONENTIAL_PERLIN)
-            tf_exp_perlin3_seeds8_avx512(ls, lx, ly, lz, v);
-        else if (type == TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
-            tf_perlin_reference_simplex3_seeds8_avx512(ls, lx, ly, lz, v);
-        else if (type == TF_NOISE_VALUE)
-            tf_value2_seeds8_avx512(ls, lx, ly, v);
-        else if (type == TF_NOISE_POLYNOMIAL)
-            tf_polynomial2_seeds8_avx512(ls, lx, ly, v);
-        else
-            tf_cellular_seeds8_avx512((int)(type - TF_NOISE_CELLULAR_F1), ls, lx, ly, v);
+    size_t count = n - m < 8 ? n - m : 8;
+    __mmask8 present = (__mmask8)((1u << count) - 1u);
+    __m512d px, py, pz = load8(present, z + m);
+    tf_lane_points8(present, x, y, f + m, ox + m, oy + m, &px, &py);
+    __mmask8 ok =
+        nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py) & nk_in_row_range_avx512(pz);
+    if ((ok & present) != present) {
+        lanes_one_at_a_time(type, seed + m, x, y, f + m, ox + m, oy + m, z + m, count, out + m);
+        return 0;
     }
+    _mm512_store_pd(lx, px);
+    _mm512_store_pd(ly, py);
+    _mm512_store_pd(lz, pz);
+    _mm256_store_si256((__m256i *)(void *)ls,
+                       _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(present, seed + m)));
+    return 1;
 }
 
-#define NOISE_LANES_AVX512(name, type)                                                             \
+/* A noise's lanes, named once with its seeds8 call (over ls, lx, ly, lz
+ * into v): the block loop inlined with the noise fixed, so no sample
+ * tests the noise. */
+#define NOISE_LANES_AVX512(name, type, seeds8_call)                                                \
     ROW_AVX512 static void name(const uint32_t *seed, double x, double y, const double *f,         \
                                 const double *ox, const double *oy, const double *z, size_t n,     \
                                 double *out)                                                       \
     {                                                                                              \
-        noise_lanes_avx512(type, seed, x, y, f, ox, oy, z, n, out);                                \
+        for (size_t m = 0; m < n; m += 8) {                                                        \
+            _Alignas(64) double lx[8], ly[8], lz[8];                                               \
+            _Alignas(32) uint32_t ls[8];                                                           \
+            double *v = out + m; /* eight whole lanes: see tf_noise_lanes */                       \
+            if (lanes_block_avx512(type, seed, x, y, f, ox, oy, z, n, m, lx, ly, lz, ls, out))     \
+                seeds8_call;                                                                       \
+        }                                                                                          \
     }
-NOISE_LANES_AVX512(perlin_lanes_avx512, TF_NOISE_PERLIN)
-NOISE_LANES_AVX512(exp_perlin_lanes_avx512, TF_NOISE_EXPONENTIAL_PERLIN)
-NOISE_LANES_AVX512(perlin_reference_simplex_lanes_avx512, TF_NOISE_PERLIN_REFERENCE_SIMPLEX)
-NOISE_LANES_AVX512(value_lanes_avx512, TF_NOISE_VALUE)
-NOISE_LANES_AVX512(polynomial_lanes_avx512, TF_NOISE_POLYNOMIAL)
-NOISE_LANES_AVX512(cellular_f1_lanes_avx512, TF_NOISE_CELLULAR_F1)
-NOISE_LANES_AVX512(cellular_f2_lanes_avx512, TF_NOISE_CELLULAR_F2)
-NOISE_LANES_AVX512(cellular_f2_f1_lanes_avx512, TF_NOISE_CELLULAR_F2_F1)
+NOISE_LANES_AVX512(perlin_lanes_avx512, TF_NOISE_PERLIN,
+                   tf_perlin_improved3_seeds8_avx512(ls, lx, ly, lz, v))
+NOISE_LANES_AVX512(exp_perlin_lanes_avx512, TF_NOISE_EXPONENTIAL_PERLIN,
+                   tf_exp_perlin3_seeds8_avx512(ls, lx, ly, lz, v))
+NOISE_LANES_AVX512(perlin_reference_simplex_lanes_avx512, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
+                   tf_perlin_reference_simplex3_seeds8_avx512(ls, lx, ly, lz, v))
+NOISE_LANES_AVX512(value_lanes_avx512, TF_NOISE_VALUE, tf_value2_seeds8_avx512(ls, lx, ly, v))
+NOISE_LANES_AVX512(polynomial_lanes_avx512, TF_NOISE_POLYNOMIAL,
+                   tf_polynomial2_seeds8_avx512(ls, lx, ly, v))
+NOISE_LANES_AVX512(cellular_f1_lanes_avx512, TF_NOISE_CELLULAR_F1,
+                   tf_cellular_seeds8_avx512(0, ls, lx, ly, v))
+NOISE_LANES_AVX512(cellular_f2_lanes_avx512, TF_NOISE_CELLULAR_F2,
+                   tf_cellular_seeds8_avx512(1, ls, lx, ly, v))
+NOISE_LANES_AVX512(cellular_f2_f1_lanes_avx512, TF_NOISE_CELLULAR_F2_F1,
+                   tf_cellular_seeds8_avx512(2, ls, lx, ly, v))
 #undef NOISE_LANES_AVX512
 #endif
 
