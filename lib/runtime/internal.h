@@ -460,8 +460,9 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * the callers choose it when the path is set, not per sample.
  * tf_noise_lanes_from is the fewest lanes worth a vector, 0 where there is
  * no function; tf_noise_lanes_for is the function for count lanes where
- * they are worth it, else NULL (simplex: four lanes a vector on the AVX2 path, eight on
- * the AVX-512 path, z unused; the others eight on the AVX-512 path). out
+ * they are worth it, else NULL (simplex: four lanes a vector on the AVX2
+ * path, eight on the AVX-512 path, z unused; the others eight on the
+ * AVX-512 path). out
  * has room for n rounded up to a multiple of 8: the lanes store whole
  * vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of 8, so arrays
  * of either size hold them). */
