@@ -412,12 +412,16 @@ static int fit(fit_request *req)
         goto done;
     }
 
-    /* Outputs first: an unwritable path fails at once, before any work. */
+    /* Outputs first: an unwritable path fails at once, before any work. The
+     * preview is written later by its own writer, so its probe is let go. */
+    tf_atomic_file *preview_probe = NULL;
     if (!(out = tf_atomic_open(req->output_path, &err)) ||
-        (req->report_path && !(report_file = tf_atomic_open(req->report_path, &err)))) {
+        (req->report_path && !(report_file = tf_atomic_open(req->report_path, &err))) ||
+        (req->preview_path && !(preview_probe = tf_atomic_open(req->preview_path, &err)))) {
         cli_fail_error(FIT.name, &err);
         goto done;
     }
+    tf_atomic_abort(preview_probe);
     for (size_t i = 0; i < req->layer_count; i++) {
         cli_progress_note(&progress, "reading", req->layers[i]);
         if (!(maps[i] = cli_load_layer_map(FIT.name, req->layers[i], &progress, &err)) ||

@@ -41,9 +41,11 @@ check "signed band offsets: preAmpShift 0" \
 expect "the auto-layered spec validates" 0 "$TERRAFIT" validate "$out/auto.json"
 expect "the auto-layered spec renders" 0 "$TERRAFIT" render "$out/auto.json" \
     -o "$out/auto.png" --size 64x64 --origin 5000,5000 -q
-run "$TERRAFIT" fit "$ref" -o "$out/auto-again.json" -q -j 1
-check "auto-layering is deterministic (1 thread against several)" \
-    cmp -s "$out/auto.json" "$out/auto-again.json"
+if ! under_memcheck; then
+    run "$TERRAFIT" fit "$ref" -o "$out/auto-again.json" -q -j 1
+    check "auto-layering is deterministic (1 thread against several)" \
+        cmp -s "$out/auto.json" "$out/auto-again.json"
+fi
 expect "--layers 3 exits 0" 0 "$TERRAFIT" fit "$ref" --layers 3 -o "$out/three.json" -q
 check "--layers 3 gives three layers" [ "$(grep -c '"baseNoise"' "$out/three.json")" -eq 3 ]
 expect "--layers auto exits 0" 0 "$TERRAFIT" fit "$ref" --layers auto -o "$out/auto2.json" -q
@@ -97,6 +99,8 @@ fi
 rm -f "$bad"/*
 expect_bad "an unwritable --preview fails before anything is written" "no-dir/pv.png" \
     "$ref" -o "$bad/spec.json" --preview "$bad/no-dir/pv.png" -q
+expect_bad "... and before any work (it is named, not the missing reference)" "no-dir/pv.png" \
+    "$scratch/no-such.pgm" -o "$bad/spec.json" --preview "$bad/no-dir/pv.png" -q
 expect_message "--preview naming the spec is a usage error" 2 "same file" \
     "$TERRAFIT" fit "$ref" -o "$out/same.json" --preview "$out/same.json"
 
@@ -118,10 +122,12 @@ check "... the report names each band's noise and kind" \
 expect "... the spec validates" 0 "$TERRAFIT" validate "$out/al-kinds.json"
 expect "... and renders" 0 "$TERRAFIT" render "$out/al-kinds.json" -o "$out/al-kinds.png" \
     --size 64x64 --origin 5000,5000 -q
-run "$TERRAFIT" fit "$ref" -o "$out/al-kinds-again.json" -q -j 1 \
-    --noise perlin,2=value --layer-kind 3=ridged,4=billow
-check "... deterministic (1 thread against several)" \
-    cmp -s "$out/al-kinds.json" "$out/al-kinds-again.json"
+if ! under_memcheck; then
+    run "$TERRAFIT" fit "$ref" -o "$out/al-kinds-again.json" -q -j 1 \
+        --noise perlin,2=value --layer-kind 3=ridged,4=billow
+    check "... deterministic (1 thread against several)" \
+        cmp -s "$out/al-kinds.json" "$out/al-kinds-again.json"
+fi
 expect "--noise 4=cellular-f2-f1 on the finest band exits 0" 0 \
     "$TERRAFIT" fit "$ref" -o "$out/al-cell.json" -q --noise 4=cellular-f2-f1
 check "... only the finest band is cellular" \
@@ -158,10 +164,13 @@ check "... and the breach" [ "$(spec_numbers "$out/dr-on.json" breach)" = 2 ]
 check "... the report says it was chosen" grep -q '"chosen":[[:space:]]*true' "$out/dr-on-report.json"
 run "$TERRAFIT" validate "$out/dr-on.json"
 check "... and it validates" [ "$status" -eq 0 ]
-run "$TERRAFIT" fit "$ref" -o "$out/dr-on-again.json" -q --drainage on -j 1 \
-    --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 --drainage-breach 2 \
-    --drainage-inflow 3
-check "... deterministic (1 thread against several)" cmp -s "$out/dr-on.json" "$out/dr-on-again.json"
+if ! under_memcheck; then
+    run "$TERRAFIT" fit "$ref" -o "$out/dr-on-again.json" -q --drainage on -j 1 \
+        --drainage-depth 0.5 --drainage-spacing 24 --drainage-levels 2 --drainage-breach 2 \
+        --drainage-inflow 3
+    check "... deterministic (1 thread against several)" \
+        cmp -s "$out/dr-on.json" "$out/dr-on-again.json"
+fi
 run "$TERRAFIT" fit "$ref" -o "$out/dr-any.json" -q --drainage on --drainage-spacing 24 \
     --drainage-levels 2 --drainage-breach 2 --drainage-inflow 0
 check "--drainage-inflow 0 exits 0" [ "$status" -eq 0 ]
@@ -282,8 +291,10 @@ cp "$scratch/dv.png" "$scratch/odd.png"
 expect_message "dem-variants.py refuses a mask of another size" 1 "not the size of" \
     "$python" "$variants" "$scratch/odd.png" "$out/x.png" --gauss 1
 check "... and writes nothing" [ ! -e "$out/x.png" ]
-run "$TERRAFIT" fit "$ref" -o "$out/dr-auto.json" -q -r "$out/dr-auto-report.json"
-check "auto (the default) decides and says why" grep -q '"considered":[[:space:]]*true' "$out/dr-auto-report.json"
+# the first fit above ran with the default, --drainage auto
+check "auto (the default) decides and says why" \
+    sh -c 'grep -A1 "\"drainage\":" "$1" | grep -q "\"considered\":[[:space:]]*true"' sh \
+    "$out/auto-report.json"
 expect "reference layers with --drainage on exit 0" 0 \
     "$TERRAFIT" fit "$ref" --layers 1 -o "$out/dr-ref.json" -q --drainage on
 check "... and get the stage" grep -q '"drainage"' "$out/dr-ref.json"

@@ -90,6 +90,14 @@ tap_finish() {
     [ "$failed" -eq 0 ]
 }
 
+# under_memcheck: true when scripts/valgrind-e2e.sh runs this script, each
+# terrafit under valgrind's memcheck (some 50x slower). Tests that only
+# repeat a call to compare its output (determinism reruns) skip themselves
+# there: memcheck checks the first call, the plain `make check` the rerun.
+under_memcheck() {
+    [ -n "${VALGRIND_LOGS:-}" ]
+}
+
 # ---- file helpers
 
 file_size() {
