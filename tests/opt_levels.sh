@@ -1,9 +1,9 @@
 #!/bin/sh
 # The runtime's results do not depend on the optimization level: the
 # runtime sources and a small vector-dumping program are compiled at -O0,
-# -O2 and -O3 (with -ffp-contract=off, as the build does), and the dumps,
-# on every evaluation path, must be byte-identical (NaNs compare as NaN:
-# their sign is unspecified).
+# -O2 and -O3 (with -ffp-contract=off, as the build does), and once more
+# without the AVX-512 path, and the dumps, on every evaluation path, must
+# be byte-identical (NaNs compare as NaN: their sign is unspecified).
 set -u
 srcdir=$TF_SRCDIR
 cc=${CC:-cc}
@@ -56,11 +56,17 @@ C
 specs=$(ls "$srcdir"/tests/data/terrain/*.json)
 n=0
 fail=0
-for level in 0 2 3; do
-    if ! $cc -std=c11 -O$level -ffp-contract=off -fno-fast-math -I"$srcdir/lib" -I"$TF_BUILDDIR/lib" \
+# "noavx512": -O2 built as a compiler without AVX-512 support would build it
+# (-DTF_NO_AVX512): its best path is AVX2 and must give the same bits.
+for level in 0 2 3 noavx512; do
+    case $level in
+    noavx512) flags="-O2 -DTF_NO_AVX512" ;;
+    *) flags=-O$level ;;
+    esac
+    if ! $cc -std=c11 $flags -ffp-contract=off -fno-fast-math -I"$srcdir/lib" -I"$TF_BUILDDIR/lib" \
         $cjson_cflags -o "$tmp/dump$level" "$tmp/dump.c" "$srcdir"/lib/base/*.c "$srcdir"/lib/runtime/*.c \
         $cjson_libs -lm 2>"$tmp/cc$level.log"; then
-        echo "not ok - compile at -O$level"; cat "$tmp/cc$level.log"; exit 1
+        echo "not ok - compile with $flags"; cat "$tmp/cc$level.log"; exit 1
     fi
 done
 for path in none auto; do
@@ -81,6 +87,13 @@ if cmp -s "$tmp/out-none-2" "$tmp/out-auto-2"; then
     echo "ok $n - the portable and the default path give the same bits"
 else
     echo "not ok $n - the portable and the default path differ"; fail=1
+fi
+TERRAFIT_SIMD=auto "$tmp/dumpnoavx512" $specs > "$tmp/out-noavx512" || fail=1
+n=$((n + 1))
+if cmp -s "$tmp/out-none-2" "$tmp/out-noavx512"; then
+    echo "ok $n - a build without the AVX-512 path gives the same bits on its best path"
+else
+    echo "not ok $n - a build without the AVX-512 path differs"; fail=1
 fi
 echo "1..$n"
 exit $fail

@@ -319,7 +319,7 @@ struct tf_terrain {
     tf_curve_table output_curve;
     tf_simd_level simd; /* chosen when compiled (tf_simd_select) */
     /* The plain layers of the noises that have lanes (those
-     * tf_noise_lanes_from names), whose noises a single sample can compute
+     * tf_noise_lanes names on some path), whose noises a single sample can compute
      * as the lanes of vectors: a group per noise with a plain layer,
      * noise_lane_groups of them in the order of the noises; group g is
      * lanes noise_lane_first[g] .. + noise_lane_group_size[g] - 1 of the
