@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "terrafit/terrafit.h"
@@ -343,9 +342,9 @@ static int put_text(tf_atomic_file *file, const char *text)
  * reproduces); an auto-layered DEM's output curve maps to its values
  * themselves (docs/fitting.md, section 11). Cells no layer covers show as
  * no data. 0 on success. */
-static int write_fit_preview(const char *path, const char *spec_path, const char *const *names,
-                             tf_layer_map *const *maps, size_t count, int auto_layered,
-                             const tf_spec *spec, unsigned threads, tf_error *err)
+static int put_fit_preview(tf_atomic_file *file, const char *path, const char *spec_path,
+                           const char *const *names, tf_layer_map *const *maps, size_t count,
+                           int auto_layered, const tf_spec *spec, unsigned threads, tf_error *err)
 {
     size_t w = maps[0]->width, h = maps[0]->height, cells = w * h;
     float *reference = malloc(cells * sizeof *reference);
@@ -387,7 +386,7 @@ static int write_fit_preview(const char *path, const char *spec_path, const char
              spec->layer_count, spec->layer_count == 1 ? "" : "s", cli_base_name(spec_path));
     tf_preview_panel panels[2] = {{reference, w, h, 0, reference_caption},
                                   {synthesis, w, h, 0, synthesis_caption}};
-    status = tf_preview_write_panels(path, panels, 2, &options, err);
+    status = tf_preview_put_panels(tf_atomic_stream(file), path, panels, 2, &options, err);
 done:
     tf_terrain_free(terrain);
     free(reference);
@@ -399,7 +398,11 @@ static int fit(fit_request *req)
 {
     tf_error err;
     int status = CLI_EXIT_FAILURE;
-    tf_atomic_file *out = NULL, *report_file = NULL;
+    /* The outputs, opened first, so an unwritable path fails before any
+     * work, and committed together at the end; in this order, so the spec
+     * (the file the others describe) is the last to appear. */
+    enum { PREVIEW_OUT, REPORT_OUT, SPEC_OUT, OUTPUTS };
+    tf_atomic_file *outputs[OUTPUTS] = {NULL, NULL, NULL};
     tf_layer_map **maps = calloc(req->layer_count, sizeof *maps);
     tf_spec *spec = NULL;
     tf_fit_report report;
@@ -412,16 +415,12 @@ static int fit(fit_request *req)
         goto done;
     }
 
-    /* Outputs first: an unwritable path fails at once, before any work. The
-     * preview is written later by its own writer, so its probe is let go. */
-    tf_atomic_file *preview_probe = NULL;
-    if (!(out = tf_atomic_open(req->output_path, &err)) ||
-        (req->report_path && !(report_file = tf_atomic_open(req->report_path, &err))) ||
-        (req->preview_path && !(preview_probe = tf_atomic_open(req->preview_path, &err)))) {
+    if (!(outputs[SPEC_OUT] = tf_atomic_open(req->output_path, &err)) ||
+        (req->report_path && !(outputs[REPORT_OUT] = tf_atomic_open(req->report_path, &err))) ||
+        (req->preview_path && !(outputs[PREVIEW_OUT] = tf_atomic_open(req->preview_path, &err)))) {
         cli_fail_error(FIT.name, &err);
         goto done;
     }
-    tf_atomic_abort(preview_probe);
     for (size_t i = 0; i < req->layer_count; i++) {
         cli_progress_note(&progress, "reading", req->layers[i]);
         if (!(maps[i] = cli_load_layer_map(FIT.name, req->layers[i], &progress, &err)) ||
@@ -441,13 +440,13 @@ static int fit(fit_request *req)
     }
     cli_progress_note(&progress, "writing", req->output_path);
     if (!(spec_json = tf_spec_to_json(spec, &err)) ||
-        (report_file && !(report_json = tf_fit_report_to_json(&report, 1, &err)))) {
+        (outputs[REPORT_OUT] && !(report_json = tf_fit_report_to_json(&report, 1, &err)))) {
         cli_progress_finish(&progress);
         cli_fail_error(FIT.name, &err);
         goto done;
     }
-    const char *unwritten = put_text(out, spec_json) != 0 ? req->output_path
-                            : report_file && put_text(report_file, report_json) != 0
+    const char *unwritten = put_text(outputs[SPEC_OUT], spec_json) != 0 ? req->output_path
+                            : outputs[REPORT_OUT] && put_text(outputs[REPORT_OUT], report_json) != 0
                                 ? req->report_path
                                 : NULL;
     if (unwritten) {
@@ -455,41 +454,20 @@ static int fit(fit_request *req)
         cli_fail(FIT.name, "%s: cannot write file", unwritten);
         goto done;
     }
-    /* The preview, then the report, then the spec: if a later one fails,
-     * the earlier ones are removed, so a failed run leaves none. */
-    if (req->preview_path) {
+    if (outputs[PREVIEW_OUT]) {
         cli_progress_note(&progress, "writing", req->preview_path);
-        if (write_fit_preview(req->preview_path, req->output_path, req->layers, maps,
-                              req->layer_count,
-                              report.auto_layered, spec, req->fit.threads, &err) != 0) {
+        if (put_fit_preview(outputs[PREVIEW_OUT], req->preview_path, req->output_path, req->layers,
+                            maps, req->layer_count, report.auto_layered, spec, req->fit.threads,
+                            &err) != 0) {
             cli_progress_finish(&progress);
             cli_fail_error(FIT.name, &err);
             goto done;
         }
     }
-    if (report_file) {
-        int failed = tf_atomic_commit(report_file, &err);
-        report_file = NULL;
-        if (failed) {
-            if (req->preview_path)
-                unlink(req->preview_path);
-            cli_progress_finish(&progress);
-            cli_fail_error(FIT.name, &err);
-            goto done;
-        }
-    }
-    {
-        int failed = tf_atomic_commit(out, &err);
-        out = NULL;
-        if (failed) {
-            if (req->report_path)
-                unlink(req->report_path);
-            if (req->preview_path)
-                unlink(req->preview_path);
-            cli_progress_finish(&progress);
-            cli_fail_error(FIT.name, &err);
-            goto done;
-        }
+    if (tf_atomic_commit_all(outputs, OUTPUTS, &err) != 0) {
+        cli_progress_finish(&progress);
+        cli_fail_error(FIT.name, &err);
+        goto done;
     }
     cli_progress_finish(&progress);
     if (!req->quiet)
@@ -498,8 +476,8 @@ static int fit(fit_request *req)
 
 done:
     cli_progress_finish(&progress);
-    tf_atomic_abort(out);
-    tf_atomic_abort(report_file);
+    for (int k = 0; k < OUTPUTS; k++)
+        tf_atomic_abort(outputs[k]);
     free(spec_json);
     free(report_json);
     tf_fit_report_free(&report);

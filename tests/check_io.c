@@ -236,6 +236,68 @@ START_TEST(atomic_files_appear_whole_or_not_at_all)
 }
 END_TEST
 
+/* An atomic file holding `text`, opened in the scratch folder as `name`. */
+static tf_atomic_file *open_with(const char *name, const char *text)
+{
+    tf_error err;
+    tf_atomic_file *file = tf_atomic_open(tu_path("%s/%s", scratch, name), &err);
+    ck_assert_msg(file != NULL, "%s", err.message);
+    ck_assert_int_ge(fputs(text, tf_atomic_stream(file)), 0);
+    return file;
+}
+
+/* The outputs of one job appear together or not at all: a write that
+ * fails (the stream's error flag) or a rename that fails (a directory
+ * took the name) leaves no output and no temporary, whichever file it
+ * was; NULL entries are outputs not asked for. */
+START_TEST(atomic_outputs_are_committed_together)
+{
+    tf_error err;
+    tf_atomic_file *files[3] = {open_with("a.txt", "A"), NULL, open_with("b.txt", "B")};
+    ck_assert_int_eq(tf_atomic_commit_all(files, 3, &err), 0);
+    ck_assert(!files[0] && !files[2]);
+    ck_assert_uint_eq(entries_in(scratch), 2);
+    size_t len;
+    char *text = tu_read_file(tu_path("%s/b.txt", scratch), &len);
+    ck_assert_str_eq(text, "B");
+    free(text);
+
+    /* the second file's data cannot be written: nothing is renamed, and
+     * the first target keeps its old contents */
+    for (int bad = 0; bad < 2; bad++) {
+        files[0] = open_with("a.txt", "new A");
+        files[1] = open_with("c.txt", "C");
+        files[2] = NULL;
+        (void)fgetc(tf_atomic_stream(files[bad])); /* a read on a write-only stream */
+        ck_assert(ferror(tf_atomic_stream(files[bad])));
+        ck_assert_int_eq(tf_atomic_commit_all(files, 3, &err), -1);
+        ck_assert_ptr_nonnull(
+            strstr(err.message, bad ? "c.txt: cannot write" : "a.txt: cannot write"));
+        ck_assert(!files[0] && !files[1]);
+        ck_assert_uint_eq(entries_in(scratch), 2);
+        text = tu_read_file(tu_path("%s/a.txt", scratch), &len);
+        ck_assert_str_eq(text, "A");
+        free(text);
+    }
+
+    /* the last rename fails: the first, already in place, is removed */
+    files[0] = open_with("c.txt", "C");
+    files[1] = open_with("d.txt", "D");
+    ck_assert_int_eq(mkdir(tu_path("%s/d.txt", scratch), 0700), 0);
+    ck_assert_int_eq(tf_atomic_commit_all(files, 2, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "d.txt: cannot replace file"));
+    ck_assert_int_eq(access(tu_path("%s/c.txt", scratch), F_OK), -1);
+    ck_assert_uint_eq(entries_in(scratch), 3); /* a.txt, b.txt and the directory */
+    ck_assert_int_eq(rmdir(tu_path("%s/d.txt", scratch)), 0);
+
+    /* nothing to commit */
+    files[0] = files[1] = NULL;
+    ck_assert_int_eq(tf_atomic_commit_all(files, 2, &err), -1);
+    ck_assert_int_eq(tf_atomic_commit_all(NULL, 0, &err), -1);
+    ck_assert_int_eq(tf_atomic_commit(NULL, &err), -1);
+}
+END_TEST
+
 /* ---- temporaries and fatal signals: each case in a child process, which
  * opens an atomic file and signals itself */
 
@@ -402,6 +464,7 @@ int main(void)
     tcase_add_test(files, format_names_and_extensions);
     tcase_add_test(files, bad_arguments_write_nothing);
     tcase_add_test(files, atomic_files_appear_whole_or_not_at_all);
+    tcase_add_test(files, atomic_outputs_are_committed_together);
     tcase_add_test(files, fatal_signals_remove_live_temporaries);
     tcase_add_test(files, preview_is_an_rgb_png_of_the_same_size);
     tcase_add_test(files, pair_preview_puts_two_maps_side_by_side);

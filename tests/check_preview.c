@@ -530,6 +530,26 @@ START_TEST(panels_are_written_as_png_atomically)
     ck_assert_int_eq(
         tf_preview_write_panels(tu_path("%s/no/such/dir.png", scratch), &p, 1, &o, &err), -1);
     ck_assert_int_eq(tf_preview_write_panels("", &p, 1, &o, &err), -1);
+
+    /* Put on an open stream, the same bytes as the file; a failure names
+     * the name given. */
+    o.style = TF_PREVIEW_RULES;
+    before = tu_read_file(path, &before_len);
+    FILE *stream = tmpfile();
+    ck_assert_ptr_nonnull(stream);
+    ck_assert_int_eq(tf_preview_put_panels(stream, "on-stream.png", &p, 1, &o, &err), 0);
+    ck_assert_int_eq((long)ftell(stream), (long)before_len);
+    rewind(stream);
+    after = malloc(before_len);
+    ck_assert_uint_eq(fread(after, 1, before_len, stream), before_len);
+    ck_assert_mem_eq(before, after, before_len);
+    free(before), free(after);
+    o.sun_altitude = -1.0;
+    ck_assert_int_eq(tf_preview_put_panels(stream, "on-stream.png", &p, 1, &o, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "on-stream.png: "));
+    fclose(stream);
+    ck_assert_int_eq(tf_preview_put_panels(NULL, "x.png", &p, 1, &o, &err), -1);
+    ck_assert_int_eq(tf_preview_put_panels(stdout, "", &p, 1, &o, &err), -1);
 }
 END_TEST
 

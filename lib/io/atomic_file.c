@@ -264,43 +264,82 @@ static const char *write_failure_reason(int errnum)
     return errnum ? strerror(errnum) : "a write failed";
 }
 
-int tf_atomic_commit(tf_atomic_file *file, tf_error *err)
+/* The data of `file` on the disk, its stream closed; not yet renamed.
+ * Each step can be the first to report a full disk or an I/O error:
+ * buffered data reaches the kernel at fflush, the disk at fsync. */
+static int atomic_finish(tf_atomic_file *file, tf_error *err)
 {
-    if (!file) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "tf_atomic_commit: no file");
-        return -1;
-    }
-    /* Each step can be the first to report a full disk or an I/O error:
-     * buffered data reaches the kernel at fflush, the disk at fsync. */
     errno = 0;
     if (fflush(file->stream) != 0 || ferror(file->stream)) {
         tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path,
-                  write_failure_reason(errno));
-        tf_atomic_abort(file);
+                     write_failure_reason(errno));
         return -1;
     }
     /* EINVAL: the file system cannot sync (some FUSE and pseudo file
      * systems); the data is written, which is all we can do there. */
     if (fsync(fileno(file->stream)) != 0 && errno != EINVAL) {
         tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
-        tf_atomic_abort(file);
         return -1;
     }
     FILE *stream = file->stream;
     file->stream = NULL;
     if (fclose(stream) != 0) {
         tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
-        tf_atomic_abort(file);
         return -1;
     }
+    return 0;
+}
+
+static int atomic_replace(tf_atomic_file *file, tf_error *err)
+{
     if (rename(file->temp_path, file->path) != 0) {
         tf_error_set(err, TF_ERR_IO, "%s: cannot replace file: %s", file->path, strerror(errno));
-        tf_atomic_abort(file);
         return -1;
     }
-    tf_error_clear(err);
-    atomic_file_free(file);
     return 0;
+}
+
+int tf_atomic_commit(tf_atomic_file *file, tf_error *err)
+{
+    return tf_atomic_commit_all(&file, 1, err);
+}
+
+/* NULL entries are skipped (an output not asked for). Every file's data
+ * reaches the disk before any is renamed, so a full disk or an I/O error
+ * leaves every target as it was. Only a failed rename, after the data is
+ * safe, can leave some renamed: those are removed again, so the outputs
+ * of one job appear all together or not at all. */
+int tf_atomic_commit_all(tf_atomic_file **files, size_t count, tf_error *err)
+{
+    size_t present = 0;
+    for (size_t i = 0; files && i < count; i++)
+        present += files[i] != NULL;
+    if (present == 0) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "tf_atomic_commit: no file");
+        return -1;
+    }
+    int status = 0;
+    for (size_t i = 0; i < count && status == 0; i++)
+        if (files[i])
+            status = atomic_finish(files[i], err);
+    size_t renamed = 0; /* files[0 .. renamed) are in place */
+    for (; renamed < count && status == 0; renamed++)
+        if (files[renamed] && (status = atomic_replace(files[renamed], err)) != 0)
+            break;
+    for (size_t i = 0; i < count; i++) {
+        if (!files[i])
+            continue;
+        if (status != 0 && i < renamed)
+            unlink(files[i]->path);
+        if (status != 0 && i >= renamed)
+            tf_atomic_abort(files[i]);
+        else
+            atomic_file_free(files[i]);
+        files[i] = NULL;
+    }
+    if (status == 0)
+        tf_error_clear(err);
+    return status;
 }
 
 int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_error *err)

@@ -615,15 +615,10 @@ int tf_heightmap_write_with(const char *path, tf_heightmap_format format, const 
         free(sidecar_path);
         return -1;
     }
-    status = tf_atomic_commit(file, err);
     /* The sidecar goes last: its presence says the data beside it is whole.
      * If it cannot be committed, the data it describes goes too. */
-    if (sidecar) {
-        if (status != 0)
-            tf_atomic_abort(sidecar);
-        else if ((status = tf_atomic_commit(sidecar, err)) != 0)
-            unlink(path);
-    }
+    tf_atomic_file *outputs[2] = {file, sidecar};
+    status = tf_atomic_commit_all(outputs, 2, err);
     free(sidecar_path);
     return status;
 }

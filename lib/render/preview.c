@@ -4,6 +4,7 @@
  * `terrafit preview` (hillshade, color, slope, normals, rules) with panels
  * side by side and captions. For people, except the normal map.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,21 +245,40 @@ static void shade_relief(unsigned char *rgb, size_t row_stride, const float *hei
     }
 }
 
-/* Encode width x height RGB pixels as PNG and write them atomically. */
-static int write_rgb_png(const char *path, const unsigned char *rgb, size_t width, size_t height,
-                         tf_error *err)
+/* Encode width x height RGB pixels as PNG onto `stream` (`name` for
+ * messages). */
+static int put_rgb_png(FILE *stream, const char *name, const unsigned char *rgb, size_t width,
+                       size_t height, tf_error *err)
 {
     byte_buffer png = {0};
     int encoded = stbi_write_png_to_func(append_to_buffer, &png, (int)width, (int)height, 3, rgb,
                                          (int)(width * 3));
     if (!encoded || png.out_of_memory) {
         free(png.bytes);
-        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory while encoding the preview", path);
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory while encoding the preview", name);
         return -1;
     }
-    int status = tf_write_file_atomic(path, png.bytes, png.size, err);
+    errno = 0;
+    int status = fwrite(png.bytes, 1, png.size, stream) == png.size ? 0 : -1;
+    if (status != 0)
+        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", name,
+                     errno ? strerror(errno) : "a write failed");
     free(png.bytes);
     return status;
+}
+
+/* ... and written atomically to `path`. */
+static int write_rgb_png(const char *path, const unsigned char *rgb, size_t width, size_t height,
+                         tf_error *err)
+{
+    tf_atomic_file *file = tf_atomic_open(path, err);
+    if (!file)
+        return -1;
+    if (put_rgb_png(tf_atomic_stream(file), path, rgb, width, height, err) != 0) {
+        tf_atomic_abort(file);
+        return -1;
+    }
+    return tf_atomic_commit(file, err);
 }
 
 static int relief_scale(const char *path, const float *heights, size_t nx, size_t ny,
@@ -663,11 +683,11 @@ unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t count,
     return rgb;
 }
 
-int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, size_t count,
-                            const tf_preview_options *options, tf_error *err)
+int tf_preview_put_panels(FILE *stream, const char *name, const tf_preview_panel *panels,
+                          size_t count, const tf_preview_options *options, tf_error *err)
 {
-    if (!path || !*path) {
-        tf_error_set(err, TF_ERR_ARGUMENT, "preview: no file name given");
+    if (!stream || !name || !*name) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "preview: no %s given", stream ? "file name" : "stream");
         return -1;
     }
     size_t width, height;
@@ -677,7 +697,7 @@ int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, si
         char message[sizeof err->message];
         snprintf(message, sizeof message, "%s", err->message);
         const char *rest = strncmp(message, "preview: ", 9) == 0 ? message + 9 : message;
-        tf_error_set(err, err->code, "%s: %s", path, rest);
+        tf_error_set(err, err->code, "%s: %s", name, rest);
         return -1;
     }
     if ((3 * width + 1) * height > STB_MAX_FILTERED_BYTES) {
@@ -685,10 +705,27 @@ int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, si
         tf_error_set(err, TF_ERR_LIMIT,
                      "%s: a %zux%zu preview is too large for the PNG encoder (at most about %zu "
                      "pixels)",
-                     path, width, height, STB_MAX_FILTERED_BYTES / 3);
+                     name, width, height, STB_MAX_FILTERED_BYTES / 3);
         return -1;
     }
-    int status = write_rgb_png(path, rgb, width, height, err);
+    int status = put_rgb_png(stream, name, rgb, width, height, err);
     free(rgb);
     return status;
+}
+
+int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, size_t count,
+                            const tf_preview_options *options, tf_error *err)
+{
+    if (!path || !*path) {
+        tf_error_set(err, TF_ERR_ARGUMENT, "preview: no file name given");
+        return -1;
+    }
+    tf_atomic_file *file = tf_atomic_open(path, err);
+    if (!file)
+        return -1;
+    if (tf_preview_put_panels(tf_atomic_stream(file), path, panels, count, options, err) != 0) {
+        tf_atomic_abort(file);
+        return -1;
+    }
+    return tf_atomic_commit(file, err);
 }

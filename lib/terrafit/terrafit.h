@@ -174,6 +174,12 @@ TF_API tf_atomic_file *tf_atomic_open(const char *path, tf_error *err);
 TF_API FILE *tf_atomic_stream(tf_atomic_file *file);
 /* Flush, close and rename; frees `file` whatever happens. 0 on success. */
 TF_API int tf_atomic_commit(tf_atomic_file *file, tf_error *err);
+/* Commit the outputs of one job together, in order (NULL entries are
+ * skipped; at least one must be there): every file's data reaches the
+ * disk before any is renamed, and if one cannot be committed, none stays
+ * (the ones already renamed are removed). Frees every file and sets each
+ * pointer to NULL whatever happens. 0 on success. */
+TF_API int tf_atomic_commit_all(tf_atomic_file **files, size_t count, tf_error *err);
 /* Close and remove the temporary; frees `file`. NULL is allowed. */
 TF_API void tf_atomic_abort(tf_atomic_file *file);
 /* Write a whole buffer atomically. 0 on success. */
@@ -308,6 +314,10 @@ TF_API unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t c
 /* tf_preview_render written as an 8-bit RGB PNG, atomically. 0 on success. */
 TF_API int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, size_t count,
                             const tf_preview_options *options, tf_error *err);
+/* ... or put on an open stream (`name` for messages): for a job that
+ * commits the preview with its other outputs (tf_atomic_commit_all). */
+TF_API int tf_preview_put_panels(FILE *stream, const char *name, const tf_preview_panel *panels,
+                                 size_t count, const tf_preview_options *options, tf_error *err);
 
 /* ---------------------------------------------------------------- meshes */
 
