@@ -61,8 +61,11 @@ report_without_timings "$out/one-report.json" >"$scratch/r1"
 report_without_timings "$out/again-report.json" >"$scratch/r2"
 check "the reports differ only in timings" cmp -s "$scratch/r1" "$scratch/r2"
 check "the report has timings" grep -q '"seconds":' "$out/one-report.json"
-run "$TERRAFIT" fit "$ref" --layers 1 -o "$out/threads.json" -j 1 -q
-check "one thread gives the same spec" cmp -s "$out/one.json" "$out/threads.json"
+# a rerun only compares bytes with the first fit: memcheck checks that call
+if ! under_memcheck; then
+    run "$TERRAFIT" fit "$ref" --layers 1 -o "$out/threads.json" -j 1 -q
+    check "one thread gives the same spec" cmp -s "$out/one.json" "$out/threads.json"
+fi
 run "$TERRAFIT" fit "$scratch/base.png" --layers 1 -o "$out/png.json" -q
 check "a PNG of the same heights gives the same spec as the PGM" \
     cmp -s "$out/one.json" "$out/png.json"
