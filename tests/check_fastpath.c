@@ -332,6 +332,10 @@ START_TEST(grids_equal_samples_with_noise_lanes)
         int which = (int)(i % 2) & (_i >= 32);
         L->noise_type = types[which];
         L->frequency = ldexp(rng_range(&state, 0.5, 1.0), -(int)(rng_next(&state) % 12));
+        /* sometimes a z beyond the vectors' range: a 3D noise's block of
+         * lanes takes the scalar code, a 2D noise's ignores it */
+        if (rng_next(&state) % 8 == 0)
+            L->offset[2] = rng_next(&state) % 2 ? 0x1p52 : -1e300;
         if (i == 1 && _i % 2) /* perlin's seed 0 is Perlin's own lattice, no offset */
             L->seed = 0;
         if (i % 3 == 2) {
@@ -339,10 +343,8 @@ START_TEST(grids_equal_samples_with_noise_lanes)
                                                     TF_FRACTAL_BILLOW};
             tf_fractal_set_defaults(L, kinds[rng_next(&state) % 3]);
             L->fractal_octaves = 2 + (int)(rng_next(&state) % 19);
-        } else { /* a group's lane where the noise has lanes on some path
-                  * (a build without the AVX-512 path has simplex's only) */
-            plain[which] += tf_noise_lanes(TF_SIMD_AVX512, L->noise_type) ||
-                            tf_noise_lanes(TF_SIMD_AVX2, L->noise_type);
+        } else { /* a group's lane where the noise has lanes on some path */
+            plain[which] += tf_noise_has_lanes(L->noise_type);
         }
         const tf_layer_spec *from = &spec->layers[i % spec->layer_count];
         ck_assert_int_eq(
@@ -1429,6 +1431,23 @@ START_TEST(bucket_tables_are_bounded)
 }
 END_TEST
 
+/* Which noises may join a single sample's lane groups: simplex wherever
+ * the build has a vector path, every noise where it has the AVX-512 one,
+ * none on a portable-only build; and a noise has lanes on no single path
+ * that tf_noise_has_lanes denies. */
+START_TEST(noises_with_lanes_follow_the_build)
+{
+    for (int type = 0; type < TF_NOISE_TYPE_COUNT; type++) {
+        int has = tf_noise_has_lanes((tf_noise_type)type);
+        int expected = TF_HAVE_AVX512_PATH || (TF_HAVE_AVX2_PATH && type == TF_NOISE_SIMPLEX);
+        ck_assert_msg(has == expected, "noise %d: has lanes %d, expected %d", type, has, expected);
+        for (int simd = TF_SIMD_NONE; simd <= TF_SIMD_AVX512; simd++)
+            ck_assert(has || !tf_noise_lanes((tf_simd_level)simd, (tf_noise_type)type));
+    }
+    ck_assert(!tf_noise_lanes(TF_SIMD_NONE, TF_NOISE_SIMPLEX));
+}
+END_TEST
+
 /* TERRAFIT_SIMD=none forces the portable path and avx2 caps it at AVX2;
  * otherwise the fastest the CPU has. */
 START_TEST(environment_selects_the_path)
@@ -1531,6 +1550,7 @@ static Suite *fastpath_suite(void)
     tcase_add_loop_test(c, bucket_edges_find_the_binary_search_segment, 0, 90);
     tcase_add_loop_test(c, bucket_tables_are_bounded, 0, 4);
     tcase_add_loop_test(c, curve_lanes_match_the_scalar_lookup, 0, 100);
+    tcase_add_test(c, noises_with_lanes_follow_the_build);
     tcase_add_test(c, environment_selects_the_path);
     tcase_add_test(c, golden_specs_are_present);
     tcase_add_loop_test(c, golden_vectors_on_every_path, 0, (int)golden_count);

@@ -467,6 +467,10 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
  * vectors (TF_MAX_LAYERS and TF_MAX_OCTAVES are multiples of 8, so arrays
  * of either size hold them). */
 tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type);
+/* Whether a noise has lanes on some vector path of this build (a build
+ * without the AVX-512 path has simplex's only): where a layer's noise can
+ * join a single sample's lane group at all. */
+int tf_noise_has_lanes(tf_noise_type type);
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type);
 tf_noise_lanes_fn tf_noise_lanes_for(tf_simd_level simd, tf_noise_type type, size_t count);
 _Static_assert(TF_MAX_LAYERS % 8 == 0 && TF_MAX_OCTAVES % 8 == 0,

@@ -872,9 +872,7 @@ void tf_terrain_select_lanes(tf_terrain *t)
 static void noise_lanes_compile(tf_terrain *t)
 {
     for (int type = 0; type < TF_NOISE_TYPE_COUNT; type++) {
-        /* lanes on either vector path (a build may lack the AVX-512 one) */
-        if (!tf_noise_lanes(TF_SIMD_AVX512, (tf_noise_type)type) &&
-            !tf_noise_lanes(TF_SIMD_AVX2, (tf_noise_type)type))
+        if (!tf_noise_has_lanes((tf_noise_type)type))
             continue;
         size_t count = 0;
         for (size_t i = 0; i < t->layer_count; i++)

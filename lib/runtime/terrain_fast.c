@@ -615,6 +615,14 @@ static int lanes_threshold(tf_noise_type type)
     }
 }
 
+int tf_noise_has_lanes(tf_noise_type type)
+{
+    for (int simd = TF_SIMD_AVX2; simd <= TF_SIMD_AVX512; simd++)
+        if (tf_noise_lanes((tf_simd_level)simd, type))
+            return 1;
+    return 0;
+}
+
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
 {
     return tf_noise_lanes(simd, type) ? lanes_threshold(type) : 0;
@@ -646,25 +654,31 @@ lanes_one_at_a_time(tf_noise_type type, const uint32_t *seed, double x, double y
  * not meaningful (a masked store instead made the caller's reads of the
  * lanes wait: whole stores were 3-11% faster single samples,
  * docs/performance.md). A block with a point out of the vectors' range
- * takes the scalar code here and gives 0: no seeds8 call. */
+ * takes the scalar code here and gives 0: no seeds8 call. Only the 3D
+ * noises read z, so only theirs is checked and stored (type is a
+ * constant in each inlined copy). */
 ROW_AVX512 TF_ALWAYS_INLINE int
 lanes_block_avx512(tf_noise_type type, const uint32_t *seed, double x, double y, const double *f,
                    const double *ox, const double *oy, const double *z, size_t n, size_t m,
                    double *lx, double *ly, double *lz, uint32_t *ls, double *out)
 {
+    int with_z = type == TF_NOISE_PERLIN || type == TF_NOISE_EXPONENTIAL_PERLIN ||
+                 type == TF_NOISE_PERLIN_REFERENCE_SIMPLEX;
     size_t count = n - m < 8 ? n - m : 8;
     __mmask8 present = (__mmask8)((1u << count) - 1u);
-    __m512d px, py, pz = load8(present, z + m);
+    __m512d px, py, pz = with_z ? load8(present, z + m) : _mm512_setzero_pd();
     tf_lane_points8(present, x, y, f + m, ox + m, oy + m, &px, &py);
-    __mmask8 ok =
-        nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py) & nk_in_row_range_avx512(pz);
+    __mmask8 ok = nk_in_row_range_avx512(px) & nk_in_row_range_avx512(py);
+    if (with_z)
+        ok &= nk_in_row_range_avx512(pz);
     if ((ok & present) != present) {
         lanes_one_at_a_time(type, seed + m, x, y, f + m, ox + m, oy + m, z + m, count, out + m);
         return 0;
     }
     _mm512_store_pd(lx, px);
     _mm512_store_pd(ly, py);
-    _mm512_store_pd(lz, pz);
+    if (with_z)
+        _mm512_store_pd(lz, pz);
     _mm256_store_si256((__m256i *)(void *)ls,
                        _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(present, seed + m)));
     return 1;
