@@ -683,6 +683,31 @@ unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t count,
     return rgb;
 }
 
+/* tf_preview_render with its messages naming `name`, and an image the
+ * PNG encoder can take; NULL with `err` filled. */
+static unsigned char *render_named(const char *name, const tf_preview_panel *panels, size_t count,
+                                   const tf_preview_options *options, size_t *width,
+                                   size_t *height, tf_error *err)
+{
+    unsigned char *rgb = tf_preview_render(panels, count, options, width, height, err);
+    if (!rgb) {
+        char message[sizeof err->message];
+        snprintf(message, sizeof message, "%s", err->message);
+        const char *rest = strncmp(message, "preview: ", 9) == 0 ? message + 9 : message;
+        tf_error_set(err, err->code, "%s: %s", name, rest);
+        return NULL;
+    }
+    if ((3 * *width + 1) * *height > STB_MAX_FILTERED_BYTES) {
+        free(rgb);
+        tf_error_set(err, TF_ERR_LIMIT,
+                     "%s: a %zux%zu preview is too large for the PNG encoder (at most about %zu "
+                     "pixels)",
+                     name, *width, *height, STB_MAX_FILTERED_BYTES / 3);
+        return NULL;
+    }
+    return rgb;
+}
+
 int tf_preview_put_panels(FILE *stream, const char *name, const tf_preview_panel *panels,
                           size_t count, const tf_preview_options *options, tf_error *err)
 {
@@ -691,24 +716,8 @@ int tf_preview_put_panels(FILE *stream, const char *name, const tf_preview_panel
         return -1;
     }
     size_t width, height;
-    unsigned char *rgb = tf_preview_render(panels, count, options, &width, &height, err);
-    if (!rgb) {
-        /* Name the file the message is about. */
-        char message[sizeof err->message];
-        snprintf(message, sizeof message, "%s", err->message);
-        const char *rest = strncmp(message, "preview: ", 9) == 0 ? message + 9 : message;
-        tf_error_set(err, err->code, "%s: %s", name, rest);
-        return -1;
-    }
-    if ((3 * width + 1) * height > STB_MAX_FILTERED_BYTES) {
-        free(rgb);
-        tf_error_set(err, TF_ERR_LIMIT,
-                     "%s: a %zux%zu preview is too large for the PNG encoder (at most about %zu "
-                     "pixels)",
-                     name, width, height, STB_MAX_FILTERED_BYTES / 3);
-        return -1;
-    }
-    int status = put_rgb_png(stream, name, rgb, width, height, err);
+    unsigned char *rgb = render_named(name, panels, count, options, &width, &height, err);
+    int status = rgb ? put_rgb_png(stream, name, rgb, width, height, err) : -1;
     free(rgb);
     return status;
 }
@@ -720,12 +729,9 @@ int tf_preview_write_panels(const char *path, const tf_preview_panel *panels, si
         tf_error_set(err, TF_ERR_ARGUMENT, "preview: no file name given");
         return -1;
     }
-    tf_atomic_file *file = tf_atomic_open(path, err);
-    if (!file)
-        return -1;
-    if (tf_preview_put_panels(tf_atomic_stream(file), path, panels, count, options, err) != 0) {
-        tf_atomic_abort(file);
-        return -1;
-    }
-    return tf_atomic_commit(file, err);
+    size_t width, height;
+    unsigned char *rgb = render_named(path, panels, count, options, &width, &height, err);
+    int status = rgb ? write_rgb_png(path, rgb, width, height, err) : -1;
+    free(rgb);
+    return status;
 }
