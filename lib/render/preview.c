@@ -686,8 +686,8 @@ unsigned char *tf_preview_render(const tf_preview_panel *panels, size_t count,
 /* tf_preview_render with its messages naming `name`, and an image the
  * PNG encoder can take; NULL with `err` filled. */
 static unsigned char *render_named(const char *name, const tf_preview_panel *panels, size_t count,
-                                   const tf_preview_options *options, size_t *width,
-                                   size_t *height, tf_error *err)
+                                   const tf_preview_options *options, size_t *width, size_t *height,
+                                   tf_error *err)
 {
     unsigned char *rgb = tf_preview_render(panels, count, options, width, height, err);
     if (!rgb) {
