@@ -617,10 +617,7 @@ static int lanes_threshold(tf_noise_type type)
 
 int tf_noise_has_lanes(tf_noise_type type)
 {
-    for (int simd = TF_SIMD_AVX2; simd <= TF_SIMD_AVX512; simd++)
-        if (tf_noise_lanes((tf_simd_level)simd, type))
-            return 1;
-    return 0;
+    return tf_noise_lanes(TF_SIMD_AVX2, type) || tf_noise_lanes(TF_SIMD_AVX512, type);
 }
 
 int tf_noise_lanes_from(tf_simd_level simd, tf_noise_type type)
@@ -654,16 +651,15 @@ lanes_one_at_a_time(tf_noise_type type, const uint32_t *seed, double x, double y
  * not meaningful (a masked store instead made the caller's reads of the
  * lanes wait: whole stores were 3-11% faster single samples,
  * docs/performance.md). A block with a point out of the vectors' range
- * takes the scalar code here and gives 0: no seeds8 call. Only the 3D
- * noises read z, so only theirs is checked and stored (type is a
+ * takes the scalar code here and gives 0: no seeds8 call. Only a 3D
+ * noise (dims 3) reads z, so only its z is checked and stored (dims is a
  * constant in each inlined copy). */
 ROW_AVX512 TF_ALWAYS_INLINE int
-lanes_block_avx512(tf_noise_type type, const uint32_t *seed, double x, double y, const double *f,
-                   const double *ox, const double *oy, const double *z, size_t n, size_t m,
-                   double *lx, double *ly, double *lz, uint32_t *ls, double *out)
+lanes_block_avx512(tf_noise_type type, int dims, const uint32_t *seed, double x, double y,
+                   const double *f, const double *ox, const double *oy, const double *z, size_t n,
+                   size_t m, double *lx, double *ly, double *lz, uint32_t *ls, double *out)
 {
-    int with_z = type == TF_NOISE_PERLIN || type == TF_NOISE_EXPONENTIAL_PERLIN ||
-                 type == TF_NOISE_PERLIN_REFERENCE_SIMPLEX;
+    int with_z = dims == 3;
     size_t count = n - m < 8 ? n - m : 8;
     __mmask8 present = (__mmask8)((1u << count) - 1u);
     __m512d px, py, pz = with_z ? load8(present, z + m) : _mm512_setzero_pd();
@@ -684,10 +680,11 @@ lanes_block_avx512(tf_noise_type type, const uint32_t *seed, double x, double y,
     return 1;
 }
 
-/* A noise's lanes, named once with its seeds8 call (over ls, lx, ly, lz
- * into v): the block loop inlined with the noise fixed, so no sample
- * tests the noise. */
-#define NOISE_LANES_AVX512(name, type, seeds8_call)                                                \
+/* A noise's lanes, named once with its dimensions (2, or 3 when its
+ * seeds8 call reads lz) and its seeds8 call (over ls, lx, ly, lz into v):
+ * the block loop inlined with the noise fixed, so no sample tests the
+ * noise. */
+#define NOISE_LANES_AVX512(name, type, dims, seeds8_call)                                          \
     ROW_AVX512 static void name(const uint32_t *seed, double x, double y, const double *f,         \
                                 const double *ox, const double *oy, const double *z, size_t n,     \
                                 double *out)                                                       \
@@ -696,24 +693,25 @@ lanes_block_avx512(tf_noise_type type, const uint32_t *seed, double x, double y,
             _Alignas(64) double lx[8], ly[8], lz[8];                                               \
             _Alignas(32) uint32_t ls[8];                                                           \
             double *v = out + m; /* eight whole lanes: see tf_noise_lanes */                       \
-            if (lanes_block_avx512(type, seed, x, y, f, ox, oy, z, n, m, lx, ly, lz, ls, out))     \
+            if (lanes_block_avx512(type, dims, seed, x, y, f, ox, oy, z, n, m, lx, ly, lz, ls,     \
+                                   out))                                                           \
                 seeds8_call;                                                                       \
         }                                                                                          \
     }
-NOISE_LANES_AVX512(perlin_lanes_avx512, TF_NOISE_PERLIN,
+NOISE_LANES_AVX512(perlin_lanes_avx512, TF_NOISE_PERLIN, 3,
                    tf_perlin_improved3_seeds8_avx512(ls, lx, ly, lz, v))
-NOISE_LANES_AVX512(exp_perlin_lanes_avx512, TF_NOISE_EXPONENTIAL_PERLIN,
+NOISE_LANES_AVX512(exp_perlin_lanes_avx512, TF_NOISE_EXPONENTIAL_PERLIN, 3,
                    tf_exp_perlin3_seeds8_avx512(ls, lx, ly, lz, v))
-NOISE_LANES_AVX512(perlin_reference_simplex_lanes_avx512, TF_NOISE_PERLIN_REFERENCE_SIMPLEX,
+NOISE_LANES_AVX512(perlin_reference_simplex_lanes_avx512, TF_NOISE_PERLIN_REFERENCE_SIMPLEX, 3,
                    tf_perlin_reference_simplex3_seeds8_avx512(ls, lx, ly, lz, v))
-NOISE_LANES_AVX512(value_lanes_avx512, TF_NOISE_VALUE, tf_value2_seeds8_avx512(ls, lx, ly, v))
-NOISE_LANES_AVX512(polynomial_lanes_avx512, TF_NOISE_POLYNOMIAL,
+NOISE_LANES_AVX512(value_lanes_avx512, TF_NOISE_VALUE, 2, tf_value2_seeds8_avx512(ls, lx, ly, v))
+NOISE_LANES_AVX512(polynomial_lanes_avx512, TF_NOISE_POLYNOMIAL, 2,
                    tf_polynomial2_seeds8_avx512(ls, lx, ly, v))
-NOISE_LANES_AVX512(cellular_f1_lanes_avx512, TF_NOISE_CELLULAR_F1,
+NOISE_LANES_AVX512(cellular_f1_lanes_avx512, TF_NOISE_CELLULAR_F1, 2,
                    tf_cellular_seeds8_avx512(0, ls, lx, ly, v))
-NOISE_LANES_AVX512(cellular_f2_lanes_avx512, TF_NOISE_CELLULAR_F2,
+NOISE_LANES_AVX512(cellular_f2_lanes_avx512, TF_NOISE_CELLULAR_F2, 2,
                    tf_cellular_seeds8_avx512(1, ls, lx, ly, v))
-NOISE_LANES_AVX512(cellular_f2_f1_lanes_avx512, TF_NOISE_CELLULAR_F2_F1,
+NOISE_LANES_AVX512(cellular_f2_f1_lanes_avx512, TF_NOISE_CELLULAR_F2_F1, 2,
                    tf_cellular_seeds8_avx512(2, ls, lx, ly, v))
 #undef NOISE_LANES_AVX512
 #endif
