@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void tf_error_set(tf_error *err, int code, const char *fmt, ...)
 {
@@ -14,6 +15,12 @@ void tf_error_set(tf_error *err, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
+}
+
+void tf_error_set_write(tf_error *err, const char *name, int errnum)
+{
+    tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", name,
+                 errnum ? strerror(errnum) : "a write failed");
 }
 
 void tf_error_clear(tf_error *err)

@@ -16,6 +16,10 @@
 
 /* Fill `err` (may be NULL) with a code and a printf-style message. */
 void tf_error_set(tf_error *err, int code, const char *fmt, ...) TF_PRINTF(3, 4);
+/* Fill `err` with TF_ERR_IO and "NAME: cannot write file: REASON", the
+ * reason being strerror(errnum), or "a write failed" when errnum is 0: a
+ * stream whose error flag an earlier fwrite had set, with no errno left. */
+void tf_error_set_write(tf_error *err, const char *name, int errnum);
 /* Set `err` (may be NULL) to TF_OK with an empty message. */
 void tf_error_clear(tf_error *err);
 

@@ -257,13 +257,6 @@ void tf_atomic_abort(tf_atomic_file *file)
     atomic_file_free(file);
 }
 
-/* The reason for a failed write: errno if the failing call set one, else
- * a stream whose error flag an earlier fwrite had set. */
-static const char *write_failure_reason(int errnum)
-{
-    return errnum ? strerror(errnum) : "a write failed";
-}
-
 /* The data of `file` on the disk, its stream closed; not yet renamed.
  * Each step can be the first to report a full disk or an I/O error:
  * buffered data reaches the kernel at fflush, the disk at fsync. */
@@ -271,20 +264,19 @@ static int atomic_finish(tf_atomic_file *file, tf_error *err)
 {
     errno = 0;
     if (fflush(file->stream) != 0 || ferror(file->stream)) {
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path,
-                     write_failure_reason(errno));
+        tf_error_set_write(err, file->path, errno);
         return -1;
     }
     /* EINVAL: the file system cannot sync (some FUSE and pseudo file
      * systems); the data is written, which is all we can do there. */
     if (fsync(fileno(file->stream)) != 0 && errno != EINVAL) {
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
+        tf_error_set_write(err, file->path, errno);
         return -1;
     }
     FILE *stream = file->stream;
     file->stream = NULL;
     if (fclose(stream) != 0) {
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", file->path, strerror(errno));
+        tf_error_set_write(err, file->path, errno);
         return -1;
     }
     return 0;
@@ -353,7 +345,7 @@ int tf_write_file_atomic(const char *path, const void *data, size_t size, tf_err
         return -1;
     errno = 0;
     if (size > 0 && fwrite(data, 1, size, file->stream) != size) {
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path, write_failure_reason(errno));
+        tf_error_set_write(err, path, errno);
         tf_atomic_abort(file);
         return -1;
     }

@@ -222,8 +222,7 @@ static int write_raw16(FILE *stream, const char *path, const float *heights, siz
     for (size_t j = 0; j < ny; j++) {
         encode_row(heights + j * nx, nx, lo, hi, 16, big_endian, row);
         if (fwrite(row, 2, nx, stream) != nx) {
-            tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
-                      strerror(errno ? errno : EIO));
+            tf_error_set_write(err, path, errno);
             free(row);
             return -1;
         }
@@ -237,8 +236,7 @@ static int write_pgm16(FILE *stream, const char *path, const float *heights, siz
 {
     errno = 0;
     if (fprintf(stream, "P5\n%zu %zu\n65535\n", nx, ny) < 0) {
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
-                  strerror(errno ? errno : EIO));
+        tf_error_set_write(err, path, errno);
         return -1;
     }
     return write_raw16(stream, path, heights, nx, ny, lo, hi, 1, err);
@@ -293,7 +291,7 @@ static void float_to_le(float v, unsigned char *out)
 
 static int write_error(const char *path, tf_error *err)
 {
-    tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path, strerror(errno ? errno : EIO));
+    tf_error_set_write(err, path, errno);
     return -1;
 }
 

@@ -360,8 +360,7 @@ int tf_png_write_bands(FILE *stream, const char *path, size_t nx, size_t ny, int
     }
     if (status != 0) {
         if (w->png_failed && w->sink.write_errno)
-            tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", path,
-                         strerror(w->sink.write_errno));
+            tf_error_set_write(err, path, w->sink.write_errno);
         else if (w->png_failed)
             tf_error_set(err, TF_ERR_IO, "%s: cannot encode PNG: %s", path,
                          w->sink.libpng_message);

@@ -364,9 +364,7 @@ int mesh_write_stream(FILE *f, const char *name, tf_mesh_format format, const tf
     if (status == -1) {
         /* errno is the failed write's (ENOSPC on a full disk); 0 only when
          * the stream's error flag was set before this call. */
-        int e = errno;
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", name,
-                     e ? strerror(e) : "a write failed");
+        tf_error_set_write(err, name, errno);
     }
     return status == 0 ? 0 : -1;
 }

@@ -245,40 +245,48 @@ static void shade_relief(unsigned char *rgb, size_t row_stride, const float *hei
     }
 }
 
-/* Encode width x height RGB pixels as PNG onto `stream` (`name` for
- * messages). */
-static int put_rgb_png(FILE *stream, const char *name, const unsigned char *rgb, size_t width,
-                       size_t height, tf_error *err)
+/* Encode width x height RGB pixels as PNG into `png` (the caller frees
+ * png->bytes); `name` for messages. */
+static int encode_rgb_png(const char *name, const unsigned char *rgb, size_t width, size_t height,
+                          byte_buffer *png, tf_error *err)
 {
-    byte_buffer png = {0};
-    int encoded = stbi_write_png_to_func(append_to_buffer, &png, (int)width, (int)height, 3, rgb,
+    *png = (byte_buffer){0};
+    int encoded = stbi_write_png_to_func(append_to_buffer, png, (int)width, (int)height, 3, rgb,
                                          (int)(width * 3));
-    if (!encoded || png.out_of_memory) {
-        free(png.bytes);
+    if (!encoded || png->out_of_memory) {
+        free(png->bytes);
+        *png = (byte_buffer){0};
         tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory while encoding the preview", name);
         return -1;
     }
+    return 0;
+}
+
+/* ... put on an open stream ... */
+static int put_rgb_png(FILE *stream, const char *name, const unsigned char *rgb, size_t width,
+                       size_t height, tf_error *err)
+{
+    byte_buffer png;
+    if (encode_rgb_png(name, rgb, width, height, &png, err) != 0)
+        return -1;
     errno = 0;
     int status = fwrite(png.bytes, 1, png.size, stream) == png.size ? 0 : -1;
     if (status != 0)
-        tf_error_set(err, TF_ERR_IO, "%s: cannot write file: %s", name,
-                     errno ? strerror(errno) : "a write failed");
+        tf_error_set_write(err, name, errno);
     free(png.bytes);
     return status;
 }
 
-/* ... and written atomically to `path`. */
+/* ... or written atomically to `path`. */
 static int write_rgb_png(const char *path, const unsigned char *rgb, size_t width, size_t height,
                          tf_error *err)
 {
-    tf_atomic_file *file = tf_atomic_open(path, err);
-    if (!file)
+    byte_buffer png;
+    if (encode_rgb_png(path, rgb, width, height, &png, err) != 0)
         return -1;
-    if (put_rgb_png(tf_atomic_stream(file), path, rgb, width, height, err) != 0) {
-        tf_atomic_abort(file);
-        return -1;
-    }
-    return tf_atomic_commit(file, err);
+    int status = tf_write_file_atomic(path, png.bytes, png.size, err);
+    free(png.bytes);
+    return status;
 }
 
 static int relief_scale(const char *path, const float *heights, size_t nx, size_t ny,
