@@ -250,7 +250,10 @@ typedef struct {
  * as another output: a usage error naming both otherwise. "The same file"
  * is the same device and inode, so hard links, symbolic links and other
  * spellings of one name are caught; an output that does not exist yet is
- * compared by its folder's device and inode and its last component. */
+ * compared by its folder's device and inode and its last component. Then
+ * that each output can be written (not a folder, device or pipe; its folder
+ * exists and is writable): a failure (status 1) with the message the writer
+ * would give. */
 int cli_check_files(const char *command, const cli_file *inputs, size_t input_count,
                     const cli_file *outputs, size_t output_count);
 

@@ -85,8 +85,12 @@ static int check_request(erode_request *req, int operands, char **argv)
     if (!hydraulic && hydraulic_option)
         return cli_usage_error(cmd, "--%s applies to hydraulic erosion, not to %s",
                                hydraulic_option, tf_erosion_method_name(req->params.method));
-    return cli_heightmap_output_format(cmd, "OUT", req->out_path, req->format_text != NULL,
-                                       &req->format);
+    int status = cli_heightmap_output_format(cmd, "OUT", req->out_path, req->format_text != NULL,
+                                             &req->format);
+    /* No input to compare with: OUT may be IN (rewritten in place). */
+    return status != CLI_EXIT_OK
+               ? status
+               : cli_check_files(cmd, NULL, 0, &(cli_file){"OUT", req->out_path}, 1);
 }
 
 static void print_stats(const char *when, const tf_erosion_measures *m, double scale,

@@ -2,15 +2,17 @@
  * What several commands mean the same way, written once: the common options
  * (SPEC, -o, --size, --origin, --step, --threads) and their checks, heightmap
  * formats and picture names on the output side, outputs that would overwrite
- * an input, and reading the inputs.
+ * an input or cannot be written, and reading the inputs.
  */
-#define _POSIX_C_SOURCE 200809L /* stat, dev_t, ino_t */
+#define _POSIX_C_SOURCE 200809L /* stat, access, dev_t, ino_t */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -83,6 +85,21 @@ typedef struct {
     const char *base; /* for a file that does not exist */
 } file_id;
 
+/* The folder part of `path` ("a/b/" of "a/b/c"), in *dir (NULL for none:
+ * the current folder). Returns false when out of memory. */
+static bool folder_of(const char *path, char **dir)
+{
+    size_t dir_len = (size_t)(cli_base_name(path) - path);
+    *dir = NULL;
+    if (!dir_len)
+        return true;
+    if (!(*dir = malloc(dir_len + 1)))
+        return false;
+    memcpy(*dir, path, dir_len);
+    (*dir)[dir_len] = '\0';
+    return true;
+}
+
 static file_id identify(const char *path)
 {
     file_id id = {0};
@@ -93,23 +110,37 @@ static file_id identify(const char *path)
         id.ino = st.st_ino;
         return id;
     }
-    const char *base = cli_base_name(path);
-    size_t dir_len = (size_t)(base - path);
-    char *dir = dir_len ? malloc(dir_len + 1) : NULL;
-    if (dir_len && !dir)
+    char *dir;
+    if (!folder_of(path, &dir))
         return id; /* unknown: compared with nothing */
-    if (dir) {
-        memcpy(dir, path, dir_len);
-        dir[dir_len] = '\0';
-    }
     if (stat(dir ? dir : ".", &st) == 0) {
         id.known = true;
         id.dev = st.st_dev;
         id.ino = st.st_ino;
-        id.base = base;
+        id.base = cli_base_name(path);
     }
     free(dir);
     return id;
+}
+
+/* Whether `path` can be written, asked before the work so that a long
+ * render or fit does not end in an error it could have given at once:
+ * tf_atomic_open's refusal to replace anything but a regular file, and its
+ * failure to create a file in a missing or read-only folder, with its
+ * messages. The writer still checks when it creates the file. */
+static int check_writable(const char *command, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return cli_fail(command, "%s: exists and is not a regular file; not replacing it", path);
+    char *dir;
+    if (!folder_of(path, &dir))
+        return cli_fail(command, "%s: out of memory", path);
+    int status = CLI_EXIT_OK;
+    if (access(dir ? dir : ".", W_OK | X_OK) != 0)
+        status = cli_fail(command, "%s: cannot create file: %s", path, strerror(errno));
+    free(dir);
+    return status;
 }
 
 static bool same_id(file_id a, file_id b)
@@ -137,6 +168,11 @@ int cli_check_files(const char *command, const cli_file *inputs, size_t input_co
                 return cli_usage_error(command, "%s '%s' and %s '%s' name the same file",
                                        outputs[j].role, outputs[j].path, outputs[i].role,
                                        outputs[i].path);
+    }
+    for (size_t i = 0; i < output_count; i++) {
+        int status = outputs[i].path ? check_writable(command, outputs[i].path) : CLI_EXIT_OK;
+        if (status != CLI_EXIT_OK)
+            return status;
     }
     return CLI_EXIT_OK;
 }

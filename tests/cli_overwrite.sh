@@ -3,7 +3,8 @@
 # refuses, before any work, an output that is the same file as one of its
 # inputs (by name, through a hard link, through a symbolic link or another
 # spelling of the path) or as another output; the input is left byte for
-# byte as it was. erode, whose input and output are both heightmaps, may
+# byte as it was. Every command also refuses, before reading its input, an
+# output it could not write (a missing folder, a device). erode, whose input and output are both heightmaps, may
 # rewrite its input in place: it reads the whole map first and replaces the
 # file atomically. Run by `make check` with TERRAFIT and TF_SRCDIR.
 set -u
@@ -86,6 +87,33 @@ cp "$png_src" "$scratch/other/r.png"
 expect "preview over a copy of its input (another file) is allowed" 0 \
     "$TERRAFIT" preview "$in/r.png" -o "$scratch/other/r.png" -q
 check "  and writes it" is_png "$scratch/other/r.png"
+
+# ---- outputs that cannot be written: refused (1) before any work
+# The input is missing too: the output's message comes first, so the check
+# ran before the input was read (let alone rendered or fitted from).
+nowhere="$scratch/no-such.json"
+nodir="$scratch/no-such-dir"
+for call in "render $nowhere -o $nodir/h.png" \
+    "render $nowhere -o $scratch/h.png --preview $nodir/p.png" \
+    "mesh $nowhere -o $nodir/m.obj" "preview $nowhere -o $nodir/p.png" \
+    "compare $nowhere $in/r.png --preview $nodir/p.png" "fit $nowhere -o $nodir/f.json" \
+    "fit $nowhere -o $scratch/f.json --report $nodir/r.json" \
+    "fit $nowhere -o $scratch/f.json --preview $nodir/p.png" \
+    "tiles $nowhere --world 64x64 --tile-size 32 --vrt $nodir/w.vrt" \
+    "erode $nowhere $nodir/e.png -m thermal -n 1"; do
+    command=${call%% *}
+    # shellcheck disable=SC2086 # the call is split into words on purpose
+    expect_message "$command: an output in a missing folder is refused first" 1 \
+        "terrafit $command: $nodir/" "$TERRAFIT" $call
+done
+check "  and none of them wrote a file" sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' sh \
+    "$scratch/h.png" "$scratch/f.json"
+expect_message "render -o over a device is refused first" 1 \
+    "terrafit render: /dev/null: exists and is not a regular file; not replacing it" \
+    "$TERRAFIT" render "$nowhere" -o /dev/null --format r16
+expect_message "erode OUT a folder is refused first" 1 \
+    "terrafit erode: $in: exists and is not a regular file" \
+    "$TERRAFIT" erode "$nowhere" "$in" --format pgm16 -m thermal -n 1
 
 # ---- erode IN IN: allowed, in place and atomic
 hm="$scratch/hm.pgm"
