@@ -4,9 +4,10 @@
 # inputs (by name, through a hard link, through a symbolic link or another
 # spelling of the path) or as another output; the input is left byte for
 # byte as it was. Every command also refuses, before reading its input, an
-# output it could not write (a missing folder, a device). erode, whose input and output are both heightmaps, may
-# rewrite its input in place: it reads the whole map first and replaces the
-# file atomically. Run by `make check` with TERRAFIT and TF_SRCDIR.
+# output it could not write (a missing folder, a device). erode, whose
+# input and output are both heightmaps, may rewrite its input in place: it
+# reads the whole map first and replaces the file atomically. Run by `make
+# check` with TERRAFIT and TF_SRCDIR.
 set -u
 tap_name=cli_overwrite
 TF_SRCDIR=${TF_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
