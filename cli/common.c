@@ -4,15 +4,13 @@
  * formats and picture names on the output side, outputs that would overwrite
  * an input or cannot be written, and reading the inputs.
  */
-#define _POSIX_C_SOURCE 200809L /* stat, access, dev_t, ino_t */
+#define _POSIX_C_SOURCE 200809L /* stat, dev_t, ino_t */
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -123,26 +121,6 @@ static file_id identify(const char *path)
     return id;
 }
 
-/* Whether `path` can be written, asked before the work so that a long
- * render or fit does not end in an error it could have given at once:
- * tf_atomic_open's refusal to replace anything but a regular file, and its
- * failure to create a file in a missing or read-only folder, with its
- * messages. The writer still checks when it creates the file. */
-static int check_writable(const char *command, const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return cli_fail(command, "%s: exists and is not a regular file; not replacing it", path);
-    char *dir;
-    if (!folder_of(path, &dir))
-        return cli_fail(command, "%s: out of memory", path);
-    int status = CLI_EXIT_OK;
-    if (access(dir ? dir : ".", W_OK | X_OK) != 0)
-        status = cli_fail(command, "%s: cannot create file: %s", path, strerror(errno));
-    free(dir);
-    return status;
-}
-
 static bool same_id(file_id a, file_id b)
 {
     return a.known && b.known && a.exists == b.exists && a.dev == b.dev && a.ino == b.ino &&
@@ -170,9 +148,12 @@ int cli_check_files(const char *command, const cli_file *inputs, size_t input_co
                                        outputs[i].path);
     }
     for (size_t i = 0; i < output_count; i++) {
-        int status = outputs[i].path ? check_writable(command, outputs[i].path) : CLI_EXIT_OK;
-        if (status != CLI_EXIT_OK)
-            return status;
+        /* Asked before the work, so that a long render or fit does not end
+         * in an error it could have given at once; the writer checks again
+         * when it creates the file. */
+        tf_error err;
+        if (outputs[i].path && tf_atomic_check(outputs[i].path, &err) != 0)
+            return cli_fail_error(command, &err);
     }
     return CLI_EXIT_OK;
 }

@@ -236,6 +236,50 @@ START_TEST(atomic_files_appear_whole_or_not_at_all)
 }
 END_TEST
 
+/* tf_atomic_check answers what tf_atomic_open would, with its messages,
+ * and creates nothing. */
+START_TEST(atomic_check_asks_without_creating)
+{
+    tf_error err;
+    ck_assert_int_eq(tf_atomic_check(tu_path("%s/new.txt", scratch), &err), 0);
+    ck_assert_uint_eq(entries_in(scratch), 0);
+    const char *existing = tu_path("%s/old.txt", scratch);
+    ck_assert_int_eq(tf_write_file_atomic(existing, "old", 3, &err), 0);
+    ck_assert_int_eq(tf_atomic_check(existing, &err), 0); /* a regular file may be replaced */
+
+    ck_assert_int_eq(tf_atomic_check("", &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+    ck_assert_int_eq(tf_atomic_check(NULL, &err), -1);
+    ck_assert_int_eq(tf_atomic_check(tu_path("%s/", scratch), &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "names a directory, not a file"));
+    ck_assert_int_eq(tf_atomic_check(scratch, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "exists and is not a regular file"));
+    ck_assert_int_eq(tf_atomic_check("/dev/null", &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_ARGUMENT);
+
+    const char *missing = tu_path("%s/no/such/dir/x.png", scratch);
+    ck_assert_int_eq(tf_atomic_check(missing, &err), -1);
+    ck_assert_int_eq(err.code, TF_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "no/such/dir/x.png: cannot create file"));
+    ck_assert_ptr_null(tf_atomic_open(missing, &err)); /* the writer agrees */
+    ck_assert_ptr_nonnull(strstr(err.message, "no/such/dir/x.png: cannot create file"));
+    ck_assert_int_eq(tf_atomic_check(tu_path("%s/old.txt/x", scratch), &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "cannot create file"));
+
+    /* A folder that takes no new names (root may write anywhere). */
+    const char *locked = tu_path("%s/locked", scratch);
+    ck_assert_int_eq(mkdir(locked, 0500), 0);
+    const char *inside = tu_path("%s/locked/x.txt", scratch);
+    if (geteuid() != 0) {
+        ck_assert_int_eq(tf_atomic_check(inside, &err), -1);
+        ck_assert_ptr_nonnull(strstr(err.message, "cannot create file"));
+    }
+    ck_assert_int_eq(rmdir(locked), 0);
+    ck_assert_int_eq(unlink(existing), 0);
+    ck_assert_uint_eq(entries_in(scratch), 0);
+}
+END_TEST
+
 /* An atomic file holding `text`, opened in the scratch folder as `name`. */
 static tf_atomic_file *open_with(const char *name, const char *text)
 {
@@ -466,6 +510,7 @@ int main(void)
     tcase_add_test(files, format_names_and_extensions);
     tcase_add_test(files, bad_arguments_write_nothing);
     tcase_add_test(files, atomic_files_appear_whole_or_not_at_all);
+    tcase_add_test(files, atomic_check_asks_without_creating);
     tcase_add_test(files, atomic_outputs_are_committed_together);
     tcase_add_test(files, fatal_signals_remove_live_temporaries);
     tcase_add_test(files, preview_is_an_rgb_png_of_the_same_size);

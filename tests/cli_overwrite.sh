@@ -112,6 +112,9 @@ check "  and none of them wrote a file" sh -c '[ ! -e "$1" ] && [ ! -e "$2" ]' s
 expect_message "render -o over a device is refused first" 1 \
     "terrafit render: /dev/null: exists and is not a regular file; not replacing it" \
     "$TERRAFIT" render "$nowhere" -o /dev/null --format r16
+expect_message "render -o a name ending in / is refused first" 1 \
+    "terrafit render: $scratch/: names a directory, not a file" \
+    "$TERRAFIT" render "$nowhere" -o "$scratch/" --format r16
 expect_message "erode OUT a folder is refused first" 1 \
     "terrafit erode: $in: exists and is not a regular file" \
     "$TERRAFIT" erode "$nowhere" "$in" --format pgm16 -m thermal -n 1

@@ -5,7 +5,7 @@
  * temporaries are also removed when SIGINT, SIGTERM or SIGHUP ends the
  * process (an async-signal-safe registry, below).
  */
-#define _POSIX_C_SOURCE 200809L /* fsync, fdopen, clock_gettime, sigaction */
+#define _POSIX_C_SOURCE 200809L /* fsync, fdopen, faccessat, clock_gettime, sigaction */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -193,16 +193,16 @@ static void atomic_file_free(tf_atomic_file *file)
     free(file);
 }
 
-tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
+int tf_atomic_check(const char *path, tf_error *err)
 {
     if (!path || !*path) {
         tf_error_set(err, TF_ERR_ARGUMENT, "no output file name given");
-        return NULL;
+        return -1;
     }
     size_t len = strlen(path);
     if (path[len - 1] == '/') {
         tf_error_set(err, TF_ERR_ARGUMENT, "%s: names a directory, not a file", path);
-        return NULL;
+        return -1;
     }
     /* Renaming over a device, a pipe or a directory would replace it with a
      * regular file (as root, /dev/null included): only regular files, or
@@ -211,8 +211,36 @@ tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
     if (stat(path, &existing) == 0 && !S_ISREG(existing.st_mode)) {
         tf_error_set(err, TF_ERR_ARGUMENT, "%s: exists and is not a regular file; not replacing it",
                      path);
-        return NULL;
+        return -1;
     }
+    /* The temporary is created in the target's folder: that folder must
+     * exist and take new names (effective ids, as open() would use). */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
+    char *dir = malloc(dir_len + 2);
+    if (!dir) {
+        tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);
+        return -1;
+    }
+    memcpy(dir, dir_len ? path : ".", dir_len ? dir_len : 1);
+    dir[dir_len ? dir_len : 1] = '\0';
+    int status = faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS);
+    int saved = errno;
+    free(dir);
+    if (status != 0) {
+        tf_error_set(err, saved == ENOMEM ? TF_ERR_NOMEM : TF_ERR_IO, "%s: cannot create file: %s",
+                     path, strerror(saved));
+        return -1;
+    }
+    tf_error_clear(err);
+    return 0;
+}
+
+tf_atomic_file *tf_atomic_open(const char *path, tf_error *err)
+{
+    if (tf_atomic_check(path, err) != 0)
+        return NULL;
+    size_t len = strlen(path);
     tf_atomic_file *file = calloc(1, sizeof *file);
     if (!file || !(file->path = malloc(len + 1))) {
         free(file);

@@ -170,6 +170,13 @@ TF_API int tf_points_read(FILE *in, const char *name, tf_point_fn fn, void *user
  * on commit; abort (or a failed commit) removes the temporary. */
 typedef struct tf_atomic_file tf_atomic_file;
 
+/* Whether `path` could be written now, without creating anything: a name
+ * that is not empty, does not end in '/', is not taken by anything but a
+ * regular file, and whose folder exists and takes new names. 0 when it
+ * could; -1 with `err` set (the messages tf_atomic_open gives) when not.
+ * For asking before a long job; tf_atomic_open checks again. */
+TF_API int tf_atomic_check(const char *path, tf_error *err);
+/* Checks `path` as tf_atomic_check does, then creates the temporary. */
 TF_API tf_atomic_file *tf_atomic_open(const char *path, tf_error *err);
 TF_API FILE *tf_atomic_stream(tf_atomic_file *file);
 /* Flush, close and rename; frees `file` whatever happens. 0 on success. */
