@@ -106,6 +106,19 @@ START_TEST(window_equals_samples)
                           j, grid[j * NX + i], single);
             ck_assert_msg(isfinite(single), "(%g, %g) is not finite", x, y);
         }
+    /* a batch of points in no order (the diagonal, backwards): each the
+     * bits of its single sample */
+    double px[NY], py[NY], ph[NY];
+    for (size_t k = 0; k < NY; k++) {
+        px[k] = w->x0 + (double)(w->i0 + (int64_t)(NY - 1 - k)) * w->step;
+        py[k] = w->y0 + (double)(w->j0 + (int64_t)(NY - 1 - k)) * w->step;
+    }
+    tf_terrain_sample_points(t, px, py, NY, ph);
+    for (size_t k = 0; k < NY; k++) {
+        double single = tf_terrain_sample(t, px[k], py[k]);
+        ck_assert_msg(same_double(ph[k], single), "window %d (%s), point %zu: %.17g != %.17g",
+                      _i / PATH_COUNT, PATHS[_i % PATH_COUNT], k, ph[k], single);
+    }
     free(grid);
     tf_terrain_free(t);
 }

@@ -418,6 +418,38 @@ static void check_grids_equal_samples(tf_spec *spec, uint64_t state, int id)
                 ck_assert_msg(float_bits(grid[0][k]) == float_bits(grid[p][k]),
                               "spec %d, sample %zu: portable %a, %s %a", _i, k,
                               (double)grid[0][k], tf_terrain_path(t[p]), (double)grid[p][k]);
+        /* Points of their own, in no order (the grid's x, other rows' y,
+         * every fifth coordinate random: huge and non-finite ones too),
+         * more than one batch of them: each the bits of its single sample,
+         * written over its own x the second time. */
+        double px[NX * NY], py[NX * NY], ph[NX * NY];
+        for (size_t k = 0; k < NX * NY; k++) {
+            px[k] = rng_next(&state) % 5 == 0 ? rng_coordinate(&state)
+                                              : x0 + (double)(i0 + (int64_t)(k % NX)) * step;
+            py[k] = rng_next(&state) % 5 == 0
+                        ? rng_coordinate(&state)
+                        : y0 + (double)(j0 + (int64_t)(rng_next(&state) % (3 * NY))) * step;
+        }
+        for (int p = 0; p < path_count(); p++) {
+            size_t n = round == 0 ? 0 : NX * NY - (size_t)round;
+            tf_terrain_sample_points(t[p], px, py, n, ph);
+            for (int alias = 0; alias < 2; alias++) {
+                for (size_t k = 0; k < n; k++) {
+                    double want = tf_terrain_sample(t[p], px[k], py[k]);
+                    ck_assert_msg(double_bits(ph[k]) == double_bits(want),
+                                  "path %s spec %d, point %zu of %zu at (%a, %a): points %a, "
+                                  "sample %a",
+                                  tf_terrain_path(t[p]), _i, k, n, px[k], py[k], ph[k], want);
+                }
+                if (alias == 0) { /* out over x: the same values */
+                    double keep[NX * NY];
+                    memcpy(keep, px, sizeof keep);
+                    tf_terrain_sample_points(t[p], px, py, n, px);
+                    memcpy(ph, px, sizeof ph);
+                    memcpy(px, keep, sizeof keep);
+                }
+            }
+        }
     }
     for (int p = 0; p < path_count(); p++)
         tf_terrain_free(t[p]);

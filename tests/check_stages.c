@@ -219,6 +219,14 @@ START_TEST(bad_arguments)
     ck_assert(isnan(tf_terrain_sample_stage(t, TF_STAGE_NOISE, layers, 0.0, 0.0)));
     ck_assert(isnan(tf_terrain_sample_stage(t, (tf_stage)99, 0, 0.0, 0.0)));
     ck_assert(isnan(tf_terrain_sample_stage(NULL, TF_STAGE_HEIGHT, 0, 0.0, 0.0)));
+    /* a batch of points with a NULL argument writes nothing */
+    double px[2] = {1.0, 2.0}, py[2] = {3.0, 4.0}, ph[2] = {-7.0, -7.0};
+    tf_terrain_sample_points(NULL, px, py, 2, ph);
+    tf_terrain_sample_points(t, NULL, py, 2, ph);
+    tf_terrain_sample_points(t, px, NULL, 2, ph);
+    tf_terrain_sample_points(t, px, py, 2, NULL);
+    tf_terrain_sample_points(t, px, py, 0, ph);
+    ck_assert(ph[0] == -7.0 && ph[1] == -7.0);
 
     ck_assert_int_eq(
         tf_terrain_sample_stage_window(t, TF_STAGE_REDISTRIBUTED, layers, 0, 0, 1, 0, 0, 2, 2,

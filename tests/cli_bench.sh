@@ -17,7 +17,7 @@ tiny="--size 16 --repeat 1 --threads 2"
 # ---- the table
 # shellcheck disable=SC2086 # $tiny is a list of options
 expect "bench exits 0 on a spec" 0 "$TERRAFIT" bench $tiny "$minimal"
-check "the table has its header" grep -q '^spec  *L  *pts.*sample /layer  random |.*t/f |  *chunk$' \
+check "the table has its header" grep -q '^spec  *L  *pts.*sample /layer  random  points |.*t/f |  *chunk$' \
     "$scratch/stdout"
 check "the table has one row for the spec, on a named path" \
     grep -qE "^[^ ]*minimal\\.json +1 +[0-9]+ +0 +- +splx +(avx512|avx2|none) \\|" "$scratch/stdout"
@@ -42,16 +42,16 @@ rows = doc["results"]
 names = ("minimal.json", "mask-falloff-zero.json")
 assert [r["spec"].endswith(name) for r, name in zip(rows, names)] == [True, True], rows
 for r in rows:
-    for key in ("sampleNs", "randomSampleNs", "grid1Ns", "gridAllNs", "noiseNs", "fractalNs",
-                "chunkUs"):
+    for key in ("sampleNs", "randomSampleNs", "pointsNs", "grid1Ns", "gridAllNs", "noiseNs",
+                "fractalNs", "chunkUs"):
         assert r[key] > 0, (key, r)
     assert r["path"] in ("avx512", "avx2", "none") and r["threads"] == 2, r
     ratio = r["grid1Ns"] / r["fractalNs"]
     assert abs(r["terrainOverFractal"] - ratio) < 1e-2 * ratio + 1e-3, r
     assert abs(r["grid1NsPerLayer"] * r["layers"] - r["grid1Ns"]) < 1e-2, r
     warm = r["warmRuns"]
-    assert sorted(warm) == sorted(("sample", "randomSample", "grid1", "gridAll", "noise",
-                                   "fractal", "chunk")), warm
+    assert sorted(warm) == sorted(("sample", "randomSample", "points", "grid1", "gridAll",
+                                   "noise", "fractal", "chunk")), warm
     assert all(isinstance(v, int) and 1 <= v <= 16 for v in warm.values()), warm
     assert warm["gridAll"] == 1, warm
 assert rows[1]["masks"] == 1 and rows[0]["masks"] == 0, rows

@@ -47,6 +47,7 @@ static double now_seconds(int wall)
 typedef enum {
     WORK_SAMPLE,
     WORK_SAMPLE_RANDOM,
+    WORK_POINTS,
     WORK_GRID1,
     WORK_GRID_ALL,
     WORK_NOISE,
@@ -66,6 +67,7 @@ typedef struct {
     unsigned threads;
     float *grid;
     double *random_x, *random_y; /* size each: points of the random-order figure */
+    double *points_x, *points_out; /* size each: a row of them for tf_terrain_sample_points */
     size_t single_rows;          /* rows of the single-sample figures */
     /* A drainage stage keeps the nodes it made on each thread and starts
      * new networks from them (docs/spec.md, "Drainage"): each run of such
@@ -113,6 +115,9 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
     int wall = kind == WORK_GRID_ALL;
     double X0 = BENCH_X0 + (w->shift_runs ? RUN_SHIFT * (double)w->runs++ : 0.0);
     double dx = X0 - BENCH_X0;
+    if (kind == WORK_POINTS)
+        for (size_t i = 0; i < n; i++)
+            w->points_x[i] = w->random_x[i] + dx;
     double start = now_seconds(wall);
     switch (kind) {
     case WORK_SAMPLE:
@@ -128,6 +133,17 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
         for (size_t j = 0; j < w->single_rows; j++)
             for (size_t i = 0, jj = j; i < n; i++, jj = jj + 1 == n ? 0 : jj + 1)
                 sum += tf_terrain_sample(t, w->random_x[i] + dx, w->random_y[jj]);
+        break;
+    case WORK_POINTS:
+        /* the same pairs, a row of them a call: y_((i + j) mod n) is
+         * random_y from j for the first n - j points, then from 0 */
+        for (size_t j = 0; j < w->single_rows; j++) {
+            tf_terrain_sample_points(t, w->points_x, w->random_y + j, n - j, w->points_out);
+            tf_terrain_sample_points(t, w->points_x + (n - j), w->random_y, j,
+                                     w->points_out + (n - j));
+            for (size_t i = 0; i < n; i++)
+                sum += w->points_out[i];
+        }
         break;
     case WORK_GRID1:
         tf_terrain_sample_grid(t, X0, BENCH_Y0, BENCH_STEP, n, n, w->grid);
@@ -159,7 +175,8 @@ static double run_once(work *w, work_kind kind, double *checksum, tf_error *err)
         break;
     }
     double seconds = now_seconds(wall) - start;
-    if (kind != WORK_SAMPLE && kind != WORK_SAMPLE_RANDOM && kind != WORK_CHUNKS)
+    if (kind != WORK_SAMPLE && kind != WORK_SAMPLE_RANDOM && kind != WORK_POINTS &&
+        kind != WORK_CHUNKS)
         for (size_t k = 0; k < n * n; k += 97)
             sum += w->grid[k];
     *checksum += sum;
@@ -186,9 +203,12 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     w.chunk = malloc(CHUNK_SIDE * CHUNK_SIDE * sizeof *w.chunk);
     w.random_x = malloc(n * sizeof *w.random_x);
     w.random_y = malloc(n * sizeof *w.random_y);
+    w.points_x = malloc(n * sizeof *w.points_x);
+    w.points_out = malloc(n * sizeof *w.points_out);
     double *times = malloc((size_t)repeat * sizeof *times);
     int status = 0;
-    if (!w.grid || !w.chunk || !w.random_x || !w.random_y || !times) {
+    if (!w.grid || !w.chunk || !w.random_x || !w.random_y || !w.points_x || !w.points_out ||
+        !times) {
         tf_error_set(err, TF_ERR_NOMEM, "bench: out of memory for a %zux%zu grid", n, n);
         status = -1;
     }
@@ -197,8 +217,8 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
         random_coordinates(BENCH_X0, n, &state, w.random_x);
         random_coordinates(BENCH_Y0, n, &state, w.random_y);
     }
-    double *figures[] = {&r->sample_ns,  &r->random_ns, &r->grid1_ns, &r->grid_all_ns,
-                         &r->noise_ns,   &r->fractal_ns, &r->chunk_us};
+    double *figures[] = {&r->sample_ns,   &r->random_ns, &r->points_ns,  &r->grid1_ns,
+                         &r->grid_all_ns, &r->noise_ns,  &r->fractal_ns, &r->chunk_us};
     for (int kind = WORK_SAMPLE; status == 0 && kind <= WORK_CHUNKS; kind++) {
         /* Untimed runs warm the caches and touch the memory the timed
          * ones use: the grid, and a drainage stage's scratch, which grows
@@ -233,7 +253,10 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
                 break;
             }
         }
-        size_t points = n * (kind == WORK_SAMPLE || kind == WORK_SAMPLE_RANDOM ? w.single_rows : n);
+        size_t points =
+            n * (kind == WORK_SAMPLE || kind == WORK_SAMPLE_RANDOM || kind == WORK_POINTS
+                     ? w.single_rows
+                     : n);
         if (status == 0 && kind == WORK_CHUNKS)
             *figures[kind] = tf_median(times, (size_t)repeat) * 1e6 / (double)CHUNK_COUNT;
         else if (status == 0)
@@ -257,6 +280,8 @@ int bench_run(const tf_terrain *t, const char *name, const bench_options *opts,
     free(w.chunk);
     free(w.random_x);
     free(w.random_y);
+    free(w.points_x);
+    free(w.points_out);
     free(times);
     return status;
 }
@@ -269,8 +294,9 @@ static double per_layer(double ns, size_t layers)
 void bench_print_table(FILE *out, const bench_result *results, size_t count)
 {
     fprintf(out,
-            "%-28s %2s %4s %2s %2s %-6s %-4s | %7s %6s %7s | %7s %6s | %7s %5s | %6s %7s %5s | %7s\n",
-            "spec", "L", "pts", "mk", "oc", "noise", "path", "sample", "/layer", "random",
+            "%-28s %2s %4s %2s %2s %-6s %-4s | %7s %6s %7s %7s | %7s %6s | %7s %5s | %6s %7s %5s | "
+            "%7s\n",
+            "spec", "L", "pts", "mk", "oc", "noise", "path", "sample", "/layer", "random", "points",
             "grid1", "/layer", "gridN", "xN", "noise", "fractal", "t/f", "chunk");
     for (size_t k = 0; k < count; k++) {
         const bench_result *r = &results[k];
@@ -282,19 +308,24 @@ void bench_print_table(FILE *out, const bench_result *results, size_t count)
             snprintf(name, sizeof name, "...%s", r->name + len - 25);
         else
             snprintf(name, sizeof name, "%s", r->name);
-        fprintf(out,
-                "%-28s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f %7.2f | %7.2f %6.2f | %7.2f "
-                "%5.2f | %6.2f %7.2f %5.2f | %7.1f\n",
-                name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise,
-                r->path, r->sample_ns, per_layer(r->sample_ns, r->layers), r->random_ns,
-                r->grid1_ns, per_layer(r->grid1_ns, r->layers), r->grid_all_ns,
-                r->grid1_ns / r->grid_all_ns,
-                r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns, r->chunk_us);
+        fprintf(
+            out,
+            "%-28s %2zu %4zu %2zu %2s %-6s %-4s | %7.2f %6.2f %7.2f %7.2f | %7.2f %6.2f | %7.2f "
+            "%5.2f | %6.2f %7.2f %5.2f | %7.1f\n",
+            name, r->layers, r->points, r->masks, r->output_curve ? "y" : "-", noise, r->path,
+            r->sample_ns, per_layer(r->sample_ns, r->layers), r->random_ns, r->points_ns,
+            r->grid1_ns, per_layer(r->grid1_ns, r->layers), r->grid_all_ns,
+            r->grid1_ns / r->grid_all_ns, r->noise_ns, r->fractal_ns, r->grid1_ns / r->fractal_ns,
+            r->chunk_us);
     }
-    fprintf(out, "ns per sample (median); /layer = per layer-sample; random = sample at points "
-                 "in no order;\ngrid1 = 1 thread, gridN = %u threads, xN = grid1/gridN; noise = "
-                 "layer 0's base noise alone;\nfractal = plain sum of the layers' base noises; "
-                 "t/f = grid1/fractal; chunk = us per 66x66 window, 16 streamed along a row\n",
+    fprintf(out,
+            "ns per sample (median); /layer = per layer-sample; random = sample at points "
+            "in no order;\n"
+            "points = the same points, a row of them a sample_points call;\n"
+            "grid1 = 1 thread, gridN = %u threads, xN = grid1/gridN; noise = layer 0's base "
+            "noise alone;\n"
+            "fractal = plain sum of the layers' base noises; t/f = grid1/fractal; chunk = us "
+            "per 66x66 window, 16 streamed along a row\n",
             count ? results[0].threads : 0u);
 }
 
@@ -320,8 +351,8 @@ static bool put(cJSON *object, const char *key, cJSON *item)
 /* The untimed runs before each figure's timed ones. */
 static cJSON *warm_runs_json(const bench_result *r)
 {
-    static const char *const NAMES[] = {"sample", "randomSample", "grid1", "gridAll",
-                                        "noise",  "fractal",      "chunk"};
+    static const char *const NAMES[] = {"sample",  "randomSample", "points",  "grid1",
+                                        "gridAll", "noise",        "fractal", "chunk"};
     cJSON *o = cJSON_CreateObject();
     for (size_t k = 0; o && k < sizeof NAMES / sizeof NAMES[0]; k++)
         if (!put(o, NAMES[k], cJSON_CreateNumber(r->warm_runs[k]))) {
@@ -336,26 +367,25 @@ static cJSON *result_json(const bench_result *r)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    bool ok = put(o, "spec", cJSON_CreateString(r->name)) &&
-              put(o, "layers", cJSON_CreateNumber((double)r->layers)) &&
-              put(o, "points", cJSON_CreateNumber((double)r->points)) &&
-              put(o, "masks", cJSON_CreateNumber((double)r->masks)) &&
-              put(o, "outputCurve", cJSON_CreateBool(r->output_curve)) &&
-              put(o, "noise", cJSON_CreateString(r->noise)) &&
-              put(o, "path", cJSON_CreateString(r->path)) &&
-              put(o, "threads", cJSON_CreateNumber(r->threads)) &&
-              put(o, "sampleNs", figure(r->sample_ns)) &&
-              put(o, "randomSampleNs", figure(r->random_ns)) &&
-              put(o, "grid1Ns", figure(r->grid1_ns)) &&
-              put(o, "gridAllNs", figure(r->grid_all_ns)) &&
-              put(o, "noiseNs", figure(r->noise_ns)) &&
-              put(o, "fractalNs", figure(r->fractal_ns)) &&
-              put(o, "chunkUs", figure(r->chunk_us)) &&
-              put(o, "sampleNsPerLayer", figure(per_layer(r->sample_ns, r->layers))) &&
-              put(o, "grid1NsPerLayer", figure(per_layer(r->grid1_ns, r->layers))) &&
-              put(o, "threadSpeedup", figure(r->grid1_ns / r->grid_all_ns)) &&
-              put(o, "terrainOverFractal", figure(r->grid1_ns / r->fractal_ns)) &&
-              put(o, "warmRuns", warm_runs_json(r));
+    bool ok =
+        put(o, "spec", cJSON_CreateString(r->name)) &&
+        put(o, "layers", cJSON_CreateNumber((double)r->layers)) &&
+        put(o, "points", cJSON_CreateNumber((double)r->points)) &&
+        put(o, "masks", cJSON_CreateNumber((double)r->masks)) &&
+        put(o, "outputCurve", cJSON_CreateBool(r->output_curve)) &&
+        put(o, "noise", cJSON_CreateString(r->noise)) &&
+        put(o, "path", cJSON_CreateString(r->path)) &&
+        put(o, "threads", cJSON_CreateNumber(r->threads)) &&
+        put(o, "sampleNs", figure(r->sample_ns)) &&
+        put(o, "randomSampleNs", figure(r->random_ns)) &&
+        put(o, "pointsNs", figure(r->points_ns)) && put(o, "grid1Ns", figure(r->grid1_ns)) &&
+        put(o, "gridAllNs", figure(r->grid_all_ns)) && put(o, "noiseNs", figure(r->noise_ns)) &&
+        put(o, "fractalNs", figure(r->fractal_ns)) && put(o, "chunkUs", figure(r->chunk_us)) &&
+        put(o, "sampleNsPerLayer", figure(per_layer(r->sample_ns, r->layers))) &&
+        put(o, "grid1NsPerLayer", figure(per_layer(r->grid1_ns, r->layers))) &&
+        put(o, "threadSpeedup", figure(r->grid1_ns / r->grid_all_ns)) &&
+        put(o, "terrainOverFractal", figure(r->grid1_ns / r->fractal_ns)) &&
+        put(o, "warmRuns", warm_runs_json(r));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

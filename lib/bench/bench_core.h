@@ -1,6 +1,7 @@
 /*
  * Timing a compiled terrain (`terrafit bench`, tests/bench_runtime): the
  * single-sample call (at the grid's points, and at points in no order),
+ * the batch of points in no order,
  * the grid on one and on all threads, the raw base noise and a plain
  * fractal sum of it, each the median of several runs.
  */
@@ -28,10 +29,10 @@ typedef struct {
     const char *path;  /* "avx2" or "none" */
     unsigned threads;
     /* ns per sample (divide by layers for per layer-sample) */
-    double sample_ns, random_ns, grid1_ns, grid_all_ns, noise_ns, fractal_ns;
+    double sample_ns, random_ns, points_ns, grid1_ns, grid_all_ns, noise_ns, fractal_ns;
     double chunk_us; /* per 66 x 66 window, streamed along a row */
     double checksum; /* of the grid, so no work can be skipped */
-    int warm_runs[7]; /* untimed runs before each figure's, in the order above */
+    int warm_runs[8]; /* untimed runs before each figure's, in the order above */
 } bench_result;
 
 /* Time `t`; 0 on success, else -1 with err filled. */

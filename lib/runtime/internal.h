@@ -421,6 +421,9 @@ static inline int tf_layer_is_plain_simplex(const tf_compiled_layer *L)
 
 /* Layer L's base noise at noise-space (nx, ny) (step 1), any kind. */
 double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny);
+/* Layer L's step 1 at the sample (x, y), as a single sample takes it (a
+ * fractal kind's octaves as lanes where the terrain has them). */
+double tf_layer_noise(const tf_terrain *t, const tf_compiled_layer *L, double x, double y);
 
 /* One lattice row of the window: n samples at x = x0 + (double)(i0 + i) *
  * step, i = 0..n-1, and the given y, written as floats; the bits of
@@ -428,6 +431,10 @@ double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny);
 void tf_terrain_eval_row(const tf_terrain *t, double x0, double step, int64_t i0, double y,
                          size_t n, float *out);
 
+/* n points (x[k], y[k]) of their own, batched as a row is: the bits of
+ * tf_terrain_sample at each, for a terrain without a drainage stage. */
+void tf_terrain_eval_points(const tf_terrain *t, const double *x, const double *y, size_t n,
+                            double *out);
 
 /* tf_terrain_sample_stage at the n samples of a lattice row, x = x0 +
  * (double)(i0 + i) * step and the given y (stage and layer checked by the

@@ -56,6 +56,11 @@ static inline double layer_noise(const tf_terrain *t, const tf_compiled_layer *L
     return base_noise(L, nx, ny);
 }
 
+double tf_layer_noise(const tf_terrain *t, const tf_compiled_layer *L, double x, double y)
+{
+    return layer_noise(t, L, x, y);
+}
+
 /* Step 1 of every layer into noise: the groups of noise lanes taken on
  * the terrain's path (three or more plain simplex layers on the AVX2
  * path, two or more of most noises on the AVX-512 path: for fewer, one
@@ -473,6 +478,21 @@ static int drained_window(const tf_terrain *t, double x0, double y0, double step
 double tf_terrain_sample(const tf_terrain *t, double x, double y)
 {
     return evaluate(t, x, y);
+}
+
+void tf_terrain_sample_points(const tf_terrain *t, const double *x, const double *y, size_t n,
+                              double *out)
+{
+    if (!t || !x || !y || !out)
+        return;
+    /* The drainage stage's single samples build the network around each
+     * point; points in no order share nothing a batch could reuse. */
+    if (t->drainage.levels) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = evaluate(t, x[k], y[k]);
+        return;
+    }
+    tf_terrain_eval_points(t, x, y, n, out);
 }
 
 /* ---- stages (docs/spec.md, "Stages"): the same steps, stopped early */

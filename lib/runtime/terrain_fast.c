@@ -424,9 +424,10 @@ static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, f
 }
 
 /* fbm, ridged and billow (fractal.c's sum_octaves without the gradient)
- * over n <= ROW_CHUNK samples at noise-space (nx[k], ny, nz): each
- * octave's base noises as one row, then the per-sample operations of the
- * scalar code in its order, so every sample has its bits. */
+ * over n <= ROW_CHUNK samples at noise-space (nx[k], ny, nz), or at
+ * points of their own (nx[k], nys[k], nz): each octave's base noises as
+ * one row, then the per-sample operations of the scalar code in its
+ * order, so every sample has its bits. */
 static int fractal_has_row(const tf_fractal_plan *P)
 {
     return P->kind == TF_FRACTAL_FBM || P->kind == TF_FRACTAL_RIDGED ||
@@ -524,16 +525,21 @@ static void fractal_normalize_row(tf_simd_level simd, const tf_fractal_plan *P, 
         out[k] = tf_fractal_normalize(P, out[k]);
 }
 
-static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx,
-                        double ny, double nz, size_t n, double *out)
+static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
+                        const double *nys, double nz, size_t n, double *out)
 {
-    double ox[ROW_CHUNK], v[ROW_CHUNK];
+    double ox[ROW_CHUNK], oy[ROW_CHUNK], v[ROW_CHUNK];
     double a = 1.0;
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i];
         affine_row(simd, nx, f, o[0], n, ox);
-        tf_noise_row(simd, P->noise, P->seed, ox, ny * f + o[1], nz + o[2], n, v);
+        if (nys) {
+            affine_row(simd, nys, f, o[1], n, oy);
+            tf_noise_points_deriv(simd, P->noise, P->seed, ox, oy, nz + o[2], n, v, NULL, NULL);
+        } else {
+            tf_noise_row(simd, P->noise, P->seed, ox, ny * f + o[1], nz + o[2], n, v);
+        }
         /* the sum starts from 0.0 (the first octave's add) */
         octave_add_row(simd, P->kind, a, v, i == 0, n, out);
         a = a * P->gain;
@@ -1141,7 +1147,7 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
         /* the other base noises (perlin-reference-simplex has no plan) */
         tf_noise_row(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value);
     } else if (L->plan && fractal_has_row(L->plan)) {
-        fractal_row(simd, L->plan, nx, ny, L->offset_z, n, value);
+        fractal_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
     } else if (L->plan && L->plan->kind == TF_FRACTAL_SWISS) {
         swiss_row(simd, L->plan, nx, ny, L->offset_z, n, value);
     } else if (L->plan && L->plan->kind == TF_FRACTAL_JORDAN) {
@@ -1149,6 +1155,32 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     } else { /* kinds without a row version */
         for (size_t k = 0; k < n; k++)
             value[k] = tf_layer_base_noise(L, nx[k], ny);
+    }
+}
+
+/* Step 1 for layer L at points of their own (x[k], y[k]): the base noise
+ * in noise space into value[] (nx[], ny[] are scratch). The plain base
+ * noises take their vector points routine (tf_noise_points_deriv: the
+ * bits of tf_noise_eval at each point, edge and non-finite coordinates
+ * included), and so do fbm, ridged and billow, an octave at a time; the
+ * other kinds go one point at a time, as single samples take them. */
+TF_ALWAYS_INLINE void layer_noise_points(const tf_terrain *t, tf_simd_level simd,
+                                         const tf_compiled_layer *L, const double *x,
+                                         const double *y, size_t n, double *nx, double *ny,
+                                         double *value)
+{
+    int plain = !L->plan || L->plan->kind == TF_FRACTAL_NONE;
+    if (simd >= TF_SIMD_AVX2 && (plain || fractal_has_row(L->plan))) {
+        affine_row(simd, x, L->frequency, L->offset_x, n, nx);
+        affine_row(simd, y, L->frequency, L->offset_y, n, ny);
+        if (plain)
+            tf_noise_points_deriv(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value, NULL,
+                                  NULL);
+        else
+            fractal_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            value[k] = tf_layer_noise(t, L, x[k], y[k]);
     }
 }
 
@@ -1226,20 +1258,24 @@ TF_ALWAYS_INLINE const double *mask_weight_chunk(tf_simd_level simd, const tf_co
     return mask_chunk(simd, L, rm, n, w);
 }
 
-/* n <= ROW_CHUNK samples at x[k], y: steps 1-5 of docs/spec.md, layer by
- * layer, the sum into h[]. */
+/* n <= ROW_CHUNK samples at x[k], y (or, with ys, at points of their own
+ * (x[k], ys[k])): steps 1-5 of docs/spec.md, layer by layer, the sum into
+ * h[]. Inlined with ys a constant NULL, the row callers keep no test. */
 TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, const double *x,
-                                   double y, size_t n, double *h)
+                                   double y, const double *ys, size_t n, double *h)
 {
     double saved[TF_MAX_LAYERS][ROW_CHUNK]; /* rd values of mask layers */
-    double nx[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK];
+    double nx[ROW_CHUNK], ny[ROW_CHUNK], value[ROW_CHUNK], r[ROW_CHUNK];
     mask_places mp; /* the places of mask curves on one set of knots */
     mp.on = placed_masks(simd, t);
     /* h is set by the first layer's accumulate (a spec has one or more) */
     for (size_t i = 0; i < t->layer_count; i++) {
         const tf_compiled_layer *L = &t->layers[i];
         /* 1. base noise in noise space */
-        layer_noise_chunk(simd, L, x, y, n, nx, value);
+        if (ys)
+            layer_noise_points(t, simd, L, x, ys, n, nx, ny, value);
+        else
+            layer_noise_chunk(simd, L, x, y, n, nx, value);
         /* 2. redistribution of u = (n + 1) / 2: (n + 1) * 0.5 */
         double *ri = L->is_mask_source ? saved[i] : r;
         fast_unit_curve_row(simd, &L->rd, value, n, ri);
@@ -1257,7 +1293,7 @@ TF_ALWAYS_INLINE void sum_chunk_on(const tf_terrain *t, tf_simd_level simd, cons
 /* sum_chunk_on on the terrain's path */
 static void sum_chunk(const tf_terrain *t, const double *x, double y, size_t n, double *h)
 {
-    sum_chunk_on(t, t->simd, x, y, n, h);
+    sum_chunk_on(t, t->simd, x, y, NULL, n, h);
 }
 
 /* n <= ROW_CHUNK samples at x[k], y: steps 1-6 of docs/spec.md, on path
@@ -1266,7 +1302,7 @@ TF_ALWAYS_INLINE void eval_chunk_on(const tf_terrain *t, tf_simd_level simd, con
                                     double y, size_t n, float *out)
 {
     double h[ROW_CHUNK];
-    sum_chunk_on(t, simd, x, y, n, h);
+    sum_chunk_on(t, simd, x, y, NULL, n, h);
     /* 6. output curve */
     if (t->has_output_curve)
         fast_curve_row(simd, &t->output_curve, h, n, h);
@@ -1292,6 +1328,43 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
 #endif
     default:
         eval_chunk_on(t, TF_SIMD_NONE, x, y, n, out);
+    }
+}
+
+/* n <= ROW_CHUNK points (x[k], y[k]): steps 1-6 into out[], in doubles,
+ * on path simd (a constant where it is inlined below). */
+TF_ALWAYS_INLINE void points_chunk_on(const tf_terrain *t, tf_simd_level simd, const double *x,
+                                      const double *y, size_t n, double *out)
+{
+    double h[ROW_CHUNK];
+    sum_chunk_on(t, simd, x, 0.0, y, n, h);
+    /* 6. output curve */
+    if (t->has_output_curve)
+        fast_curve_row(simd, &t->output_curve, h, n, h);
+    for (size_t k = 0; k < n; k++)
+        out[k] = h[k];
+}
+
+void tf_terrain_eval_points(const tf_terrain *t, const double *x, const double *y, size_t n,
+                            double *out)
+{
+    for (size_t start = 0; start < n; start += ROW_CHUNK) {
+        size_t count = n - start < ROW_CHUNK ? n - start : ROW_CHUNK;
+        const double *xs = x + start, *ys = y + start;
+        switch (t->simd) { /* one copy per path, as eval_chunk */
+#if TF_HAVE_AVX512_PATH
+        case TF_SIMD_AVX512:
+            points_chunk_on(t, TF_SIMD_AVX512, xs, ys, count, out + start);
+            break;
+#endif
+#if TF_HAVE_AVX2_PATH
+        case TF_SIMD_AVX2:
+            points_chunk_on(t, TF_SIMD_AVX2, xs, ys, count, out + start);
+            break;
+#endif
+        default:
+            points_chunk_on(t, TF_SIMD_NONE, xs, ys, count, out + start);
+        }
     }
 }
 

@@ -102,6 +102,18 @@ TF_API tf_terrain *tf_terrain_parse(const char *json, size_t len, tf_error *err)
  * (above). */
 TF_API double tf_terrain_sample(const tf_terrain *t, double x, double y);
 
+/* n points of their own, in any order:
+ *     out[k] == tf_terrain_sample(t, x[k], y[k])
+ * bit for bit. The layers run over batches of points as a grid's rows do
+ * (vector lanes across points, not across layers), so many queries at once
+ * (objects to place, rays, a physics step) cost about what grid samples
+ * cost, not what single samples cost; fractal layer kinds and the
+ * drainage stage go one point at a time. out may be x or y; nothing is
+ * written when t, x, y or out is NULL. Safe from many threads; never
+ * allocates without a drainage stage. */
+TF_API void tf_terrain_sample_points(const tf_terrain *t, const double *x, const double *y,
+                                     size_t n, double *out);
+
 /* nx * ny samples on a regular grid, row-major:
  *     out[j*nx + i] == (float)tf_terrain_sample(t, x0 + i*step, y0 + j*step)
  * bit for bit. For chunks of an endless world use tf_terrain_sample_window,
