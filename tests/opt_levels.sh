@@ -29,8 +29,9 @@ static void put(const void *p, size_t size, int is_nan)
     static const unsigned char canonical[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F};
     fwrite(is_nan ? canonical : p, size, 1, stdout);
 }
-/* Every spec of tests/data/terrain on a small grid (grid and single
- * samples, both as raw bits) at ordinary and huge coordinates. */
+/* Every spec of tests/data/terrain on a small grid (grid, single
+ * samples and a batch of points, all as raw bits) at ordinary and huge
+ * coordinates. */
 int main(int argc, char **argv)
 {
     for (int a = 1; a < argc; a++) {
@@ -43,10 +44,18 @@ int main(int argc, char **argv)
             tf_terrain_sample_grid(t, origins[o][0], origins[o][1], 0.73, 40, 7, grid);
             for (int k = 0; k < 40 * 7; k++)
                 put(&grid[k], sizeof grid[k], isnan(grid[k]));
+            double px[70], py[70], ph[70];
+            for (int k = 0; k < 70; k++) {
+                px[k] = origins[o][0] + k * 1.37;
+                py[k] = origins[o][1] - k * 0.9;
+            }
             for (int k = 0; k < 40; k++) {
-                double h = tf_terrain_sample(t, origins[o][0] + k * 1.37, origins[o][1] - k * 0.9);
+                double h = tf_terrain_sample(t, px[k], py[k]);
                 put(&h, sizeof h, isnan(h));
             }
+            tf_terrain_sample_points(t, px, py, 70, ph);
+            for (int k = 0; k < 70; k++)
+                put(&ph[k], sizeof ph[k], isnan(ph[k]));
         }
         tf_terrain_free(t);
     }
