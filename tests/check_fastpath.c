@@ -130,7 +130,11 @@ static void random_points(uint64_t *state, tf_point *p, size_t count, double x0,
         /* uneven spacing, sometimes clustered, so bucket walks happen */
         x += span * (rng_next(state) % 4 == 0 ? 0.01 : rng_range(state, 0.2, 1.8));
         p[k].x = x;
-        p[k].y = rng_next(state) % 5 == 0 ? p[k > 0 ? k - 1 : 0].y : rng_range(state, -1.0, 1.5);
+        /* a repeat of the last value (a flat run); the first point has
+         * none to repeat and takes 0.0 (its slot holds whatever the
+         * caller's buffer held) */
+        p[k].y =
+            rng_next(state) % 5 == 0 ? (k > 0 ? p[k - 1].y : 0.0) : rng_range(state, -1.0, 1.5);
     }
 }
 
