@@ -138,6 +138,13 @@ static uint64_t temp_name_suffix(void)
     return mix64(seed);
 }
 
+/* Length of path's folder part, keeping its final '/'; 0 for a bare name. */
+static size_t folder_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
 /* Create "<dir>/.<base>.tmp-<suffix>" exclusively. It is opened with mode
  * 0666 rather than made by mkstemp (0600) then chmod'ed: the kernel then
  * applies the umask and any default ACL itself, with no need to read the
@@ -149,8 +156,7 @@ static uint64_t temp_name_suffix(void)
  * failure. */
 static int create_temp_beside(const char *path, char **temp_path_out, int *slot_out)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
+    size_t dir_len = folder_length(path);
     const char *base = path + dir_len;
     size_t size = dir_len + 1 + strlen(base) + sizeof ".tmp-" + 16;
     char *temp_path = malloc(size);
@@ -215,8 +221,7 @@ int tf_atomic_check(const char *path, tf_error *err)
     }
     /* The temporary is created in the target's folder: that folder must
      * exist and take new names (effective ids, as open() would use). */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
+    size_t dir_len = folder_length(path);
     char *dir = malloc(dir_len + 2);
     if (!dir) {
         tf_error_set(err, TF_ERR_NOMEM, "%s: out of memory", path);

@@ -1336,6 +1336,8 @@ static void eval_chunk(const tf_terrain *t, const double *x, double y, size_t n,
 TF_ALWAYS_INLINE void points_chunk_on(const tf_terrain *t, tf_simd_level simd, const double *x,
                                       const double *y, size_t n, double *out)
 {
+    /* The sum goes to h[], not out[]: out may be x or y, which every
+     * layer after the first reads again. */
     double h[ROW_CHUNK];
     sum_chunk_on(t, simd, x, 0.0, y, n, h);
     /* 6. output curve */
