@@ -68,6 +68,10 @@ double tf_fractal_plan_eval(const tf_fractal_plan *plan, double nx, double ny, d
 void tf_turbulence_simplex_row_avx512(const tf_fractal_plan *plan, const double *nx, double ny,
                                       double nz, size_t n, double *out);
 
+/* The same at points of their own, (nx[k], ny[k], nz). */
+void tf_turbulence_simplex_points_avx512(const tf_fractal_plan *plan, const double *nx,
+                                         const double *ny, double nz, size_t n, double *out);
+
 /* Octave i's offset o_i (i >= 1) of a layer with noise seed `seed`. */
 void tf_fractal_octave_offset(uint32_t seed, int octave, double offset[3]);
 

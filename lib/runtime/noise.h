@@ -96,6 +96,10 @@ void tf_cellular_f2_f1_row_avx512(uint32_t seed, const double *x, double y, size
  * bits. */
 void tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z, size_t n,
                                              double *out);
+/* tf_simplex2_points_deriv_avx2 on the AVX-512 path: sixteen points a
+ * block, two blocks side by side; the same bits. */
+void tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
+                                     double *v, double *dx, double *dy);
 /* tf_value2_deriv and tf_polynomial2_deriv at points (x[k], y[k]), k < n,
  * eight a vector (dx NULL: the values only, and dy is not read): the
  * same bits. */

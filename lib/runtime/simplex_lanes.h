@@ -418,6 +418,12 @@ SIMPLEX_AVX512_INLINE __m512d simplex_finish_deriv_avx512(const simplex_skew512 
     return _mm512_mul_pd(scale, n);
 }
 
+/* A mask of the lanes below `count` (any count; 8 and more: all eight) */
+static inline __mmask8 simplex_lanes_below(size_t count)
+{
+    return count >= 8 ? (__mmask8)0xff : (__mmask8)((1u << count) - 1u);
+}
+
 /*
  * tf_simplex2_deriv at points of their own (the warped octaves of swiss
  * and jordan) on the AVX-512 path: `halves` (2 or 4) halves of eight

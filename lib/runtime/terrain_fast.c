@@ -556,7 +556,7 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
                            double *dx, double *dy)
 {
     /* (simplex swiss and jordan on the AVX-512 path do not come here:
-     * their rows are turbulence_avx512.c's) */
+     * their rows and points are turbulence_avx512.c's blocks) */
 #if TF_HAVE_AVX512_PATH
     if (simd == TF_SIMD_AVX512) {
         switch (type) {
@@ -581,7 +581,10 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
         case TF_NOISE_PERLIN_REFERENCE_SIMPLEX:
             tf_perlin_reference_simplex3_points_deriv_avx512(x, y, z, n, v, dx, dy);
             return;
-        default: /* simplex: the AVX2 points below */
+        case TF_NOISE_SIMPLEX:
+            tf_simplex2_points_deriv_avx512(seed, x, y, n, v, dx, dy);
+            return;
+        default:
             break;
         }
     }
@@ -764,9 +767,11 @@ tf_noise_lanes_fn tf_noise_lanes(tf_simd_level simd, tf_noise_type type)
 }
 
 /* swiss and jordan (fractal.c's swiss and jordan, the value only) over n
- * <= ROW_CHUNK samples: each octave's warped points, their noises and
- * gradients as one call, then the scalar code's per-sample steps in its
- * order. Every sample carries its own amplitude and warp. */
+ * <= ROW_CHUNK samples at noise-space (nx[k], ny, nz), or at points of
+ * their own (nx[k], nys[k], nz) when nys is not NULL: each octave's warped
+ * points, their noises and gradients as one call, then the scalar code's
+ * per-sample steps in its order. Every sample carries its own amplitude
+ * and warp. */
 static double unit_clamp(double v)
 {
     return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
@@ -778,18 +783,18 @@ static double unit_clamp(double v)
  * |v| and -v flip the sign bit, the clamp keeps NaN as the ternaries do).
  * Each returns how many samples it did; the scalar loop does the rest. */
 __attribute__((target("avx2"))) static size_t swiss_points_avx2(const double *nx, double ny,
-                                                                const double *wx,
+                                                                const double *nys, const double *wx,
                                                                 const double *wy, double warp,
-                                                                double f, const double *o,
-                                                                size_t n, double *px,
-                                                                double *py)
+                                                                double f, const double *o, size_t n,
+                                                                double *px, double *py)
 {
     const __m256d vw = _mm256_set1_pd(warp), vf = _mm256_set1_pd(f), vny = _mm256_set1_pd(ny);
     const __m256d ox = _mm256_set1_pd(o[0]), oy = _mm256_set1_pd(o[1]);
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
         __m256d x = _mm256_add_pd(_mm256_loadu_pd(nx + k), _mm256_mul_pd(vw, _mm256_loadu_pd(wx + k)));
-        __m256d y = _mm256_add_pd(vny, _mm256_mul_pd(vw, _mm256_loadu_pd(wy + k)));
+        __m256d y = _mm256_add_pd(nys ? _mm256_loadu_pd(nys + k) : vny,
+                                  _mm256_mul_pd(vw, _mm256_loadu_pd(wy + k)));
         _mm256_storeu_pd(px + k, _mm256_add_pd(_mm256_mul_pd(x, vf), ox));
         _mm256_storeu_pd(py + k, _mm256_add_pd(_mm256_mul_pd(y, vf), oy));
     }
@@ -798,12 +803,10 @@ __attribute__((target("avx2"))) static size_t swiss_points_avx2(const double *nx
 
 /* Octave i's steps, then, unless i is the last, octave i + 1's points
  * (one pass between two noise calls). */
-__attribute__((target("avx2"))) static size_t swiss_steps_avx2(const tf_fractal_plan *P, int i,
-                                                               const double *nx, double ny,
-                                                               const double *v, const double *gx,
-                                                               const double *gy, size_t n,
-                                                               double *out, double *a, double *wx,
-                                                               double *wy, double *px, double *py)
+__attribute__((target("avx2"))) static size_t
+swiss_steps_avx2(const tf_fractal_plan *P, int i, const double *nx, double ny, const double *nys,
+                 const double *v, const double *gx, const double *gy, size_t n, double *out,
+                 double *a, double *wx, double *wy, double *px, double *py)
 {
     const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
     const __m256d zero = _mm256_setzero_pd(), vg = _mm256_set1_pd(P->gain);
@@ -830,7 +833,7 @@ __attribute__((target("avx2"))) static size_t swiss_steps_avx2(const tf_fractal_
         _mm256_storeu_pd(a + k, _mm256_mul_pd(va, _mm256_mul_pd(vg, sat)));
         if (next) {
             __m256d qx = _mm256_add_pd(_mm256_loadu_pd(nx + k), _mm256_mul_pd(vw, x));
-            __m256d qy = _mm256_add_pd(vny, _mm256_mul_pd(vw, y));
+            __m256d qy = _mm256_add_pd(nys ? _mm256_loadu_pd(nys + k) : vny, _mm256_mul_pd(vw, y));
             _mm256_storeu_pd(px + k, _mm256_add_pd(_mm256_mul_pd(qx, vf), ox));
             _mm256_storeu_pd(py + k, _mm256_add_pd(_mm256_mul_pd(qy, vf), oy));
         }
@@ -874,27 +877,26 @@ __attribute__((target("avx2"))) static inline octave4 octave4_of(const tf_fracta
 }
 
 /* jordan's points of an octave after the first (px = nx * f + wx + o[0],
- * py = ny * f + wy + o[1]) for four samples, from their warps x, y */
+ * py = ny * f + wy + o[1]) for four samples, from their warps x, y; ny
+ * is nys[0 .. 3] when nys is not NULL */
 __attribute__((target("avx2"))) static inline void jordan_points4(const octave4 *o,
-                                                                  const double *nx, __m256d x,
-                                                                  __m256d y, double *px,
-                                                                  double *py)
+                                                                  const double *nx,
+                                                                  const double *nys, __m256d x,
+                                                                  __m256d y, double *px, double *py)
 {
     __m256d qx = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nx), o->f), x);
+    __m256d fy = nys ? _mm256_mul_pd(_mm256_loadu_pd(nys), o->f) : o->fy;
     _mm256_storeu_pd(px, _mm256_add_pd(qx, o->ox));
-    _mm256_storeu_pd(py, _mm256_add_pd(_mm256_add_pd(o->fy, y), o->oy));
+    _mm256_storeu_pd(py, _mm256_add_pd(_mm256_add_pd(fy, y), o->oy));
 }
 
 /* Octave i >= 1's steps at amplitude amp, then octave i + 1's points
  * unless i is the last. */
-__attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal_plan *P, int i,
-                                                                const double *nx, double ny,
-                                                                const double *v, const double *gx,
-                                                                const double *gy, double amp,
-                                                                size_t n, double *out,
-                                                                double *damped, double *wx,
-                                                                double *wy, double *mx, double *my,
-                                                                double *px, double *py)
+__attribute__((target("avx2"))) static size_t
+jordan_steps_avx2(const tf_fractal_plan *P, int i, const double *nx, double ny, const double *nys,
+                  const double *v, const double *gx, const double *gy, double amp, size_t n,
+                  double *out, double *damped, double *wx, double *wy, double *mx, double *my,
+                  double *px, double *py)
 {
     const __m256d warp = _mm256_set1_pd(P->warp), damp = _mm256_set1_pd(P->damp);
     const __m256d scale = _mm256_set1_pd(P->damp_scale), vamp = _mm256_set1_pd(amp);
@@ -921,7 +923,7 @@ __attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal
         __m256d d = _mm256_sub_pd(one, _mm256_div_pd(scale, _mm256_add_pd(one, r2)));
         _mm256_storeu_pd(damped + k, _mm256_mul_pd(vamp, d));
         if (next)
-            jordan_points4(&o, nx + k, wxn, wyn, px + k, py + k);
+            jordan_points4(&o, nx + k, nys ? nys + k : NULL, wxn, wyn, px + k, py + k);
     }
     return k;
 }
@@ -930,14 +932,11 @@ __attribute__((target("avx2"))) static size_t jordan_steps_avx2(const tf_fractal
 #if TF_HAVE_AVX2_PATH
 /* jordan's first octave: s = v * v, the warps and the damping from half
  * the gradient of v^2, every sample at the first damped amplitude */
-__attribute__((target("avx2"))) static size_t jordan_first_avx2(const tf_fractal_plan *P,
-                                                                const double *nx, double ny,
-                                                                const double *v, const double *gx,
-                                                                const double *gy, double damped0,
-                                                                size_t n, double *out,
-                                                                double *damped, double *wx,
-                                                                double *wy, double *mx, double *my,
-                                                                double *px, double *py)
+__attribute__((target("avx2"))) static size_t
+jordan_first_avx2(const tf_fractal_plan *P, const double *nx, double ny, const double *nys,
+                  const double *v, const double *gx, const double *gy, double damped0, size_t n,
+                  double *out, double *damped, double *wx, double *wy, double *mx, double *my,
+                  double *px, double *py)
 {
     const __m256d warp0 = _mm256_set1_pd(P->warp0), damp0 = _mm256_set1_pd(P->damp0);
     const __m256d d0 = _mm256_set1_pd(damped0);
@@ -953,7 +952,7 @@ __attribute__((target("avx2"))) static size_t jordan_first_avx2(const tf_fractal
         _mm256_storeu_pd(wx + k, wxn);
         _mm256_storeu_pd(wy + k, wyn);
         if (next)
-            jordan_points4(&o, nx + k, wxn, wyn, px + k, py + k);
+            jordan_points4(&o, nx + k, nys ? nys + k : NULL, wxn, wyn, px + k, py + k);
         _mm256_storeu_pd(mx + k, _mm256_mul_pd(damp0, hx));
         _mm256_storeu_pd(my + k, _mm256_mul_pd(damp0, hy));
         _mm256_storeu_pd(damped + k, d0);
@@ -1007,14 +1006,20 @@ static void turbulence_last(tf_simd_level simd, const tf_fractal_plan *P, int sq
     }
 }
 
+/* A sample's y in noise space: nys[k], or the row's ny when nys is NULL. */
+static inline double y_at(const double *nys, double ny, size_t k) { return nys ? nys[k] : ny; }
+
 static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
-                      double nz, size_t n, double *out)
+                      const double *nys, double nz, size_t n, double *out)
 {
     double a[ROW_CHUNK], wx[ROW_CHUNK], wy[ROW_CHUNK], px[ROW_CHUNK], py[ROW_CHUNK];
     double v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
 #if TF_HAVE_AVX512_PATH
     if (simd == TF_SIMD_AVX512 && P->noise == TF_NOISE_SIMPLEX) {
-        tf_turbulence_simplex_row_avx512(P, nx, ny, nz, n, out);
+        if (nys)
+            tf_turbulence_simplex_points_avx512(P, nx, nys, nz, n, out);
+        else
+            tf_turbulence_simplex_row_avx512(P, nx, ny, nz, n, out);
         return;
     }
 #endif
@@ -1027,11 +1032,11 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
     size_t k = 0;
 #if TF_HAVE_AVX2_PATH
     if (simd >= TF_SIMD_AVX2)
-        k = swiss_points_avx2(nx, ny, wx, wy, P->warp, P->freq[0], P->offset[0], n, px, py);
+        k = swiss_points_avx2(nx, ny, nys, wx, wy, P->warp, P->freq[0], P->offset[0], n, px, py);
 #endif
     for (; k < n; k++) {
         px[k] = (nx[k] + P->warp * wx[k]) * P->freq[0] + P->offset[0][0];
-        py[k] = (ny + P->warp * wy[k]) * P->freq[0] + P->offset[0][1];
+        py[k] = (y_at(nys, ny, k) + P->warp * wy[k]) * P->freq[0] + P->offset[0][1];
     }
     for (int i = 0; i < P->octaves; i++) {
         double z = nz + P->offset[i][2];
@@ -1043,7 +1048,7 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
         k = 0;
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
-            k = swiss_steps_avx2(P, i, nx, ny, v, gx, gy, n, out, a, wx, wy, px, py);
+            k = swiss_steps_avx2(P, i, nx, ny, nys, v, gx, gy, n, out, a, wx, wy, px, py);
 #endif
         int next = i + 1 < P->octaves;
         double f = P->freq[next ? i + 1 : i];
@@ -1055,7 +1060,7 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
             a[k] = a[k] * (P->gain * unit_clamp(out[k]));
             if (next) {
                 px[k] = (nx[k] + P->warp * wx[k]) * f + o[0];
-                py[k] = (ny + P->warp * wy[k]) * f + o[1];
+                py[k] = (y_at(nys, ny, k) + P->warp * wy[k]) * f + o[1];
             }
         }
     }
@@ -1063,27 +1068,32 @@ static void swiss_row(tf_simd_level simd, const tf_fractal_plan *P, const double
 }
 
 static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
-                       double nz, size_t n, double *out)
+                       const double *nys, double nz, size_t n, double *out)
 {
     double wx[ROW_CHUNK], wy[ROW_CHUNK], mx[ROW_CHUNK], my[ROW_CHUNK], damped[ROW_CHUNK];
     double px[ROW_CHUNK], py[ROW_CHUNK], v[ROW_CHUNK], gx[ROW_CHUNK], gy[ROW_CHUNK];
 #if TF_HAVE_AVX512_PATH
     if (simd == TF_SIMD_AVX512 && P->noise == TF_NOISE_SIMPLEX) {
-        tf_turbulence_simplex_row_avx512(P, nx, ny, nz, n, out);
+        if (nys)
+            tf_turbulence_simplex_points_avx512(P, nx, nys, nz, n, out);
+        else
+            tf_turbulence_simplex_row_avx512(P, nx, ny, nz, n, out);
         return;
     }
 #endif
     /* the first octave at the point itself (the whole array set: GCC cannot
      * see that only n values are read) */
-    for (size_t k = 0; k < ROW_CHUNK; k++)
-        py[k] = ny;
-    tf_noise_points_deriv(simd, P->noise, P->seed, nx, py, nz, n, v, gx, gy);
+    if (!nys) {
+        for (size_t k = 0; k < ROW_CHUNK; k++)
+            py[k] = ny;
+    }
+    tf_noise_points_deriv(simd, P->noise, P->seed, nx, nys ? nys : py, nz, n, v, gx, gy);
     double amp = P->gain1;
     size_t k = 0;
 #if TF_HAVE_AVX2_PATH
     if (simd >= TF_SIMD_AVX2)
-        k = jordan_first_avx2(P, nx, ny, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx, my,
-                              px, py);
+        k = jordan_first_avx2(P, nx, ny, nys, v, gx, gy, amp * P->gain, n, out, damped, wx, wy, mx,
+                              my, px, py);
 #endif
     /* each octave's steps make the next one's points */
     for (; k < n; k++) {
@@ -1096,7 +1106,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         damped[k] = amp * P->gain;
         if (P->octaves > 1) {
             px[k] = nx[k] * P->freq[1] + wx[k] + P->offset[1][0];
-            py[k] = ny * P->freq[1] + wy[k] + P->offset[1][1];
+            py[k] = y_at(nys, ny, k) * P->freq[1] + wy[k] + P->offset[1][1];
         }
     }
     for (int i = 1; i < P->octaves; i++) {
@@ -1110,8 +1120,8 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
         k = 0;
 #if TF_HAVE_AVX2_PATH
         if (simd >= TF_SIMD_AVX2)
-            k = jordan_steps_avx2(P, i, nx, ny, v, gx, gy, amp, n, out, damped, wx, wy, mx, my, px,
-                                  py);
+            k = jordan_steps_avx2(P, i, nx, ny, nys, v, gx, gy, amp, n, out, damped, wx, wy, mx, my,
+                                  px, py);
 #endif
         int next = i + 1 < P->octaves;
         double f = P->freq[next ? i + 1 : i];
@@ -1126,7 +1136,7 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
             damped[k] = amp * (1.0 - P->damp_scale / (1.0 + (mx[k] * mx[k] + my[k] * my[k])));
             if (next) {
                 px[k] = nx[k] * f + wx[k] + o[0];
-                py[k] = ny * f + wy[k] + o[1];
+                py[k] = y_at(nys, ny, k) * f + wy[k] + o[1];
             }
         }
     }
@@ -1149,9 +1159,9 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     } else if (L->plan && fractal_has_row(L->plan)) {
         fractal_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
     } else if (L->plan && L->plan->kind == TF_FRACTAL_SWISS) {
-        swiss_row(simd, L->plan, nx, ny, L->offset_z, n, value);
+        swiss_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
     } else if (L->plan && L->plan->kind == TF_FRACTAL_JORDAN) {
-        jordan_row(simd, L->plan, nx, ny, L->offset_z, n, value);
+        jordan_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
     } else { /* kinds without a row version */
         for (size_t k = 0; k < n; k++)
             value[k] = tf_layer_base_noise(L, nx[k], ny);
@@ -1159,23 +1169,31 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
 }
 
 /* Step 1 for layer L at points of their own (x[k], y[k]): the base noise
- * in noise space into value[] (nx[], ny[] are scratch). The plain base
- * noises take their vector points routine (tf_noise_points_deriv: the
- * bits of tf_noise_eval at each point, edge and non-finite coordinates
- * included), and so do fbm, ridged and billow, an octave at a time; the
- * other kinds go one point at a time, as single samples take them. */
+ * in noise space into value[] (nx[], ny[] are scratch). On the vector
+ * paths the plain base noises take their vector points routine
+ * (tf_noise_points_deriv: the bits of tf_noise_eval at each point, edge
+ * and non-finite coordinates included), and every fractal kind its row
+ * code (swiss and jordan of simplex on the AVX-512 path their register
+ * blocks, the others an octave at a time); the portable path goes one
+ * point at a time, as single samples do. */
 TF_ALWAYS_INLINE void layer_noise_points(const tf_terrain *t, tf_simd_level simd,
                                          const tf_compiled_layer *L, const double *x,
                                          const double *y, size_t n, double *nx, double *ny,
                                          double *value)
 {
-    int plain = !L->plan || L->plan->kind == TF_FRACTAL_NONE;
-    if (simd >= TF_SIMD_AVX2 && (plain || fractal_has_row(L->plan))) {
+    tf_fractal_kind kind = L->plan ? L->plan->kind : TF_FRACTAL_NONE;
+    int rows = kind == TF_FRACTAL_NONE || fractal_has_row(L->plan) || kind == TF_FRACTAL_SWISS ||
+               kind == TF_FRACTAL_JORDAN;
+    if (simd >= TF_SIMD_AVX2 && rows) {
         affine_row(simd, x, L->frequency, L->offset_x, n, nx);
         affine_row(simd, y, L->frequency, L->offset_y, n, ny);
-        if (plain)
+        if (kind == TF_FRACTAL_NONE)
             tf_noise_points_deriv(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value, NULL,
                                   NULL);
+        else if (kind == TF_FRACTAL_SWISS)
+            swiss_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
+        else if (kind == TF_FRACTAL_JORDAN)
+            jordan_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
         else
             fractal_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
     } else {

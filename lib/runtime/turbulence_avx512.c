@@ -1,6 +1,6 @@
 /*
- * swiss and jordan turbulence of simplex noise over a row of samples on
- * the AVX-512 path. Each octave's points depend on the octaves before
+ * swiss and jordan turbulence of simplex noise over a row of samples, or
+ * over points of their own, on the AVX-512 path. Each octave's points depend on the octaves before
  * (the warp follows their gradients), so a row cannot take an octave at a
  * time without keeping every sample's running values in memory between
  * the noise and the steps. Here blocks of sixteen samples run all their
@@ -41,14 +41,17 @@ typedef struct {
     __m512d s, a, wx, wy;
 } swiss8;
 
-/* octave i's points: ((nx + warp wx) f + o_x, (ny + warp wy) f + o_y) */
+/* octave i's points: ((nx + warp wx) f + o_x, (ny + warp wy) f + o_y),
+ * ny every lane's *y, or the row's ny when y is NULL (the row's code then
+ * as it was before points had their own y) */
 TURBULENCE_INLINE void swiss_points8(const tf_fractal_plan *P, int i, const swiss8 *t, __m512d x,
-                                     double ny, __m512d *px, __m512d *py)
+                                     double row_y, const __m512d *y, __m512d *px, __m512d *py)
 {
     const __m512d warp = splat(P->warp), f = splat(P->freq[i]);
+    const __m512d ny = y ? *y : splat(row_y);
     *px = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(x, _mm512_mul_pd(warp, t->wx)), f),
                         splat(P->offset[i][0]));
-    *py = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(splat(ny), _mm512_mul_pd(warp, t->wy)), f),
+    *py = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(ny, _mm512_mul_pd(warp, t->wy)), f),
                         splat(P->offset[i][1]));
 }
 
@@ -74,10 +77,12 @@ TURBULENCE_INLINE void swiss_step8(const tf_fractal_plan *P, swiss8 *t, __m512d 
 }
 
 /* `nb` (1 or 2) blocks of sixteen samples of swiss, block k's halves at
- * x[2k], x[2k + 1], into r[2k], r[2k + 1]; ok[k] 0 when an octave's
- * points of block k were out of the vector range (r meaningless then). */
+ * x[2k], x[2k + 1] and y[2k], y[2k + 1] (or row_y when y is NULL), into
+ * r[2k], r[2k + 1]; ok[k] 0 when an octave's points of block k were out
+ * of the vector range (r meaningless then). */
 TURBULENCE_INLINE void swiss_blocks(const tf_fractal_plan *P, __m512i seeds, int nb,
-                                    const __m512d *x, double ny, __m512d *r, int *ok)
+                                    const __m512d *x, double row_y, const __m512d *y, __m512d *r,
+                                    int *ok)
 {
     const __m512d zero = _mm512_setzero_pd();
     swiss8 S[4];
@@ -91,7 +96,7 @@ TURBULENCE_INLINE void swiss_blocks(const tf_fractal_plan *P, __m512i seeds, int
         int deriv = i < last;
 #pragma GCC unroll 4
         for (int h = 0; h < 2 * nb; h++)
-            swiss_points8(P, i, &S[h], x[h], ny, &px[h], &py[h]);
+            swiss_points8(P, i, &S[h], x[h], row_y, y ? &y[h] : NULL, &px[h], &py[h]);
         simplex_halves_avx512(seeds, 2 * nb, px, py, deriv, v, gx, gy, ok);
 #pragma GCC unroll 4
         for (int h = 0; h < 2 * nb; h++) {
@@ -109,13 +114,15 @@ typedef struct {
     __m512d s, wx, wy, mx, my, damped;
 } jordan8;
 
-/* octave i >= 1's points: (nx f + wx + o_x, ny f + wy + o_y) */
-TURBULENCE_INLINE void jordan_points8(const tf_fractal_plan *P, int i, const jordan8 *t,
-                                      __m512d x, double ny, __m512d *px, __m512d *py)
+/* octave i >= 1's points: (nx f + wx + o_x, ny f + wy + o_y), ny as in
+ * swiss_points8 */
+TURBULENCE_INLINE void jordan_points8(const tf_fractal_plan *P, int i, const jordan8 *t, __m512d x,
+                                      double row_y, const __m512d *y, __m512d *px, __m512d *py)
 {
-    *px = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(x, splat(P->freq[i])), t->wx),
-                        splat(P->offset[i][0]));
-    *py = _mm512_add_pd(_mm512_add_pd(splat(ny * P->freq[i]), t->wy), splat(P->offset[i][1]));
+    const __m512d f = splat(P->freq[i]);
+    const __m512d fy = y ? _mm512_mul_pd(*y, f) : splat(row_y * P->freq[i]);
+    *px = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(x, f), t->wx), splat(P->offset[i][0]));
+    *py = _mm512_add_pd(_mm512_add_pd(fy, t->wy), splat(P->offset[i][1]));
 }
 
 /* the first octave at the point itself: s = v^2, warps and dampings from
@@ -156,7 +163,8 @@ TURBULENCE_INLINE void jordan_step8(const tf_fractal_plan *P, jordan8 *t, __m512
 
 /* swiss_blocks for jordan */
 TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, __m512i seeds, int nb,
-                                     const __m512d *x, double ny, __m512d *r, int *ok)
+                                     const __m512d *x, double row_y, const __m512d *y, __m512d *r,
+                                     int *ok)
 {
     jordan8 S[4];
     __m512d px[4], py[4], v[4], gx[4], gy[4];
@@ -165,7 +173,7 @@ TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, __m512i seeds, in
      * only one (its value has the same bits either way) */
 #pragma GCC unroll 4
     for (int h = 0; h < 2 * nb; h++)
-        py[h] = splat(ny);
+        py[h] = y ? y[h] : splat(row_y);
     simplex_halves_avx512(seeds, 2 * nb, x, py, 1, v, gx, gy, ok);
     double amp = P->gain1;
 #pragma GCC unroll 4
@@ -176,7 +184,7 @@ TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, __m512i seeds, in
         int deriv = i < last;
 #pragma GCC unroll 4
         for (int h = 0; h < 2 * nb; h++)
-            jordan_points8(P, i, &S[h], x[h], ny, &px[h], &py[h]);
+            jordan_points8(P, i, &S[h], x[h], row_y, y ? &y[h] : NULL, &px[h], &py[h]);
         simplex_halves_avx512(seeds, 2 * nb, px, py, deriv, v, gx, gy, ok);
         if (deriv)
             amp = amp * P->gain;
@@ -193,15 +201,9 @@ TURBULENCE_INLINE void jordan_blocks(const tf_fractal_plan *P, __m512i seeds, in
         r[h] = turbulence_normalize8(P, S[h].s);
 }
 
-/* Lanes below `count` (0..8) */
-static inline __mmask8 lanes_below(size_t count)
-{
-    return count >= 8 ? (__mmask8)0xff : (__mmask8)((1u << count) - 1u);
-}
-
-__attribute__((target(SIMPLEX_AVX512_TARGET))) void
-tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, double ny, double nz,
-                                 size_t n, double *out)
+/* The row (nys NULL: every sample at ny) or the points (nx[k], nys[k]) */
+TURBULENCE_INLINE void turbulence_samples(const tf_fractal_plan *P, const double *nx, double ny,
+                                          const double *nys, double nz, size_t n, double *out)
 {
     if (n == 0)
         return;
@@ -212,25 +214,28 @@ tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, dou
         int nb = n - m > 16 ? 2 : 1;
         size_t count = n - m < (size_t)(16 * nb) ? n - m : (size_t)(16 * nb);
         __mmask8 keep[4];
-        __m512d x[4], r[4];
+        __m512d x[4], y[4], r[4];
         int ok[2];
         /* a short last block repeats its last point in the lanes past n */
         const __m512d pad = splat(nx[m + count - 1]);
         for (int h = 0; h < 2 * nb; h++) {
             size_t first = (size_t)(8 * h);
-            keep[h] = lanes_below(count > first ? count - first : 0);
+            keep[h] = simplex_lanes_below(count > first ? count - first : 0);
             x[h] = _mm512_mask_loadu_pd(pad, keep[h], nx + m + first);
+            if (nys)
+                y[h] = _mm512_mask_loadu_pd(splat(nys[m + count - 1]), keep[h], nys + m + first);
         }
+        const __m512d *ys = nys ? y : NULL;
         if (nb == 2) {
             if (swiss)
-                swiss_blocks(P, seeds, 2, x, ny, r, ok);
+                swiss_blocks(P, seeds, 2, x, ny, ys, r, ok);
             else
-                jordan_blocks(P, seeds, 2, x, ny, r, ok);
+                jordan_blocks(P, seeds, 2, x, ny, ys, r, ok);
         } else {
             if (swiss)
-                swiss_blocks(P, seeds, 1, x, ny, r, ok);
+                swiss_blocks(P, seeds, 1, x, ny, ys, r, ok);
             else
-                jordan_blocks(P, seeds, 1, x, ny, r, ok);
+                jordan_blocks(P, seeds, 1, x, ny, ys, r, ok);
         }
         for (int k = 0; k < nb; k++) {
             size_t first = m + (size_t)(16 * k), end = m + count;
@@ -238,7 +243,7 @@ tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, dou
                 break;
             if (!ok[k]) { /* a point out of the vector range: the scalar code */
                 for (size_t j = first; j < end && j < first + 16; j++)
-                    out[j] = tf_fractal_plan_eval(P, nx[j], ny, nz, NULL, NULL);
+                    out[j] = tf_fractal_plan_eval(P, nx[j], nys ? nys[j] : ny, nz, NULL, NULL);
                 continue;
             }
             _mm512_mask_storeu_pd(out + first, keep[2 * k], r[2 * k]);
@@ -246,5 +251,18 @@ tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, dou
         }
         m += count;
     }
+}
+__attribute__((target(SIMPLEX_AVX512_TARGET))) void
+tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, double ny, double nz,
+                                 size_t n, double *out)
+{
+    turbulence_samples(P, nx, ny, NULL, nz, n, out);
+}
+
+__attribute__((target(SIMPLEX_AVX512_TARGET))) void
+tf_turbulence_simplex_points_avx512(const tf_fractal_plan *P, const double *nx, const double *ny,
+                                    double nz, size_t n, double *out)
+{
+    turbulence_samples(P, nx, 0.0, ny, nz, n, out);
 }
 #endif
