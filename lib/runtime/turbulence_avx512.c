@@ -1,16 +1,17 @@
 /*
  * swiss and jordan turbulence of simplex noise over a row of samples, or
- * over points of their own, on the AVX-512 path. Each octave's points depend on the octaves before
- * (the warp follows their gradients), so a row cannot take an octave at a
- * time without keeping every sample's running values in memory between
- * the noise and the steps. Here blocks of sixteen samples run all their
- * octaves in registers instead: the octave's points, simplex with its
- * gradient (simplex_lanes.h), the steps, the next octave's points. A
- * block's octaves are one chain of dependent steps, so two blocks run
- * side by side, as straight-line code with a hash per point (no lattice
- * windows, whose branches would cut the two chains apart). Every lane
- * does fractal.c's scalar operations in their order, so the bits are
- * those of tf_fractal_plan_eval at each sample.
+ * over points of their own, on the AVX-512 path. Each octave's points
+ * depend on the octaves before (the warp follows their gradients), so a
+ * row cannot take an octave at a time without keeping every sample's
+ * running values in memory between the noise and the steps. Here blocks
+ * of sixteen samples run all their octaves in registers instead: the
+ * octave's points, simplex with its gradient (simplex_lanes.h), the
+ * steps, the next octave's points. A block's octaves are one chain of
+ * dependent steps, so two blocks run side by side, as straight-line code
+ * with a hash per point (no lattice windows, whose branches would cut
+ * the two chains apart). Every lane does fractal.c's scalar operations in
+ * their order, so the bits are those of tf_fractal_plan_eval at each
+ * sample.
  */
 #include <math.h>
 
@@ -42,8 +43,8 @@ typedef struct {
 } swiss8;
 
 /* octave i's points: ((nx + warp wx) f + o_x, (ny + warp wy) f + o_y),
- * ny every lane's *y, or the row's ny when y is NULL (the row's code then
- * as it was before points had their own y) */
+ * ny every lane's *y, or row_y in every lane when y is NULL (a row's
+ * calls pass a constant NULL, so their y stays one splatted constant) */
 TURBULENCE_INLINE void swiss_points8(const tf_fractal_plan *P, int i, const swiss8 *t, __m512d x,
                                      double row_y, const __m512d *y, __m512d *px, __m512d *py)
 {
@@ -252,6 +253,7 @@ TURBULENCE_INLINE void turbulence_samples(const tf_fractal_plan *P, const double
         m += count;
     }
 }
+
 __attribute__((target(SIMPLEX_AVX512_TARGET))) void
 tf_turbulence_simplex_row_avx512(const tf_fractal_plan *P, const double *nx, double ny, double nz,
                                  size_t n, double *out)
