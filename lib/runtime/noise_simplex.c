@@ -784,44 +784,31 @@ SIMPLEX_AVX512_INLINE void simplex_points_avx512(uint32_t seed, const double *x,
                                                  int deriv)
 {
     const __m512i seeds = _mm512_set1_epi32((int)seed);
-    for (size_t m = 0; m < n;) {
-        int nb = n - m > 16 ? 2 : 1;
-        size_t count = n - m < (size_t)(16 * nb) ? n - m : (size_t)(16 * nb);
-        const __m512d pad_x = _mm512_set1_pd(x[m + count - 1]);
-        const __m512d pad_y = _mm512_set1_pd(y[m + count - 1]);
-        __mmask8 keep[4];
+    simplex_blocks512 b;
+    for (size_t m = 0; m < n; m += b.count) {
         __m512d px[4], py[4], r[4], gx[4], gy[4];
         int ok[2] = {1, 1};
-        for (int h = 0; h < 2 * nb; h++) {
-            size_t first = (size_t)(8 * h);
-            keep[h] = simplex_lanes_below(count > first ? count - first : 0);
-            px[h] = _mm512_mask_loadu_pd(pad_x, keep[h], x + m + first);
-            py[h] = _mm512_mask_loadu_pd(pad_y, keep[h], y + m + first);
-        }
-        if (nb == 2)
+        simplex_blocks_start(m, n, &b);
+        simplex_blocks_load(&b, x + m, px);
+        simplex_blocks_load(&b, y + m, py);
+        if (b.blocks == 2)
             simplex_halves_avx512(seeds, 4, px, py, deriv, r, gx, gy, ok);
         else
             simplex_halves_avx512(seeds, 2, px, py, deriv, r, gx, gy, ok);
-        for (int k = 0; k < nb; k++) {
-            size_t first = m + (size_t)(16 * k), end = m + count;
-            if (first >= end)
-                break;
+        for (int k = 0; k < b.blocks; k++) {
+            size_t first = m + (size_t)(16 * k);
             if (!ok[k]) {
-                size_t len = end - first < 16 ? end - first : 16;
-                simplex_points_deriv_scalar(seed, x + first, y + first, len, v + first,
-                                            deriv ? dx + first : NULL, deriv ? dy + first : NULL);
+                simplex_points_deriv_scalar(seed, x + first, y + first, simplex_block_length(&b, k),
+                                            v + first, deriv ? dx + first : NULL,
+                                            deriv ? dy + first : NULL);
                 continue;
             }
-            for (int h = 2 * k; h < 2 * k + 2; h++) {
-                size_t at = m + (size_t)(8 * h);
-                _mm512_mask_storeu_pd(v + at, keep[h], r[h]);
-                if (deriv) {
-                    _mm512_mask_storeu_pd(dx + at, keep[h], gx[h]);
-                    _mm512_mask_storeu_pd(dy + at, keep[h], gy[h]);
-                }
+            simplex_block_store(&b, k, r, v + m);
+            if (deriv) {
+                simplex_block_store(&b, k, gx, dx + m);
+                simplex_block_store(&b, k, gy, dy + m);
             }
         }
-        m += count;
     }
 }
 

@@ -425,6 +425,54 @@ static inline __mmask8 simplex_lanes_below(size_t count)
 }
 
 /*
+ * A run of points in blocks of sixteen (two halves of eight), as the
+ * points routines take them: two blocks side by side while more than one
+ * is left, then one; a short last block repeats its last point in the
+ * lanes past the run, so every lane computes something finite and the
+ * masked stores leave the rest of the output alone.
+ */
+typedef struct {
+    int blocks;       /* 1 or 2 */
+    size_t count;     /* the points they hold, 1 to 32 */
+    __mmask8 keep[4]; /* each half's lanes that hold points */
+} simplex_blocks512;
+
+/* The blocks from point m of a run of n > m. */
+SIMPLEX_AVX512_INLINE void simplex_blocks_start(size_t m, size_t n, simplex_blocks512 *b)
+{
+    b->blocks = n - m > 16 ? 2 : 1;
+    b->count = n - m < (size_t)(16 * b->blocks) ? n - m : (size_t)(16 * b->blocks);
+    for (int h = 0; h < 4; h++) {
+        size_t first = (size_t)(8 * h);
+        b->keep[h] = simplex_lanes_below(b->count > first ? b->count - first : 0);
+    }
+}
+
+/* The halves of src[0 .. count), padded with its last point. */
+SIMPLEX_AVX512_INLINE void simplex_blocks_load(const simplex_blocks512 *b, const double *src,
+                                               __m512d *v)
+{
+    const __m512d pad = _mm512_set1_pd(src[b->count - 1]);
+    for (int h = 0; h < 2 * b->blocks; h++)
+        v[h] = _mm512_mask_loadu_pd(pad, b->keep[h], src + 8 * h);
+}
+
+/* How many points block k (0 or 1, below b->blocks) holds. */
+SIMPLEX_AVX512_INLINE size_t simplex_block_length(const simplex_blocks512 *b, int k)
+{
+    size_t rest = b->count - (size_t)(16 * k);
+    return rest < 16 ? rest : 16;
+}
+
+/* Block k's halves r[2k], r[2k + 1] to dst + 16 k, its points only. */
+SIMPLEX_AVX512_INLINE void simplex_block_store(const simplex_blocks512 *b, int k, const __m512d *r,
+                                               double *dst)
+{
+    _mm512_mask_storeu_pd(dst + 16 * k, b->keep[2 * k], r[2 * k]);
+    _mm512_mask_storeu_pd(dst + 16 * k + 8, b->keep[2 * k + 1], r[2 * k + 1]);
+}
+
+/*
  * tf_simplex2_deriv at points of their own (the warped octaves of swiss
  * and jordan) on the AVX-512 path: `halves` (2 or 4) halves of eight
  * points (px[h], py[h]), each lane with its own y, with (deriv 1) or

@@ -423,17 +423,6 @@ static inline void to_float_row(tf_simd_level simd, const double *h, size_t n, f
         out[k] = (float)h[k];
 }
 
-/* fbm, ridged and billow (fractal.c's sum_octaves without the gradient)
- * over n <= ROW_CHUNK samples at noise-space (nx[k], ny, nz), or at
- * points of their own (nx[k], nys[k], nz): each octave's base noises as
- * one row, then the per-sample operations of the scalar code in its
- * order, so every sample has its bits. */
-static int fractal_has_row(const tf_fractal_plan *P)
-{
-    return P->kind == TF_FRACTAL_FBM || P->kind == TF_FRACTAL_RIDGED ||
-           P->kind == TF_FRACTAL_BILLOW;
-}
-
 #if TF_HAVE_AVX2_PATH
 /* tf_fractal_octave_term of four (eight) lanes: v, 1 - |v| or |v| (the
  * sign bit cleared, as fabs) */
@@ -525,6 +514,11 @@ static void fractal_normalize_row(tf_simd_level simd, const tf_fractal_plan *P, 
         out[k] = tf_fractal_normalize(P, out[k]);
 }
 
+/* fbm, ridged and billow (fractal.c's sum_octaves without the gradient)
+ * over n <= ROW_CHUNK samples at noise-space (nx[k], ny, nz), or at
+ * points of their own (nx[k], nys[k], nz): each octave's base noises as
+ * one row, then the per-sample operations of the scalar code in its
+ * order, so every sample has its bits. */
 static void fractal_row(tf_simd_level simd, const tf_fractal_plan *P, const double *nx, double ny,
                         const double *nys, double nz, size_t n, double *out)
 {
@@ -1143,6 +1137,25 @@ static void jordan_row(tf_simd_level simd, const tf_fractal_plan *P, const doubl
     turbulence_normalize(simd, P, n, out);
 }
 
+/* A fractal layer's row code, by kind: at noise-space (nx[k], ny, nz),
+ * or at points of their own (nx[k], nys[k], nz) when nys is given. */
+TF_ALWAYS_INLINE void fractal_layer_row(tf_simd_level simd, const tf_fractal_plan *P,
+                                        const double *nx, double ny, const double *nys, double nz,
+                                        size_t n, double *out)
+{
+    switch (P->kind) {
+    case TF_FRACTAL_SWISS:
+        swiss_row(simd, P, nx, ny, nys, nz, n, out);
+        break;
+    case TF_FRACTAL_JORDAN:
+        jordan_row(simd, P, nx, ny, nys, nz, n, out);
+        break;
+    default: /* fbm, ridged, billow (for none, callers take the noise's row) */
+        fractal_row(simd, P, nx, ny, nys, nz, n, out);
+        break;
+    }
+}
+
 /* Step 1 for layer L at the chunk's samples x[k], y: the base noise in
  * noise space into value[] (nx[] is scratch). */
 TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_layer *L,
@@ -1156,15 +1169,8 @@ TF_ALWAYS_INLINE void layer_noise_chunk(tf_simd_level simd, const tf_compiled_la
     } else if (!L->plan || L->plan->kind == TF_FRACTAL_NONE) {
         /* the other base noises (perlin-reference-simplex has no plan) */
         tf_noise_row(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value);
-    } else if (L->plan && fractal_has_row(L->plan)) {
-        fractal_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
-    } else if (L->plan && L->plan->kind == TF_FRACTAL_SWISS) {
-        swiss_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
-    } else if (L->plan && L->plan->kind == TF_FRACTAL_JORDAN) {
-        jordan_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
-    } else { /* kinds without a row version */
-        for (size_t k = 0; k < n; k++)
-            value[k] = tf_layer_base_noise(L, nx[k], ny);
+    } else {
+        fractal_layer_row(simd, L->plan, nx, ny, NULL, L->offset_z, n, value);
     }
 }
 
@@ -1181,21 +1187,14 @@ TF_ALWAYS_INLINE void layer_noise_points(const tf_terrain *t, tf_simd_level simd
                                          const double *y, size_t n, double *nx, double *ny,
                                          double *value)
 {
-    tf_fractal_kind kind = L->plan ? L->plan->kind : TF_FRACTAL_NONE;
-    int rows = kind == TF_FRACTAL_NONE || fractal_has_row(L->plan) || kind == TF_FRACTAL_SWISS ||
-               kind == TF_FRACTAL_JORDAN;
-    if (simd >= TF_SIMD_AVX2 && rows) {
+    if (simd >= TF_SIMD_AVX2) {
         affine_row(simd, x, L->frequency, L->offset_x, n, nx);
         affine_row(simd, y, L->frequency, L->offset_y, n, ny);
-        if (kind == TF_FRACTAL_NONE)
+        if (!L->plan || L->plan->kind == TF_FRACTAL_NONE)
             tf_noise_points_deriv(simd, L->noise_type, L->seed, nx, ny, L->offset_z, n, value, NULL,
                                   NULL);
-        else if (kind == TF_FRACTAL_SWISS)
-            swiss_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
-        else if (kind == TF_FRACTAL_JORDAN)
-            jordan_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
         else
-            fractal_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
+            fractal_layer_row(simd, L->plan, nx, 0.0, ny, L->offset_z, n, value);
     } else {
         for (size_t k = 0; k < n; k++)
             value[k] = tf_layer_noise(t, L, x[k], y[k]);

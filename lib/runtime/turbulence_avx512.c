@@ -210,24 +210,16 @@ TURBULENCE_INLINE void turbulence_samples(const tf_fractal_plan *P, const double
         return;
     const __m512i seeds = _mm512_set1_epi32((int)P->seed);
     int swiss = P->kind == TF_FRACTAL_SWISS;
-    for (size_t m = 0; m < n;) {
-        /* two blocks while more than one is left, then one */
-        int nb = n - m > 16 ? 2 : 1;
-        size_t count = n - m < (size_t)(16 * nb) ? n - m : (size_t)(16 * nb);
-        __mmask8 keep[4];
+    simplex_blocks512 b;
+    for (size_t m = 0; m < n; m += b.count) {
         __m512d x[4], y[4], r[4];
         int ok[2];
-        /* a short last block repeats its last point in the lanes past n */
-        const __m512d pad = splat(nx[m + count - 1]);
-        for (int h = 0; h < 2 * nb; h++) {
-            size_t first = (size_t)(8 * h);
-            keep[h] = simplex_lanes_below(count > first ? count - first : 0);
-            x[h] = _mm512_mask_loadu_pd(pad, keep[h], nx + m + first);
-            if (nys)
-                y[h] = _mm512_mask_loadu_pd(splat(nys[m + count - 1]), keep[h], nys + m + first);
-        }
+        simplex_blocks_start(m, n, &b);
+        simplex_blocks_load(&b, nx + m, x);
+        if (nys)
+            simplex_blocks_load(&b, nys + m, y);
         const __m512d *ys = nys ? y : NULL;
-        if (nb == 2) {
+        if (b.blocks == 2) {
             if (swiss)
                 swiss_blocks(P, seeds, 2, x, ny, ys, r, ok);
             else
@@ -238,19 +230,15 @@ TURBULENCE_INLINE void turbulence_samples(const tf_fractal_plan *P, const double
             else
                 jordan_blocks(P, seeds, 1, x, ny, ys, r, ok);
         }
-        for (int k = 0; k < nb; k++) {
-            size_t first = m + (size_t)(16 * k), end = m + count;
-            if (first >= end)
-                break;
+        for (int k = 0; k < b.blocks; k++) {
+            size_t first = m + (size_t)(16 * k), end = first + simplex_block_length(&b, k);
             if (!ok[k]) { /* a point out of the vector range: the scalar code */
-                for (size_t j = first; j < end && j < first + 16; j++)
+                for (size_t j = first; j < end; j++)
                     out[j] = tf_fractal_plan_eval(P, nx[j], nys ? nys[j] : ny, nz, NULL, NULL);
                 continue;
             }
-            _mm512_mask_storeu_pd(out + first, keep[2 * k], r[2 * k]);
-            _mm512_mask_storeu_pd(out + first + 8, keep[2 * k + 1], r[2 * k + 1]);
+            simplex_block_store(&b, k, r, out + m);
         }
-        m += count;
     }
 }
 
