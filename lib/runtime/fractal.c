@@ -141,6 +141,17 @@ void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer)
     }
 }
 
+/* An octave's base noise, with its gradient where dx or dy is given. */
+static inline double octave_noise(const tf_fractal_plan *P, double x, double y, double z,
+                                  double *dx, double *dy)
+{
+#if TF_HAVE_AVX2_PATH
+    if (P->simplex_avx2)
+        return tf_simplex2_deriv_avx2(P->seed, x, y, dx, dy);
+#endif
+    return tf_noise_eval_gradient(P->noise, P->seed, x, y, z, dx, dy);
+}
+
 /* fbm, ridged, billow: analytic whenever the base noise's gradient is. */
 static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double nz, double *dx,
                           double *dy)
@@ -150,8 +161,8 @@ static double sum_octaves(const tf_fractal_plan *P, double nx, double ny, double
     for (int i = 0; i < P->octaves; i++) {
         const double *o = P->offset[i];
         double f = P->freq[i], gx = 0.0, gy = 0.0;
-        double v = tf_noise_eval_gradient(P->noise, P->seed, nx * f + o[0], ny * f + o[1], nz + o[2],
-                                      want ? &gx : NULL, want ? &gy : NULL);
+        double v = octave_noise(P, nx * f + o[0], ny * f + o[1], nz + o[2], want ? &gx : NULL,
+                                want ? &gy : NULL);
         double r, sign = 1.0;
         switch (P->kind) {
         case TF_FRACTAL_RIDGED:
@@ -228,9 +239,8 @@ static double swiss(const tf_fractal_plan *P, double nx, double ny, double nz)
         const double *o = P->offset[i];
         double f = P->freq[i], gx, gy;
         int slope = !tf_turbulence_value_only(P, i);
-        double v = tf_noise_eval_gradient(P->noise, P->seed, (nx + P->warp * wx) * f + o[0],
-                                          (ny + P->warp * wy) * f + o[1], nz + o[2],
-                                          slope ? &gx : NULL, slope ? &gy : NULL);
+        double v = octave_noise(P, (nx + P->warp * wx) * f + o[0], (ny + P->warp * wy) * f + o[1],
+                                nz + o[2], slope ? &gx : NULL, slope ? &gy : NULL);
         s = s + a * (1.0 - fabs(v));
         if (!slope)
             break;
@@ -247,7 +257,7 @@ static double swiss(const tf_fractal_plan *P, double nx, double ny, double nz)
 static double jordan(const tf_fractal_plan *P, double nx, double ny, double nz)
 {
     double gx, gy;
-    double v = tf_noise_eval_gradient(P->noise, P->seed, nx, ny, nz, &gx, &gy);
+    double v = octave_noise(P, nx, ny, nz, &gx, &gy);
     double px = gx * v, py = gy * v; /* half the gradient of v^2 */
     double s = v * v;
     double wx = P->warp0 * px, wy = P->warp0 * py;
@@ -257,13 +267,11 @@ static double jordan(const tf_fractal_plan *P, double nx, double ny, double nz)
         const double *o = P->offset[i];
         double f = P->freq[i];
         if (tf_turbulence_value_only(P, i)) {
-            v = tf_noise_eval_gradient(P->noise, P->seed, nx * f + wx + o[0], ny * f + wy + o[1],
-                                       nz + o[2], NULL, NULL);
+            v = octave_noise(P, nx * f + wx + o[0], ny * f + wy + o[1], nz + o[2], NULL, NULL);
             s = s + damped * (v * v);
             break;
         }
-        v = tf_noise_eval_gradient(P->noise, P->seed, nx * f + wx + o[0], ny * f + wy + o[1],
-                               nz + o[2], &gx, &gy);
+        v = octave_noise(P, nx * f + wx + o[0], ny * f + wy + o[1], nz + o[2], &gx, &gy);
         px = gx * v;
         py = gy * v;
         s = s + damped * (v * v);
@@ -287,7 +295,7 @@ double tf_fractal_plan_eval(const tf_fractal_plan *P, double nx, double ny, doub
 {
     switch (P->kind) {
     case TF_FRACTAL_NONE:
-        return tf_noise_eval_gradient(P->noise, P->seed, nx, ny, nz, dx, dy);
+        return octave_noise(P, nx, ny, nz, dx, dy);
     case TF_FRACTAL_FBM:
     case TF_FRACTAL_RIDGED:
     case TF_FRACTAL_BILLOW:

@@ -21,6 +21,10 @@ typedef struct {
     double offset[TF_MAX_OCTAVES][3]; /* o_i, o_0 = (0, 0, 0) */
     double amp_sum;                   /* A, the normalizer */
     double fd_step;                   /* h of the kinds without analytic derivatives */
+    /* set by a terrain on a vector path (0 from tf_fractal_plan_init):
+     * simplex octaves evaluated one point at a time take the AVX2 build of
+     * the scalar code, tf_simplex2_deriv_avx2 (the same bits) */
+    int simplex_avx2;
     /* the octaves as the lanes of tf_noise_lanes: the seed and f_i,
      * o_i's x and y, each in an array of its own */
     uint32_t lane_seed[TF_MAX_OCTAVES];

@@ -35,6 +35,10 @@ void tf_simplex2_row(uint32_t seed, const double *x, double y, size_t n, double 
 void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 /* tf_simplex2 of one point, for the single-sample path. */
 double tf_simplex2_avx2(uint32_t seed, double x, double y);
+/* tf_simplex2_deriv of one point, the same way (the octaves of a fractal
+ * sampled one point at a time); with dndx and dndy both NULL the value
+ * alone, with no gradient arithmetic. */
+double tf_simplex2_deriv_avx2(uint32_t seed, double x, double y, double *dndx, double *dndy);
 /* tf_simplex2(seed[k], x * f[k] + ox[k], y * f[k] + oy[k]), k < n, the
  * same way (the single-sample path's simplex layers). z is unused: the
  * lanes of every noise take one (tf_noise_lanes_fn), simplex is 2D. */

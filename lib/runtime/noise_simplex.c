@@ -176,6 +176,20 @@ __attribute__((target("avx2"))) double tf_simplex2_avx2(uint32_t seed, double x,
     return simplex_eval_floor(seed, x, y, NULL, NULL, 1);
 }
 
+__attribute__((target("avx2"))) double tf_simplex2_deriv_avx2(uint32_t seed, double x, double y,
+                                                              double *dndx, double *dndy)
+{
+    if (!dndx && !dndy)
+        return simplex_eval_floor(seed, x, y, NULL, NULL, 1);
+    double gx, gy;
+    double n = simplex_eval_floor(seed, x, y, &gx, &gy, 1);
+    if (dndx)
+        *dndx = gx;
+    if (dndy)
+        *dndy = gy;
+    return n;
+}
+
 /*
  * AVX2: eight points at a time, each lane running the scalar code's IEEE
  * double operations in the same order (separate mul and add: the runtime

@@ -882,6 +882,9 @@ void tf_terrain_select_lanes(tf_terrain *t)
     for (size_t i = 0; i < t->layer_count; i++) {
         tf_compiled_layer *L = &t->layers[i];
         L->plan_lanes = L->plan ? tf_fractal_plan_lanes(L->plan, t->simd) : NULL;
+        if (L->plan) /* L->plan is t->plans[i] */
+            t->plans[i].simplex_avx2 =
+                t->simd >= TF_SIMD_AVX2 && L->plan->noise == TF_NOISE_SIMPLEX;
     }
 }
 
