@@ -32,6 +32,12 @@
 #else
 #define TF_HAVE_AVX2_PATH 0
 #endif
+/* The AVX2 noise rows (a grid's inner loops) start on a 64-byte line, so
+ * their loops sit at the same offset within a line whatever code is
+ * linked before them: the same instructions 32 bytes off a line cost the
+ * value and polynomial grids 5-8% on the AVX2 path (docs/performance.md,
+ * "Value and polynomial points on the AVX2 path"). */
+#define TF_ROW_ALIGNED __attribute__((target("avx2"), aligned(64)))
 /* The AVX-512 functions, the same way (AVX-512F and DQ, with BMI2; run
  * only when the CPU and the OS support them). */
 #if TF_HAVE_AVX2_PATH && !defined(TF_NO_AVX512)

@@ -55,6 +55,13 @@ void tf_simplex2_points_deriv_avx2(uint32_t seed, const double *x, const double 
  * four points a vector, the bits of tf_value2 and tf_polynomial2. */
 void tf_value2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
 void tf_polynomial2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out);
+/* tf_value2_deriv and tf_polynomial2_deriv at points (x[k], y[k]), k < n,
+ * four a vector (dx NULL: the values only, and dy is not read): the same
+ * bits. */
+void tf_value2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
+                                 double *out, double *dx, double *dy);
+void tf_polynomial2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
+                                      double *out, double *dx, double *dy);
 /* Rows of perlin and exponential-perlin (docs/noise.md) at (x[k], y, z),
  * four points a vector: the bits of tf_perlin_improved3 and
  * tf_exp_perlin3. */
@@ -104,9 +111,8 @@ void tf_perlin_reference_simplex3_row_avx512(const double *x, double y, double z
  * block, two blocks side by side; the same bits. */
 void tf_simplex2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                                      double *v, double *dx, double *dy);
-/* tf_value2_deriv and tf_polynomial2_deriv at points (x[k], y[k]), k < n,
- * eight a vector (dx NULL: the values only, and dy is not read): the
- * same bits. */
+/* tf_value2_points_deriv_avx2 and tf_polynomial2_points_deriv_avx2,
+ * eight points a vector: the same bits. */
 void tf_value2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,
                                    double *out, double *dx, double *dy);
 void tf_polynomial2_points_deriv_avx512(uint32_t seed, const double *x, const double *y, size_t n,

@@ -141,6 +141,10 @@ static const nk_grad3_row NK_GRAD3[16] = {
     {1, 2, -1.0, -1.0, 0.0, -1.0},
 };
 
+/* A 2D noise's scalar function with its gradient (NULL for none: the
+ * same value's bits), the points routines' fallback. */
+typedef double (*nk_deriv2_fn)(uint32_t seed, double x, double y, double *dx, double *dy);
+
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
@@ -229,6 +233,67 @@ NK_AVX2_INLINE __m256d nk_grad3_avx2(__m128i hash, __m256d x, __m256d y, __m256d
     __m256d su = _mm256_castsi256_pd(_mm256_slli_epi64(h, 63));
     __m256d sv = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_srli_epi64(h, 1), 63));
     return _mm256_add_pd(_mm256_xor_pd(u, su), _mm256_xor_pd(v, sv));
+}
+
+/* nk_corners2 of four points (x[k], y[k]) of their own, |x|, |y| < 2^51,
+ * lane k's seed hashed in hs (nk_hash(0, seed)): the fractions and the
+ * corner values in nk_corners2's order. */
+NK_AVX2_INLINE void nk_corners2_points_avx2(__m128i hs, __m256d x, __m256d y, __m256d *fx,
+                                            __m256d *fy, __m256d v[4])
+{
+    __m128i X = nk_split_avx2(x, fx), Y = nk_split_avx2(y, fy);
+    __m128i h0 = nk_hash_avx2(hs, X);
+    __m128i h1 = nk_hash_avx2(hs, _mm_add_epi32(X, _mm_set1_epi32(1)));
+    __m128i y1 = _mm_add_epi32(Y, _mm_set1_epi32(1));
+    v[0] = nk_corner_value_avx2(nk_hash_avx2(h0, Y));
+    v[1] = nk_corner_value_avx2(nk_hash_avx2(h1, Y));
+    v[2] = nk_corner_value_avx2(nk_hash_avx2(h0, y1));
+    v[3] = nk_corner_value_avx2(nk_hash_avx2(h1, y1));
+}
+
+/* nk_dfade5 of four lanes, in its order: 30 * t * t * (t * (t - 2) + 1). */
+NK_AVX2_INLINE __m256d nk_dfade5_avx2(__m256d t)
+{
+    __m256d inner =
+        _mm256_add_pd(_mm256_mul_pd(t, _mm256_sub_pd(t, _mm256_set1_pd(2.0))), _mm256_set1_pd(1.0));
+    return _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(30.0), t), t), inner);
+}
+
+/* A 2D lattice noise's four-lane points kernel (value4_points_avx2,
+ * polynomial4_points_avx2): the value at four points of their own, |x|,
+ * |y| < 2^51, lane k's seed hashed in hs, with the gradient when gx is
+ * not NULL (then gy too). */
+typedef __m256d (*nk_points4_fn)(__m128i hs, __m256d x, __m256d y, __m256d *gx, __m256d *gy);
+
+/* The noise's points call on the AVX2 path (swiss and jordan's warped
+ * points): kernel at n points (x[k], y[k]), four a vector, with the
+ * gradient when dx is not NULL (then dy too); a vector with a coordinate
+ * of 2^51 or more (or not finite) and the last 1-3 points take the scalar
+ * function. kernel and scalar are constants where this is inlined. */
+NK_AVX2_INLINE void nk_points2_avx2(nk_points4_fn kernel, nk_deriv2_fn scalar, uint32_t seed,
+                                    const double *x, const double *y, size_t n, double *out,
+                                    double *dx, double *dy)
+{
+    const __m128i hs = _mm_set1_epi32((int)nk_hash(0, seed));
+    size_t m = 0;
+    for (; m + 4 <= n; m += 4) {
+        __m256d px = _mm256_loadu_pd(x + m), py = _mm256_loadu_pd(y + m);
+        if ((nk_in_row_range_avx2(px) & nk_in_row_range_avx2(py)) != 0xF) {
+            for (size_t k = m; k < m + 4; k++)
+                out[k] = scalar(seed, x[k], y[k], dx ? dx + k : NULL, dx ? dy + k : NULL);
+            continue;
+        }
+        if (dx) {
+            __m256d gx, gy;
+            _mm256_storeu_pd(out + m, kernel(hs, px, py, &gx, &gy));
+            _mm256_storeu_pd(dx + m, gx);
+            _mm256_storeu_pd(dy + m, gy);
+        } else {
+            _mm256_storeu_pd(out + m, kernel(hs, px, py, NULL, NULL));
+        }
+    }
+    for (; m < n; m++)
+        out[m] = scalar(seed, x[m], y[m], dx ? dx + m : NULL, dx ? dy + m : NULL);
 }
 
 /* Perlin's lerp a + t * (b - a) of four lanes. */
@@ -337,7 +402,6 @@ NK_AVX512_INLINE __mmask8 nk_in_row_range_avx512(__m512d v)
  * is not NULL (then gy too); and the noise's scalar function with its
  * gradient (which takes NULL for none, the same value's bits). */
 typedef __m512d (*nk_points8_fn)(__m256i hs, __m512d x, __m512d y, __m512d *gx, __m512d *gy);
-typedef double (*nk_deriv2_fn)(uint32_t seed, double x, double y, double *dx, double *dy);
 
 /* The noise's points call (swiss and jordan's warped points): kernel at
  * n points (x[k], y[k]), eight a vector, with the gradient when dx is not

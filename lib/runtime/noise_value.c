@@ -52,8 +52,8 @@ NK_AVX2_INLINE __m256d value4_avx2(uint32_t seed, __m256d x, uint32_t Y, double 
     return _mm256_add_pd(a, _mm256_mul_pd(_mm256_set1_pd(v), _mm256_sub_pd(b, a)));
 }
 
-__attribute__((target("avx2"))) void tf_value2_row_avx2(uint32_t seed, const double *x, double y,
-                                                       size_t n, double *out)
+TF_ROW_ALIGNED void tf_value2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
+                                       double *out)
 {
     size_t m = 0;
     if (y > -2251799813685248.0 && y < 2251799813685248.0) {
@@ -72,6 +72,38 @@ __attribute__((target("avx2"))) void tf_value2_row_avx2(uint32_t seed, const dou
     }
     for (; m < n; m++) /* the last 1-3 points, or a row out of range */
         out[m] = tf_value2(seed, x[m], y);
+}
+#endif
+
+#if TF_HAVE_AVX2_PATH
+/* value_eval at four points (x, y) of their own, |x|, |y| < 2^51, lane
+ * k's seed hashed in hs, with the derivatives when dx is not NULL (then
+ * dy too): the scalar operations lane by lane. */
+NK_AVX2_INLINE __m256d value4_points_avx2(__m128i hs, __m256d x, __m256d y, __m256d *dx,
+                                          __m256d *dy)
+{
+    __m256d fx, fy, c[4];
+    nk_corners2_points_avx2(hs, x, y, &fx, &fy, c);
+    __m256d u = nk_fade5_avx2(fx), v = nk_fade5_avx2(fy);
+    __m256d e0 = _mm256_sub_pd(c[1], c[0]), e1 = _mm256_sub_pd(c[3], c[2]);
+    __m256d a = _mm256_add_pd(c[0], _mm256_mul_pd(u, e0));
+    __m256d b = _mm256_add_pd(c[2], _mm256_mul_pd(u, e1));
+    __m256d ba = _mm256_sub_pd(b, a);
+    if (dx) {
+        __m256d de = _mm256_add_pd(e0, _mm256_mul_pd(v, _mm256_sub_pd(e1, e0)));
+        *dx = _mm256_mul_pd(nk_dfade5_avx2(fx), de);
+        *dy = _mm256_mul_pd(nk_dfade5_avx2(fy), ba);
+    }
+    return _mm256_add_pd(a, _mm256_mul_pd(v, ba));
+}
+
+/* value_eval at n points of their own (nk_points2_avx2). */
+__attribute__((target("avx2"))) void tf_value2_points_deriv_avx2(uint32_t seed, const double *x,
+                                                                 const double *y, size_t n,
+                                                                 double *out, double *dx,
+                                                                 double *dy)
+{
+    nk_points2_avx2(value4_points_avx2, tf_value2_deriv, seed, x, y, n, out, dx, dy);
 }
 #endif
 

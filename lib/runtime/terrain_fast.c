@@ -584,9 +584,20 @@ void tf_noise_points_deriv(tf_simd_level simd, tf_noise_type type, uint32_t seed
     }
 #endif
 #if TF_HAVE_AVX2_PATH
-    if (type == TF_NOISE_SIMPLEX && simd >= TF_SIMD_AVX2) {
-        tf_simplex2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
-        return;
+    if (simd >= TF_SIMD_AVX2) {
+        switch (type) {
+        case TF_NOISE_SIMPLEX:
+            tf_simplex2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
+            return;
+        case TF_NOISE_VALUE:
+            tf_value2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
+            return;
+        case TF_NOISE_POLYNOMIAL:
+            tf_polynomial2_points_deriv_avx2(seed, x, y, n, v, dx, dy);
+            return;
+        default: /* the 3D and cellular noises: one point at a time */
+            break;
+        }
     }
 #else
     (void)simd;
