@@ -32,12 +32,12 @@
 #else
 #define TF_HAVE_AVX2_PATH 0
 #endif
-/* The AVX2 noise rows (a grid's inner loops) start on a 64-byte line, so
- * their loops sit at the same offset within a line whatever code is
- * linked before them: the same instructions 32 bytes off a line cost the
- * value and polynomial grids 5-8% on the AVX2 path (docs/performance.md,
- * "Value and polynomial points on the AVX2 path"). */
-#define TF_ROW_ALIGNED __attribute__((target("avx2"), aligned(64)))
+/* An AVX2 noise row (a grid's inner loop): compiled for AVX2 and started
+ * on a 64-byte line, so its loop sits at the same offset within a line
+ * whatever code is linked before it. The same instructions 32 bytes off a
+ * line cost the value and polynomial grids 4-8% on the AVX2 path
+ * (docs/performance.md, "Value and polynomial points on the AVX2 path"). */
+#define TF_AVX2_ROW __attribute__((target("avx2"), aligned(64)))
 /* The AVX-512 functions, the same way (AVX-512F and DQ, with BMI2; run
  * only when the CPU and the OS support them). */
 #if TF_HAVE_AVX2_PATH && !defined(TF_NO_AVX512)
@@ -425,8 +425,6 @@ static inline int tf_layer_is_plain_simplex(const tf_compiled_layer *L)
     return L->noise_type == TF_NOISE_SIMPLEX && !L->plan;
 }
 
-/* Layer L's base noise at noise-space (nx, ny) (step 1), any kind. */
-double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny);
 /* Layer L's step 1 at the sample (x, y), as a single sample takes it (a
  * fractal kind's octaves as lanes where the terrain has them). */
 double tf_layer_noise(const tf_terrain *t, const tf_compiled_layer *L, double x, double y);

@@ -218,20 +218,20 @@ NK_AVX2_INLINE void cellular_row_avx2(int which, uint32_t seed, const double *x,
         out[m] = scalar(seed, x[m], y);
 }
 
-TF_ROW_ALIGNED void tf_cellular_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n,
-                                            double *out)
+TF_AVX2_ROW void tf_cellular_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n,
+                                         double *out)
 {
     cellular_row_avx2(CELL_F1, seed, x, y, n, out, tf_cellular_f1);
 }
 
-TF_ROW_ALIGNED void tf_cellular_f2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
-                                            double *out)
+TF_AVX2_ROW void tf_cellular_f2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
+                                         double *out)
 {
     cellular_row_avx2(CELL_F2, seed, x, y, n, out, tf_cellular_f2);
 }
 
-TF_ROW_ALIGNED void tf_cellular_f2_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n,
-                                               double *out)
+TF_AVX2_ROW void tf_cellular_f2_f1_row_avx2(uint32_t seed, const double *x, double y, size_t n,
+                                            double *out)
 {
     cellular_row_avx2(CELL_F2_F1, seed, x, y, n, out, tf_cellular_f2_f1);
 }

@@ -139,8 +139,8 @@ NK_AVX2_INLINE __m256d perlin4_avx2(__m256d x, uint32_t ox, uint32_t Y, uint32_t
     return nk_blend3_avx2(c, nk_fade5_avx2(fx), _mm256_set1_pd(v), _mm256_set1_pd(w));
 }
 
-TF_ROW_ALIGNED void tf_perlin_improved3_row_avx2(uint32_t seed, const double *x, double y, double z,
-                                                 size_t n, double *out)
+TF_AVX2_ROW void tf_perlin_improved3_row_avx2(uint32_t seed, const double *x, double y, double z,
+                                              size_t n, double *out)
 {
     size_t m = 0;
     if (nk_coord_ok(y) && nk_coord_ok(z)) {

@@ -301,8 +301,8 @@ NK_AVX2_INLINE int refsimplex4_avx2(__m256d x, double y, double z, __m256d *out)
     return 1;
 }
 
-TF_ROW_ALIGNED void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z,
-                                                          size_t n, double *out)
+TF_AVX2_ROW void tf_perlin_reference_simplex3_row_avx2(const double *x, double y, double z,
+                                                       size_t n, double *out)
 {
     size_t m = 0;
     if (isfinite(y) && isfinite(z)) {

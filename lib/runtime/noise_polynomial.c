@@ -64,8 +64,8 @@ NK_AVX2_INLINE __m256d polynomial4_avx2(uint32_t seed, __m256d x, uint32_t Y, do
     return _mm256_add_pd(base, _mm256_mul_pd(A, cross));
 }
 
-TF_ROW_ALIGNED void tf_polynomial2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
-                                            double *out)
+TF_AVX2_ROW void tf_polynomial2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
+                                         double *out)
 {
     size_t m = 0;
     if (y > -2251799813685248.0 && y < 2251799813685248.0) {
@@ -84,6 +84,45 @@ TF_ROW_ALIGNED void tf_polynomial2_row_avx2(uint32_t seed, const double *x, doub
     }
     for (; m < n; m++) /* the last 1-3 points, or a row out of range */
         out[m] = tf_polynomial2(seed, x[m], y);
+}
+
+/* polynomial_eval at four points (x, y) of their own, |x|, |y| < 2^51,
+ * lane k's seed hashed in hs, with the derivatives when dx is not NULL
+ * (then dy too): the scalar operations lane by lane. */
+NK_AVX2_INLINE __m256d polynomial4_points_avx2(__m128i hs, __m256d x, __m256d y, __m256d *dx,
+                                               __m256d *dy)
+{
+    const __m256d two = _mm256_set1_pd(2.0), three = _mm256_set1_pd(3.0);
+    __m256d fx, fy, c[4];
+    nk_corners2_points_avx2(hs, x, y, &fx, &fy, c);
+    __m256d dX = _mm256_sub_pd(c[1], c[0]), dY = _mm256_sub_pd(c[2], c[0]);
+    __m256d A = _mm256_sub_pd(_mm256_sub_pd(_mm256_add_pd(c[3], c[0]), c[1]), c[2]);
+    __m256d sx = _mm256_mul_pd(_mm256_mul_pd(fx, fx), _mm256_sub_pd(three, _mm256_mul_pd(two, fx)));
+    __m256d sy = _mm256_mul_pd(_mm256_mul_pd(fy, fy), _mm256_sub_pd(three, _mm256_mul_pd(two, fy)));
+    if (dx) {
+        /* 6 * f * (1 - f), left to right */
+        const __m256d six = _mm256_set1_pd(6.0), one = _mm256_set1_pd(1.0);
+        __m256d qx = _mm256_mul_pd(_mm256_mul_pd(six, fx), _mm256_sub_pd(one, fx));
+        __m256d qy = _mm256_mul_pd(_mm256_mul_pd(six, fy), _mm256_sub_pd(one, fy));
+        *dx = _mm256_add_pd(
+            _mm256_mul_pd(qx, dX),
+            _mm256_mul_pd(A, _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(qx, fy), sy), fy)));
+        *dy = _mm256_add_pd(
+            _mm256_mul_pd(qy, dY),
+            _mm256_mul_pd(A, _mm256_sub_pd(_mm256_add_pd(sx, _mm256_mul_pd(qy, fx)), fx)));
+    }
+    __m256d base = _mm256_add_pd(_mm256_add_pd(c[0], _mm256_mul_pd(sx, dX)), _mm256_mul_pd(sy, dY));
+    __m256d cross = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(sx, fy), _mm256_mul_pd(sy, fx)),
+                                  _mm256_mul_pd(fx, fy));
+    return _mm256_add_pd(base, _mm256_mul_pd(A, cross));
+}
+
+/* polynomial_eval at n points of their own (nk_points2_avx2). */
+__attribute__((target("avx2"))) void
+tf_polynomial2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
+                                 double *out, double *dx, double *dy)
+{
+    nk_points2_avx2(polynomial4_points_avx2, tf_polynomial2_deriv, seed, x, y, n, out, dx, dy);
 }
 #endif
 
@@ -128,47 +167,7 @@ tf_polynomial2_row_avx512(uint32_t seed, const double *x, double y, size_t n, do
     if (m < n) /* the last 1-7 points, or a row out of range */
         tf_polynomial2_row_avx2(seed, x + m, y, n - m, out + m);
 }
-#endif
 
-#if TF_HAVE_AVX2_PATH
-/* polynomial_eval at four points (x, y) of their own, |x|, |y| < 2^51,
- * lane k's seed hashed in hs, with the derivatives when dx is not NULL
- * (then dy too): the scalar operations lane by lane. */
-NK_AVX2_INLINE __m256d polynomial4_points_avx2(__m128i hs, __m256d x, __m256d y, __m256d *dx,
-                                               __m256d *dy)
-{
-    const __m256d two = _mm256_set1_pd(2.0), three = _mm256_set1_pd(3.0);
-    __m256d fx, fy, c[4];
-    nk_corners2_points_avx2(hs, x, y, &fx, &fy, c);
-    __m256d dX = _mm256_sub_pd(c[1], c[0]), dY = _mm256_sub_pd(c[2], c[0]);
-    __m256d A = _mm256_sub_pd(_mm256_sub_pd(_mm256_add_pd(c[3], c[0]), c[1]), c[2]);
-    __m256d sx = _mm256_mul_pd(_mm256_mul_pd(fx, fx), _mm256_sub_pd(three, _mm256_mul_pd(two, fx)));
-    __m256d sy = _mm256_mul_pd(_mm256_mul_pd(fy, fy), _mm256_sub_pd(three, _mm256_mul_pd(two, fy)));
-    if (dx) {
-        /* 6 * f * (1 - f), left to right */
-        const __m256d six = _mm256_set1_pd(6.0), one = _mm256_set1_pd(1.0);
-        __m256d qx = _mm256_mul_pd(_mm256_mul_pd(six, fx), _mm256_sub_pd(one, fx));
-        __m256d qy = _mm256_mul_pd(_mm256_mul_pd(six, fy), _mm256_sub_pd(one, fy));
-        *dx = _mm256_add_pd(
-            _mm256_mul_pd(qx, dX),
-            _mm256_mul_pd(A, _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(qx, fy), sy), fy)));
-        *dy = _mm256_add_pd(
-            _mm256_mul_pd(qy, dY),
-            _mm256_mul_pd(A, _mm256_sub_pd(_mm256_add_pd(sx, _mm256_mul_pd(qy, fx)), fx)));
-    }
-    __m256d base = _mm256_add_pd(_mm256_add_pd(c[0], _mm256_mul_pd(sx, dX)), _mm256_mul_pd(sy, dY));
-    __m256d cross = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(sx, fy), _mm256_mul_pd(sy, fx)),
-                                  _mm256_mul_pd(fx, fy));
-    return _mm256_add_pd(base, _mm256_mul_pd(A, cross));
-}
-
-/* polynomial_eval at n points of their own (nk_points2_avx2). */
-__attribute__((target("avx2"))) void
-tf_polynomial2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
-                                 double *out, double *dx, double *dy)
-{
-    nk_points2_avx2(polynomial4_points_avx2, tf_polynomial2_deriv, seed, x, y, n, out, dx, dy);
-}
 #endif
 
 #if TF_HAVE_AVX512_PATH

@@ -471,8 +471,8 @@ SIMPLEX_AVX2_INLINE void simplex_row_block(const simplex_avx2_consts *c, uint32_
  * best: 2 and 3 are slower, 8 no faster). */
 #define SIMPLEX_ROW_BLOCKS 4
 
-TF_ROW_ALIGNED void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
-                                         double *out)
+TF_AVX2_ROW void tf_simplex2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
+                                      double *out)
 {
     if (!(fabs(y) < SIMPLEX_AVX2_LIMIT)) {
         simplex_row_scalar(seed, x, y, n, out);

@@ -52,8 +52,7 @@ NK_AVX2_INLINE __m256d value4_avx2(uint32_t seed, __m256d x, uint32_t Y, double 
     return _mm256_add_pd(a, _mm256_mul_pd(_mm256_set1_pd(v), _mm256_sub_pd(b, a)));
 }
 
-TF_ROW_ALIGNED void tf_value2_row_avx2(uint32_t seed, const double *x, double y, size_t n,
-                                       double *out)
+TF_AVX2_ROW void tf_value2_row_avx2(uint32_t seed, const double *x, double y, size_t n, double *out)
 {
     size_t m = 0;
     if (y > -2251799813685248.0 && y < 2251799813685248.0) {
@@ -73,9 +72,7 @@ TF_ROW_ALIGNED void tf_value2_row_avx2(uint32_t seed, const double *x, double y,
     for (; m < n; m++) /* the last 1-3 points, or a row out of range */
         out[m] = tf_value2(seed, x[m], y);
 }
-#endif
 
-#if TF_HAVE_AVX2_PATH
 /* value_eval at four points (x, y) of their own, |x|, |y| < 2^51, lane
  * k's seed hashed in hs, with the derivatives when dx is not NULL (then
  * dy too): the scalar operations lane by lane. */

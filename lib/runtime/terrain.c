@@ -17,6 +17,8 @@
 
 /* ---- evaluation */
 
+/* Layer L's base noise at noise-space (nx, ny), any kind, one point at a
+ * time (the rows and batches take terrain_fast.c's row code). */
 static inline double base_noise(const tf_compiled_layer *L, double nx, double ny)
 {
     if (L->plan) /* other kinds and fractals: docs/spec.md, "Layer kinds" */
@@ -28,14 +30,6 @@ static inline double base_noise(const tf_compiled_layer *L, double nx, double ny
     default:
         return tf_simplex2(L->seed, nx, ny);
     }
-}
-
-/* The one place that maps a layer's kind to its noise: the batched path
- * (terrain_fast.c) calls this for every kind without a row version, so a
- * new kind needs a case in base_noise only (and in tf_noise_eval). */
-double tf_layer_base_noise(const tf_compiled_layer *L, double nx, double ny)
-{
-    return base_noise(L, nx, ny);
 }
 
 /* Layer L's base noise at the sample (x, y) (step 1), one layer at a
