@@ -137,6 +137,22 @@ static inline double simplex_eval(uint32_t seed, double x, double y, double *dnd
     return simplex_eval_floor(seed, x, y, dndx, dndy, 0);
 }
 
+/* The public derivative entry, either floor: either output may be NULL,
+ * and with both NULL it is the value alone. */
+static inline __attribute__((always_inline)) double
+simplex_deriv_entry(uint32_t seed, double x, double y, double *dndx, double *dndy, int libm_floor)
+{
+    if (!dndx && !dndy)
+        return simplex_eval_floor(seed, x, y, NULL, NULL, libm_floor);
+    double gx, gy;
+    double n = simplex_eval_floor(seed, x, y, &gx, &gy, libm_floor);
+    if (dndx)
+        *dndx = gx;
+    if (dndy)
+        *dndy = gy;
+    return n;
+}
+
 const double *tf_simplex_gradient_table(void)
 {
     return &GRADIENTS[0][0];
@@ -149,13 +165,7 @@ double tf_simplex2(uint32_t seed, double x, double y)
 
 double tf_simplex2_deriv(uint32_t seed, double x, double y, double *dndx, double *dndy)
 {
-    double gx, gy;
-    double n = simplex_eval(seed, x, y, &gx, &gy);
-    if (dndx)
-        *dndx = gx;
-    if (dndy)
-        *dndy = gy;
-    return n;
+    return simplex_deriv_entry(seed, x, y, dndx, dndy, 0);
 }
 
 /* ---- rows: n points (x[k], y) at once */
@@ -179,15 +189,7 @@ __attribute__((target("avx2"))) double tf_simplex2_avx2(uint32_t seed, double x,
 __attribute__((target("avx2"))) double tf_simplex2_deriv_avx2(uint32_t seed, double x, double y,
                                                               double *dndx, double *dndy)
 {
-    if (!dndx && !dndy)
-        return simplex_eval_floor(seed, x, y, NULL, NULL, 1);
-    double gx, gy;
-    double n = simplex_eval_floor(seed, x, y, &gx, &gy, 1);
-    if (dndx)
-        *dndx = gx;
-    if (dndy)
-        *dndy = gy;
-    return n;
+    return simplex_deriv_entry(seed, x, y, dndx, dndy, 1);
 }
 
 /*

@@ -428,13 +428,14 @@ static inline __mmask8 simplex_lanes_below(size_t count)
  * A run of points in blocks of sixteen (two halves of eight), as the
  * points routines take them: two blocks side by side while more than one
  * is left, then one; a short last block repeats its last point in the
- * lanes past the run, so every lane computes something finite and the
- * masked stores leave the rest of the output alone.
+ * lanes past the run, so every lane computes at a real point of the run
+ * (no lane reads past it) and the masked stores leave the rest of the
+ * output alone.
  */
 typedef struct {
     int blocks;       /* 1 or 2 */
     size_t count;     /* the points they hold, 1 to 32 */
-    __mmask8 keep[4]; /* each half's lanes that hold points */
+    __mmask8 keep[4]; /* each half's lanes that hold points (the first 2 * blocks) */
 } simplex_blocks512;
 
 /* The blocks from point m of a run of n > m. */
@@ -442,7 +443,7 @@ SIMPLEX_AVX512_INLINE void simplex_blocks_start(size_t m, size_t n, simplex_bloc
 {
     b->blocks = n - m > 16 ? 2 : 1;
     b->count = n - m < (size_t)(16 * b->blocks) ? n - m : (size_t)(16 * b->blocks);
-    for (int h = 0; h < 4; h++) {
+    for (int h = 0; h < 2 * b->blocks; h++) {
         size_t first = (size_t)(8 * h);
         b->keep[h] = simplex_lanes_below(b->count > first ? b->count - first : 0);
     }
