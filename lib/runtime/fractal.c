@@ -145,10 +145,8 @@ void tf_fractal_plan_init(tf_fractal_plan *plan, const tf_layer_spec *layer)
 static inline double octave_noise(const tf_fractal_plan *P, double x, double y, double z,
                                   double *dx, double *dy)
 {
-#if TF_HAVE_AVX2_PATH
-    if (P->simplex_avx2)
-        return tf_simplex2_deriv_avx2(P->seed, x, y, dx, dy);
-#endif
+    if (P->point_deriv)
+        return P->point_deriv(P->seed, x, y, dx, dy);
     return tf_noise_eval_gradient(P->noise, P->seed, x, y, z, dx, dy);
 }
 

@@ -11,6 +11,10 @@
 
 #include "terrafit/runtime.h"
 
+/* A 2D base noise with its optional partial derivatives (either pointer
+ * may be NULL), as tf_simplex2_deriv (noise.h). */
+typedef double (*tf_noise2_deriv_fn)(uint32_t seed, double x, double y, double *dx, double *dy);
+
 typedef struct {
     tf_noise_type noise;
     uint32_t seed;
@@ -21,10 +25,11 @@ typedef struct {
     double offset[TF_MAX_OCTAVES][3]; /* o_i, o_0 = (0, 0, 0) */
     double amp_sum;                   /* A, the normalizer */
     double fd_step;                   /* h of the kinds without analytic derivatives */
-    /* set by a terrain on a vector path (0 from tf_fractal_plan_init):
-     * simplex octaves evaluated one point at a time take the AVX2 build of
-     * the scalar code, tf_simplex2_deriv_avx2 (the same bits) */
-    int simplex_avx2;
+    /* set by a terrain on a vector path (NULL from tf_fractal_plan_init):
+     * the octaves evaluated one point at a time call this AVX2 build of
+     * the base noise's scalar code (tf_simplex2_deriv_avx2 and its kin:
+     * the same bits) in place of tf_noise_eval_gradient */
+    tf_noise2_deriv_fn point_deriv;
     /* the octaves as the lanes of tf_noise_lanes: the seed and f_i,
      * o_i's x and y, each in an array of its own */
     uint32_t lane_seed[TF_MAX_OCTAVES];

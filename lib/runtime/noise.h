@@ -62,6 +62,10 @@ void tf_value2_points_deriv_avx2(uint32_t seed, const double *x, const double *y
                                  double *out, double *dx, double *dy);
 void tf_polynomial2_points_deriv_avx2(uint32_t seed, const double *x, const double *y, size_t n,
                                       double *out, double *dx, double *dy);
+/* tf_value2_deriv and tf_polynomial2_deriv of one point, compiled for
+ * AVX2 as tf_simplex2_deriv_avx2 is: the same bits. */
+double tf_value2_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
+double tf_polynomial2_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
 /* Rows of perlin and exponential-perlin (docs/noise.md) at (x[k], y, z),
  * four points a vector: the bits of tf_perlin_improved3 and
  * tf_exp_perlin3. */

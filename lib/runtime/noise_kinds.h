@@ -141,10 +141,6 @@ static const nk_grad3_row NK_GRAD3[16] = {
     {1, 2, -1.0, -1.0, 0.0, -1.0},
 };
 
-/* A 2D noise's scalar function with its gradient (NULL for none: the
- * same value's bits), the points routines' fallback. */
-typedef double (*nk_deriv2_fn)(uint32_t seed, double x, double y, double *dx, double *dy);
-
 #if TF_HAVE_AVX2_PATH
 #include <immintrin.h>
 
@@ -270,7 +266,7 @@ typedef __m256d (*nk_points4_fn)(__m128i hs, __m256d x, __m256d y, __m256d *gx, 
  * gradient when dx is not NULL (then dy too); a vector with a coordinate
  * of 2^51 or more (or not finite) and the last 1-3 points take the scalar
  * function. kernel and scalar are constants where this is inlined. */
-NK_AVX2_INLINE void nk_points2_avx2(nk_points4_fn kernel, nk_deriv2_fn scalar, uint32_t seed,
+NK_AVX2_INLINE void nk_points2_avx2(nk_points4_fn kernel, tf_noise2_deriv_fn scalar, uint32_t seed,
                                     const double *x, const double *y, size_t n, double *out,
                                     double *dx, double *dy)
 {
@@ -408,8 +404,8 @@ typedef __m512d (*nk_points8_fn)(__m256i hs, __m512d x, __m512d y, __m512d *gx, 
  * NULL (then dy too); a vector with a coordinate of 2^51 or more (or not
  * finite) and the last 1-7 points take the scalar function. kernel and
  * scalar are constants where this is inlined, so both inline in turn. */
-NK_AVX512_INLINE void nk_points2_avx512(nk_points8_fn kernel, nk_deriv2_fn scalar, uint32_t seed,
-                                        const double *x, const double *y, size_t n,
+NK_AVX512_INLINE void nk_points2_avx512(nk_points8_fn kernel, tf_noise2_deriv_fn scalar,
+                                        uint32_t seed, const double *x, const double *y, size_t n,
                                         double *out, double *dx, double *dy)
 {
     const __m256i hs = _mm256_set1_epi32((int)nk_hash(0, seed));

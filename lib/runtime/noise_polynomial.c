@@ -43,6 +43,13 @@ double tf_polynomial2_deriv(uint32_t seed, double x, double y, double *dx, doubl
 }
 
 #if TF_HAVE_AVX2_PATH
+/* tf_polynomial2_deriv compiled for AVX2 (as tf_value2_deriv_avx2). */
+__attribute__((target("avx2"))) double tf_polynomial2_deriv_avx2(uint32_t seed, double x, double y,
+                                                                 double *dx, double *dy)
+{
+    return polynomial_eval(seed, x, y, dx, dy);
+}
+
 /* polynomial_eval (no derivatives) for four points of a row, |x| < 2^51:
  * the scalar operations lane by lane; fy and S3(fy) are the row's. */
 NK_AVX2_INLINE __m256d polynomial4_avx2(uint32_t seed, __m256d x, uint32_t Y, double fy,

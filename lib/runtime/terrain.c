@@ -853,6 +853,32 @@ static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
     return L->noise_type == type && (!L->plan || L->plan->kind == TF_FRACTAL_NONE);
 }
 
+/* The AVX2 build of a 2D base noise's scalar code with its gradient, for
+ * a fractal's octaves sampled one point at a time on a vector path; NULL
+ * (tf_noise_eval_gradient) for the portable path and the other noises
+ * (an AVX2 build of perlin's and exponential-perlin's gradient code
+ * measured no faster: docs/performance.md). */
+static tf_noise2_deriv_fn point_deriv_on_path(tf_noise_type noise, tf_simd_level simd)
+{
+#if TF_HAVE_AVX2_PATH
+    if (simd >= TF_SIMD_AVX2) {
+        switch (noise) {
+        case TF_NOISE_SIMPLEX:
+            return tf_simplex2_deriv_avx2;
+        case TF_NOISE_VALUE:
+            return tf_value2_deriv_avx2;
+        case TF_NOISE_POLYNOMIAL:
+            return tf_polynomial2_deriv_avx2;
+        default:
+            break;
+        }
+    }
+#endif
+    (void)noise;
+    (void)simd;
+    return NULL;
+}
+
 void tf_terrain_select_lanes(tf_terrain *t)
 {
     unsigned char laned[TF_MAX_LAYERS] = {0};
@@ -877,8 +903,7 @@ void tf_terrain_select_lanes(tf_terrain *t)
         tf_compiled_layer *L = &t->layers[i];
         L->plan_lanes = L->plan ? tf_fractal_plan_lanes(L->plan, t->simd) : NULL;
         if (L->plan) /* L->plan is t->plans[i] */
-            t->plans[i].simplex_avx2 =
-                t->simd >= TF_SIMD_AVX2 && L->plan->noise == TF_NOISE_SIMPLEX;
+            t->plans[i].point_deriv = point_deriv_on_path(L->plan->noise, t->simd);
     }
 }
 
