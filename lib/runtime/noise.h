@@ -66,6 +66,11 @@ void tf_polynomial2_points_deriv_avx2(uint32_t seed, const double *x, const doub
  * AVX2 as tf_simplex2_deriv_avx2 is: the same bits. */
 double tf_value2_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
 double tf_polynomial2_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
+/* tf_cellular_f1_deriv, tf_cellular_f2_deriv and tf_cellular_f2_f1_deriv
+ * the same way. */
+double tf_cellular_f1_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
+double tf_cellular_f2_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
+double tf_cellular_f2_f1_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy);
 /* Rows of perlin and exponential-perlin (docs/noise.md) at (x[k], y, z),
  * four points a vector: the bits of tf_perlin_improved3 and
  * tf_exp_perlin3. */

@@ -51,7 +51,7 @@ static inline void visit(cell_search *s, uint32_t hs, uint32_t X, uint32_t Y, in
  * stops once no cell of the next ring can hold a point closer than F2. The
  * result is exact; the order only decides which of two tied points is
  * "nearest", which changes no distance. Returns 0 for a bad coordinate. */
-static int search(uint32_t seed, double x, double y, cell_search *s)
+NK_INLINE int search(uint32_t seed, double x, double y, cell_search *s)
 {
     if (!nk_coord_ok(x) || !nk_coord_ok(y))
         return 0;
@@ -89,7 +89,7 @@ static void unit_away(const double r[2], double len, double g[2])
 
 enum { CELL_F1, CELL_F2, CELL_F2_F1 };
 
-static double cellular(int which, uint32_t seed, double x, double y, double *dx, double *dy)
+NK_INLINE double cellular(int which, uint32_t seed, double x, double y, double *dx, double *dy)
 {
     cell_search s;
     if (!search(seed, x, y, &s))
@@ -136,6 +136,27 @@ double tf_cellular_f2_f1_deriv(uint32_t seed, double x, double y, double *dx, do
 }
 
 #if TF_HAVE_AVX2_PATH
+/* The three with their gradients compiled for AVX2: the same operations
+ * (the octaves of a fractal sampled one point at a time). search and
+ * cellular are always inlined so that these builds have them. */
+__attribute__((target("avx2"))) double tf_cellular_f1_deriv_avx2(uint32_t seed, double x, double y,
+                                                                 double *dx, double *dy)
+{
+    return cellular(CELL_F1, seed, x, y, dx, dy);
+}
+
+__attribute__((target("avx2"))) double tf_cellular_f2_deriv_avx2(uint32_t seed, double x, double y,
+                                                                 double *dx, double *dy)
+{
+    return cellular(CELL_F2, seed, x, y, dx, dy);
+}
+
+__attribute__((target("avx2"))) double
+tf_cellular_f2_f1_deriv_avx2(uint32_t seed, double x, double y, double *dx, double *dy)
+{
+    return cellular(CELL_F2_F1, seed, x, y, dx, dy);
+}
+
 /* search() of four points of a row, |x| < 2^51, rings 0 and 1: the nine
  * cells in visit()'s order with its comparisons, so ties resolve as in
  * the scalar code. Each cell is visited whole: where visit() skips one,

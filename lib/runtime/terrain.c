@@ -855,9 +855,9 @@ static int is_plain_layer_of(const tf_terrain *t, size_t i, tf_noise_type type)
 
 /* The AVX2 build of a 2D base noise's scalar code with its gradient, for
  * a fractal's octaves sampled one point at a time on a vector path; NULL
- * (tf_noise_eval_gradient) for the portable path and the other noises
- * (an AVX2 build of perlin's and exponential-perlin's gradient code
- * measured no faster: docs/performance.md). */
+ * (tf_noise_eval_gradient) for the portable path and the 3D noises (an
+ * AVX2 build of perlin's and exponential-perlin's gradient code measured
+ * no faster: docs/performance.md). */
 static tf_noise2_deriv_fn point_deriv_on_path(tf_noise_type noise, tf_simd_level simd)
 {
 #if TF_HAVE_AVX2_PATH
@@ -869,6 +869,12 @@ static tf_noise2_deriv_fn point_deriv_on_path(tf_noise_type noise, tf_simd_level
             return tf_value2_deriv_avx2;
         case TF_NOISE_POLYNOMIAL:
             return tf_polynomial2_deriv_avx2;
+        case TF_NOISE_CELLULAR_F1:
+            return tf_cellular_f1_deriv_avx2;
+        case TF_NOISE_CELLULAR_F2:
+            return tf_cellular_f2_deriv_avx2;
+        case TF_NOISE_CELLULAR_F2_F1:
+            return tf_cellular_f2_f1_deriv_avx2;
         default:
             break;
         }
