@@ -603,6 +603,86 @@ START_TEST(streamed_chunks_reuse_the_network_exactly)
 }
 END_TEST
 
+/* A batch of points in no order (tf_terrain_sample_points) is carved
+ * square by square, each square's points on one network: every point gets
+ * the bits of its single sample, whatever the batch holds (a window's
+ * lattice points shuffled, points off it, squares of one point far apart,
+ * repeated points, NaN and points past the range) and however long it is
+ * (more than one block of points), with out in place of x; and single
+ * samples after a batch, which find its networks kept, get them too. The
+ * references: the window's doubles (equal to single samples: above) and,
+ * for the other points, samples made from nothing on a new thread. */
+START_TEST(batches_of_points_equal_cold_samples)
+{
+    tf_terrain *t = make_terrain(1, PATHS[_i]);
+    enum { WX = 150, WY = 120, GRID = WX * WY, OFF = 300, FAR = 40, N = GRID + OFF + FAR };
+    const double x0 = -1500.0, y0 = 800.0, step = 7.3;
+    double *px = malloc(N * sizeof *px), *py = malloc(N * sizeof *py);
+    double *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+    double *window = malloc(GRID * sizeof *window);
+    size_t *order = malloc(GRID * sizeof *order);
+    tf_error err;
+    ck_assert_int_eq(tf_terrain_sample_stage_window(t, TF_STAGE_HEIGHT, 0, x0, y0, step, 0, 0, WX,
+                                                    WY, window, &err),
+                     0);
+    uint32_t h = 987654321u;
+    for (size_t k = 0; k < GRID; k++)
+        order[k] = k;
+    for (size_t k = GRID - 1; k > 0; k--) { /* shuffled */
+        h = h * 1664525u + 1013904223u;
+        size_t r = (size_t)(h >> 8) % (k + 1), o = order[k];
+        order[k] = order[r];
+        order[r] = o;
+    }
+    for (size_t k = 0; k < GRID; k++) {
+        px[k] = x0 + (double)(order[k] % WX) * step;
+        py[k] = y0 + (double)(order[k] / WX) * step;
+        ref[k] = window[order[k]];
+    }
+    for (size_t k = GRID; k < N; k++) {
+        h = h * 1664525u + 1013904223u;
+        double u = (double)(h >> 8) / 16777216.0;
+        h = h * 1664525u + 1013904223u;
+        double v = (double)(h >> 8) / 16777216.0;
+        int far = k >= GRID + OFF;
+        px[k] = far ? (u - 0.5) * 2e6 : x0 + (double)WX * step * u;
+        py[k] = far ? (v - 0.5) * 2e6 : y0 + (double)WY * step * v;
+    }
+    px[GRID + 1] = px[N - 1];
+    py[GRID + 1] = py[N - 1]; /* a far point again, among the crowd */
+    px[GRID + 2] = px[GRID + 3];
+    py[GRID + 2] = py[GRID + 3]; /* one point twice */
+    px[GRID + 4] = NAN;
+    px[GRID + 5] = 12.0 * 0x1p51;
+    py[GRID + 6] = INFINITY;
+    fresh_samples(t, TF_STAGE_HEIGHT, px + GRID, py + GRID, ref + GRID, OFF + FAR);
+    tf_terrain_sample_points(t, px, py, N, got);
+    for (size_t k = 0; k < N; k++)
+        ck_assert_msg(same_double(got[k], ref[k]),
+                      "%s, point %zu at (%.17g, %.17g): %.17g != %.17g", PATHS[_i], k, px[k], py[k],
+                      got[k], ref[k]);
+    ck_assert(isnan(got[GRID + 4]) && isnan(got[GRID + 5]) && isnan(got[GRID + 6]));
+    ck_assert(isfinite(got[0]) && isfinite(got[GRID + 7]) && isfinite(got[N - 1]));
+    /* single samples after the batch, in another order */
+    for (size_t k = N - 1; k >= N - 3000; k -= 3)
+        ck_assert_msg(same_double(tf_terrain_sample(t, px[k], py[k]), ref[k]),
+                      "%s, single sample %zu after the batch", PATHS[_i], k);
+    /* out in place of x, a short batch */
+    memcpy(got, px + GRID, (OFF + FAR) * sizeof *got);
+    tf_terrain_sample_points(t, got, py + GRID, OFF + FAR, got);
+    for (size_t k = 0; k < OFF + FAR; k++)
+        ck_assert_msg(same_double(got[k], ref[GRID + k]), "%s, point %zu with out = x", PATHS[_i],
+                      GRID + k);
+    free(px);
+    free(py);
+    free(ref);
+    free(got);
+    free(window);
+    free(order);
+    tf_terrain_free(t);
+}
+END_TEST
+
 typedef struct {
     const tf_terrain *t;
     size_t first, count;
@@ -842,6 +922,7 @@ static Suite *drainage_suite(void)
     tcase_add_test(tc, exported_segments_refuse_bad_boxes);
     tcase_add_test(tc, chunks_join);
     tcase_add_loop_test(tc, streamed_chunks_reuse_the_network_exactly, 0, PATH_COUNT);
+    tcase_add_loop_test(tc, batches_of_points_equal_cold_samples, 0, PATH_COUNT);
     tcase_add_test(tc, threads_agree);
     tcase_add_test(tc, drained_stage);
     tcase_add_test(tc, gradient_is_central_difference);

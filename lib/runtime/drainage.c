@@ -225,6 +225,8 @@ struct tf_drainage_work {
     const tf_drainage *dr;
     double *rows; /* tf_drainage_work_rows */
     size_t rows_capacity;
+    struct dpoint *order; /* tf_drainage_points' points by square */
+    size_t order_capacity;
 };
 
 /* Scratch array *p of *capacity elements of `size` bytes made to hold
@@ -269,6 +271,7 @@ void tf_drainage_work_free(tf_drainage_work *w)
         }
     }
     free(w->rows);
+    free(w->order);
     free(w);
 }
 
@@ -1755,6 +1758,118 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
     w->cur.held_x1 = qp.x1;
     w->cur.held_y1 = qp.y1;
     return carve(w, x, y, sum, low);
+}
+
+/* A batch of points in any order (tf_terrain_sample_points) is cut into
+ * squares of POINTS_SQUARE finest cells: each square's points, sorted
+ * together, share one layout over their box, as a window's tile shares
+ * one over its samples, instead of each building the network around
+ * itself (a layout for one point's box is mostly the coarse levels'
+ * margins, so random points in a region each paid nearly the cost of a
+ * tile). A square of one point is a single sample (tf_drainage_apply),
+ * and a square whose box a kept layout holds reuses it, so batches in
+ * the same region, and single samples after them, find the network made.
+ * Squares of 32 cells: docs/performance.md, "The drainage stage". */
+#define POINTS_SQUARE 32.0
+
+struct dpoint {
+    int64_t si, sj; /* the square */
+    size_t k;       /* the point's index in the batch */
+};
+
+static int dpoint_order(const void *pa, const void *pb)
+{
+    const struct dpoint *a = pa, *b = pb;
+    if (a->sj != b->sj)
+        return a->sj < b->sj ? -1 : 1;
+    if (a->si != b->si)
+        return a->si < b->si ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* The layout holding box q made current: the current one or a parked one
+ * of the stage, else a new one built over q and binned for queries
+ * anywhere in it (as a padded single-sample layout is). -1 when the
+ * scratch cannot grow. */
+static int layout_for_box(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w, dbox q)
+{
+    uint64_t id = dr->id;
+    if (id != 0 && w->cur.kept == id && holds(&w->cur, dr, q))
+        return 0;
+    for (int m = 0; id != 0 && m < SAMPLE_PARKED; m++) {
+        if (w->parked[m].kept == id && holds(&w->parked[m], dr, q)) {
+            dlayout a = w->cur;
+            w->cur = w->parked[m];
+            w->parked[m] = a;
+            return 0;
+        }
+    }
+    rotate(w);
+    if (prepare(t, dr, q, w) != 0)
+        return -1;
+    dbox need[TF_MAX_DRAINAGE_LEVELS];
+    need_boxes(w, q, need);
+    for (int k = 0; k < dr->levels; k++)
+        if (bin_level(w, k, NULL, &need[k], t->simd >= TF_SIMD_AVX512) != 0)
+            return -1;
+    w->cur.kept = id;
+    w->cur.hits = 0;
+    w->cur.held_x0 = q.x0;
+    w->cur.held_y0 = q.y0;
+    w->cur.held_x1 = q.x1;
+    w->cur.held_y1 = q.y1;
+    return 0;
+}
+
+int tf_drainage_points(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                       const double *x, const double *y, size_t n, const double *sum,
+                       const double *low, double *out)
+{
+    w->t = t;
+    w->dr = dr;
+    void *order = w->order;
+    if (grow_scratch(&order, &w->order_capacity, n, sizeof(struct dpoint)) != 0)
+        return -1;
+    w->order = order;
+    double side = POINTS_SQUARE * dr->L[dr->levels - 1];
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (out_of_range(dr, x[k], y[k]) || isnan(sum[k])) {
+            out[k] = NAN;
+            continue;
+        }
+        /* a square's index as a double is whole and below 2^51 */
+        struct dpoint p = {(int64_t)floor(x[k] / side), (int64_t)floor(y[k] / side), k};
+        w->order[m++] = p;
+    }
+    qsort(w->order, m, sizeof *w->order, dpoint_order);
+    for (size_t a = 0, b; a < m; a = b) {
+        const struct dpoint *o = w->order;
+        dbox q = {x[o[a].k], y[o[a].k], x[o[a].k], y[o[a].k]};
+        for (b = a + 1; b < m && o[b].si == o[a].si && o[b].sj == o[a].sj; b++) {
+            double px = x[o[b].k], py = y[o[b].k];
+            q.x0 = px < q.x0 ? px : q.x0;
+            q.x1 = px > q.x1 ? px : q.x1;
+            q.y0 = py < q.y0 ? py : q.y0;
+            q.y1 = py > q.y1 ? py : q.y1;
+        }
+        if (b - a == 1) {
+            size_t k = o[a].k;
+            out[k] = tf_drainage_apply(t, dr, w, x[k], y[k], sum[k], low[k]);
+            continue;
+        }
+        if (layout_for_box(t, dr, w, q) != 0) {
+            for (size_t c = a; c < m; c++) /* as a single sample's */
+                out[o[c].k] = NAN;
+            return 0;
+        }
+        for (size_t c = a; c < b; c++) {
+            size_t k = o[c].k;
+            out[k] = carve(w, x[k], y[k], sum[k], low[k]);
+        }
+        w->cur.hits += (unsigned)(b - a);
+    }
+    return 0;
 }
 
 /* Tiles of about 64 finest cells a side, at most TF_DRAINAGE_TILE_MAX

@@ -53,6 +53,15 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec);
 double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
                          double x, double y, double sum, double low);
 
+/* Step 5b at n points in any order, from their sums and carved sums:
+ * out[k] is tf_drainage_apply's at (x[k], y[k]), bit for bit, NaN where
+ * the scratch cannot grow for a network, as there (out may be x or y).
+ * -1, with nothing written, when there is no scratch to order the
+ * points in. */
+int tf_drainage_points(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
+                       const double *x, const double *y, size_t n, const double *sum,
+                       const double *low, double *out);
+
 /* The rows (and columns) of the tiles over which a window at this step
  * builds the network once: about 64 finest cells, 1 to TF_DRAINAGE_TILE_MAX. */
 #define TF_DRAINAGE_TILE_MAX 512

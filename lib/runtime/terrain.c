@@ -469,6 +469,41 @@ static int drained_window(const tf_terrain *t, double x0, double y0, double step
     return status;
 }
 
+/* Steps 1-6 at n points in any order with a drainage stage, POINTS_BLOCK
+ * at a time: each point's sums as a single sample makes them, then the
+ * stage over the block's points together (tf_drainage_points: points
+ * near each other share one network, whatever their order), then the
+ * output curve. The bits of evaluate at each point. Where the scratch
+ * cannot grow, the points go one at a time (evaluate's NaN when even
+ * that fails). */
+#define POINTS_BLOCK 16384
+
+static void drained_points(const tf_terrain *t, const double *x, const double *y, size_t n,
+                           double *out)
+{
+    int own;
+    tf_drainage_work *w = thread_work(&own);
+    double *sum = w ? tf_drainage_work_rows(w, 2 * POINTS_BLOCK) : NULL;
+    for (size_t b = 0; b < n; b += POINTS_BLOCK) {
+        size_t m = n - b < POINTS_BLOCK ? n - b : POINTS_BLOCK;
+        int done = 0;
+        if (sum) {
+            double *low = sum + POINTS_BLOCK;
+            for (size_t k = 0; k < m; k++)
+                sum[k] = layers_sum(t, all_layers(t), t->drainage.low, x[b + k], y[b + k], &low[k]);
+            done = tf_drainage_points(t, &t->drainage, w, x + b, y + b, m, sum, low, out + b) == 0;
+        }
+        for (size_t k = 0; k < m; k++) {
+            double h = done ? out[b + k] : drained_sum(t, x[b + k], y[b + k]);
+            if (t->has_output_curve)
+                h = tf_curve_table_eval_inline(&t->output_curve, h);
+            out[b + k] = h;
+        }
+    }
+    if (own)
+        tf_drainage_work_free(w);
+}
+
 double tf_terrain_sample(const tf_terrain *t, double x, double y)
 {
     return evaluate(t, x, y);
@@ -479,11 +514,8 @@ void tf_terrain_sample_points(const tf_terrain *t, const double *x, const double
 {
     if (!t || !x || !y || !out)
         return;
-    /* The drainage stage's single samples build the network around each
-     * point; points in no order share nothing a batch could reuse. */
     if (t->drainage.levels) {
-        for (size_t k = 0; k < n; k++)
-            out[k] = evaluate(t, x[k], y[k]);
+        drained_points(t, x, y, n, out);
         return;
     }
     tf_terrain_eval_points(t, x, y, n, out);

@@ -107,9 +107,13 @@ TF_API double tf_terrain_sample(const tf_terrain *t, double x, double y);
  * bit for bit. The layers run over batches of points as a grid's rows do
  * (vector lanes across points, not across layers), so many queries at once
  * (objects to place, rays, a physics step) cost about what grid samples
- * cost, not what single samples cost; a drainage stage goes one point at
- * a time. out may be x or y; nothing is written when t, x, y or out is
- * NULL. Safe from many threads; never allocates without a drainage stage. */
+ * cost, not what single samples cost. A drainage stage's network is built
+ * once for the batch's points near each other (squares of 32 of its
+ * finest cells), in whatever order they come: points scattered in a
+ * region cost microseconds each instead of the hundreds a single sample
+ * far from the last ones costs. out may be x or y; nothing is written
+ * when t, x, y or out is NULL. Safe from many threads; never allocates
+ * without a drainage stage. */
 TF_API void tf_terrain_sample_points(const tf_terrain *t, const double *x, const double *y,
                                      size_t n, double *out);
 
