@@ -538,6 +538,40 @@ fi
 expect_message "sample of a missing spec exits 1" 1 "no-such.json" \
     "$TERRAFIT" sample "$scratch/no-such.json"
 
+# --batch: the same heights, in the input's order, from points evaluated
+# together; on a drainage spec, points in no order over a region (some
+# repeated, some far apart) in batches that split the input unevenly.
+awk 'BEGIN { for (k = 0; k < 600; k++) {
+    x = (k * 7919) % 600; y = (k * 104729) % 500
+    if (k % 97 == 5) { x = x * 3001 - 900000; y = y * -1999 }
+    printf "%.2f %.2f\n", x - 300.25, y * 0.9 + 40
+} }' >"$scratch/region.in"
+drained="$TF_SRCDIR/tests/data/terrain/drainage.json"
+run_input "$scratch/region.in" "$TERRAFIT" sample "$drained"
+cp "$scratch/stdout" "$scratch/region.out"
+check "sample of a drainage spec exits 0" [ "$status:$(line_count "$scratch/region.out")" = "0:600" ]
+# exit 0 and stdout the same bytes as file $1
+ok_and_same() {
+    [ "$status" -eq 0 ] && cmp -s "$scratch/stdout" "$1"
+}
+for batch in 7 256 600 1048576; do
+    run_input "$scratch/region.in" "$TERRAFIT" sample "$drained" --batch "$batch"
+    check "sample --batch $batch prints the heights of the points one at a time" \
+        ok_and_same "$scratch/region.out"
+done
+run_input "$scratch/sample.in" "$TERRAFIT" sample "$spec" --batch 3
+check "sample --batch without a drainage stage prints the same heights" \
+    ok_and_same "$scratch/sample.out"
+run_input "$scratch/malformed.in" "$TERRAFIT" sample "$spec" --batch 5
+check "sample --batch stops at a malformed line with status 1, naming it" \
+    grep -qF 'terrafit sample: stdin:3: expected two numbers "x y"' "$scratch/stderr"
+check "  after printing the heights of the lines before it" \
+    [ "$status:$(line_count "$scratch/stdout")" = "1:2" ]
+for batch in 0 1048577 -1 2x ''; do
+    expect_message "sample --batch '$batch' is a usage error" 2 "invalid --batch" \
+        "$TERRAFIT" sample "$spec" --batch "$batch"
+done
+
 # ---- validate
 
 expect "validate accepts a valid spec" 0 "$TERRAFIT" validate "$spec"
