@@ -1689,6 +1689,18 @@ static int holds_point(dlayout *lay, const tf_drainage *dr, double x, double y)
 
 static void need_boxes(tf_drainage_work *w, dbox q, dbox *need);
 
+/* The current layout, laid out for box q, kept for later queries of
+ * stage `id` (single samples, batches of points) that it holds. */
+static void keep_for_samples(tf_drainage_work *w, uint64_t id, dbox q)
+{
+    w->cur.kept = id;
+    w->cur.hits = 0;
+    w->cur.held_x0 = q.x0;
+    w->cur.held_y0 = q.y0;
+    w->cur.held_x1 = q.x1;
+    w->cur.held_y1 = q.y1;
+}
+
 double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
                          double x, double y, double sum, double low)
 {
@@ -1751,12 +1763,7 @@ double tf_drainage_apply(const tf_terrain *t, const tf_drainage *dr, tf_drainage
             if (bin_level(w, k, NULL, &need[k], pad > 0.0 && t->simd >= TF_SIMD_AVX512) != 0)
                 return NAN;
     }
-    w->cur.kept = id;
-    w->cur.hits = 0;
-    w->cur.held_x0 = qp.x0;
-    w->cur.held_y0 = qp.y0;
-    w->cur.held_x1 = qp.x1;
-    w->cur.held_y1 = qp.y1;
+    keep_for_samples(w, id, qp);
     return carve(w, x, y, sum, low);
 }
 
@@ -1812,12 +1819,7 @@ static int layout_for_box(const tf_terrain *t, const tf_drainage *dr, tf_drainag
     for (int k = 0; k < dr->levels; k++)
         if (bin_level(w, k, NULL, &need[k], t->simd >= TF_SIMD_AVX512) != 0)
             return -1;
-    w->cur.kept = id;
-    w->cur.hits = 0;
-    w->cur.held_x0 = q.x0;
-    w->cur.held_y0 = q.y0;
-    w->cur.held_x1 = q.x1;
-    w->cur.held_y1 = q.y1;
+    keep_for_samples(w, id, q);
     return 0;
 }
 
