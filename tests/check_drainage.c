@@ -578,7 +578,9 @@ static void *fresh_window_run(void *arg)
 
 /* A game's chunks streamed on one thread (a row, back along it, then a
  * column, with its borders overlapping), each starting from the nodes the
- * ones before made, are the bits of each chunk made on a new thread. */
+ * ones before made or finding its tile inside a layout one of them laid
+ * out ahead of the motion, are the bits of each chunk made on a new
+ * thread. */
 START_TEST(streamed_chunks_reuse_the_network_exactly)
 {
     tf_terrain *t = make_terrain(1, PATHS[_i]);

@@ -61,6 +61,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
         dr->D[k] = ldexp(d->depth, -k);
         dr->R[k] = d->reach * L;
         dr->R2[k] = dr->R[k] * dr->R[k];
+        dr->inv_R2[k] = 1.0 / dr->R2[k];
         dr->w[k] = d->floor_width * L;
         dr->w2[k] = dr->w[k] * dr->w[k];
         /* The farthest a link's polyline gets from its node: a neighbour
@@ -127,12 +128,15 @@ typedef struct {
 /* What row_walk needs of a row list's entry that is the same on every
  * row of a tile: its ends' box, the part of its drop's eps that is not
  * the row's y, and the groups of the tile's points its reach box may
- * hold in x. */
+ * hold in x. Only the entries whose reach box meets the tile's points in
+ * x get one, in the list's order: a row list is made for the columns of
+ * the box its layout was laid out for, which a window's layout makes
+ * wider than the tile (window_box). */
 typedef struct {
     double sx0, sx1, sy0, sy1; /* the box of the sub-segment's ends */
     double size;               /* |xlo| + |xhi| + |sx0| + |sx1| + |sy0| + |sy1| */
     uint32_t g0, g1;           /* the groups from g0 to g1 */
-    int misses;                /* the reach box misses the tile's points in x */
+    uint32_t item;             /* the sub-segment (2 slot + s) */
 } drow;
 
 /* Node state bits. */
@@ -177,6 +181,7 @@ typedef struct {
     /* beside each entry of the row lists, its drow, made by the first of
      * the tile's rows in its row of bins (row_ready) */
     drow *row_pre;
+    uint32_t *row_hits; /* bny: how many drow a row of bins has */
     unsigned char *row_ready;
     int binned;
 } dlevel;
@@ -211,6 +216,12 @@ typedef struct {
      * samples' or a window's: a new layout of that stage starts from the
      * node values and links they share (seed_level). */
     uint64_t made;
+    /* The id of the stage whose window was laid out here (0: none) and
+     * the box its levels were laid out, linked and binned for, with the
+     * row lists over its columns: a later window's tile inside that box
+     * finds everything made (window_layout). */
+    uint64_t window;
+    double wx0, wy0, wx1, wy1;
 } dlayout;
 
 /* Single samples keep this many layouts besides the current one: queries
@@ -337,8 +348,8 @@ static size_t plan_levels(const tf_drainage *dr, dbox q, dlevel *level)
         size_t nv = lv->vnx * lv->vny;
         /* bins: at most one per node cell (bin_level sets the grid) */
         bytes += nv * (7 * sizeof(double) + 3 + 2 * sizeof(dseg)) +
-                 (lv->nnx * lv->nny + 1 + lv->nny + 1) * sizeof(uint32_t) +
-                 lv->nnx * lv->nny + lv->nny + 16 * 8;
+                 (lv->nnx * lv->nny + 1 + 2 * lv->nny + 1) * sizeof(uint32_t) + lv->nnx * lv->nny +
+                 lv->nny + 16 * 8;
         need.x0 = (double)lv->vi0 * L;
         need.y0 = (double)lv->vj0 * L;
         need.x1 = (double)(lv->vi0 + (int64_t)lv->vnx) * L;
@@ -418,6 +429,7 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
 {
     w->cur.kept = 0;
     w->cur.made = 0;
+    w->cur.window = 0;
     size_t bytes = plan_levels(dr, q, w->cur.level);
     void *block = w->cur.block;
     int grown = grow_scratch(&block, &w->cur.capacity, bytes, 1);
@@ -443,6 +455,7 @@ static int prepare(const tf_terrain *t, const tf_drainage *dr, dbox q, tf_draina
         lv->nseg = carve_bytes(&p, nv);
         lv->bin_start = carve_bytes(&p, (lv->nnx * lv->nny + 1) * sizeof(uint32_t));
         lv->row_start = carve_bytes(&p, (lv->nny + 1) * sizeof(uint32_t));
+        lv->row_hits = carve_bytes(&p, lv->nny * sizeof(uint32_t));
         lv->bin_ready = carve_bytes(&p, lv->nnx * lv->nny);
         lv->row_ready = carve_bytes(&p, lv->nny);
         lv->binned = 0;
@@ -1290,7 +1303,16 @@ static double carve(tf_drainage_work *w, double x, double y, double sum, double 
  * root: gap^2 + w^2 > (G / slope + w)^2 with G = top - lo, the gap shrunk
  * by 2^-40 of the coordinates' size and the right side grown by 2^-30, far
  * beyond the rounding of the lanes' own arithmetic. On the fitted Jacksboro
- * spec it drops about 4 in 5 of the (sub-segment, group) pairs. */
+ * spec it drops about 4 in 5 of the (sub-segment, group) pairs.
+ *
+ * The kernels drop again, lane by lane, once the projection is made:
+ * with the lane's bed b and d^2, its cone is b + slope profile / s with
+ * 0 < s <= su = 1 - d^2 / R^2 (by a multiply) + 2^-50, so it cannot go
+ * below the lane's cone C when sqrt(d^2 + w^2) >= (C - b) su / slope + w:
+ * tested on squares, C - b grown by 2^-40 of |b| + slope w (the bed's and
+ * the profile's rounding, as lo is) and the right side by 2^-30. About
+ * half the pairs that reach a lane stop there, before the division by s,
+ * the root and the cone's division. */
 
 typedef void (*row_kernel)(void *ctx, int k, const dseg *s, const size_t *group, size_t n);
 
@@ -1362,12 +1384,16 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
         if (bj < 0 || (size_t)bj >= lv->bny)
             continue;
         if (!lv->row_ready[bj]) {
-            /* the first row of the tile here: each entry's drow (every
-             * row of a tile has the same points in x) */
+            /* the first row of the tile here: the drow of each entry
+             * whose reach meets the tile's points in x (every row of a
+             * tile has the same points in x), written over the row's
+             * first ones in order */
+            drow *r = &lv->row_pre[lv->row_start[bj]];
             for (uint32_t e = lv->row_start[bj]; e < lv->row_start[bj + 1]; e++) {
                 const dseg *s = &lv->seg[lv->row_items[e]];
-                drow *r = &lv->row_pre[e];
-                r->misses = s->x1 < xlo || s->x0 > xhi;
+                if (s->x1 < xlo || s->x0 > xhi)
+                    continue;
+                r->item = lv->row_items[e];
                 r->sx0 = s->ax < s->bx ? s->ax : s->bx;
                 r->sx1 = s->ax < s->bx ? s->bx : s->ax;
                 r->sy0 = s->ay < s->by ? s->ay : s->by;
@@ -1385,7 +1411,9 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
                     g1++;
                 r->g0 = (uint32_t)g0;
                 r->g1 = (uint32_t)g1;
+                r++;
             }
+            lv->row_hits[bj] = (uint32_t)(r - &lv->row_pre[lv->row_start[bj]]);
             lv->row_ready[bj] = 1;
         }
         /* the highest of the groups' tops: they only go down, so this
@@ -1393,10 +1421,11 @@ static void row_walk(tf_drainage_work *w, const double *px, size_t lanes, size_t
         double rowtop = -INFINITY;
         for (size_t g = 0; g < ng; g++)
             rowtop = ok[g] && !(top[g] <= rowtop) ? top[g] : rowtop;
-        for (uint32_t e = lv->row_start[bj]; e < lv->row_start[bj + 1]; e++) {
-            const dseg *s = &lv->seg[lv->row_items[e]];
-            const drow *r = &lv->row_pre[e];
-            if (py < s->y0 || py > s->y1 || r->misses)
+        const drow *rows = &lv->row_pre[lv->row_start[bj]];
+        for (uint32_t e = 0; e < lv->row_hits[bj]; e++) {
+            const drow *r = &rows[e];
+            const dseg *s = &lv->seg[r->item];
+            if (py < s->y0 || py > s->y1)
                 continue;
             double sx0 = r->sx0, sx1 = r->sx1, sy0 = r->sy0, sy1 = r->sy1;
             /* 2^-40 of the coordinates' size (as a sum in another order
@@ -1463,6 +1492,10 @@ __attribute__((target("avx2"))) static void row_kernel4(void *ctx, int k, const 
     const __m256d vx0 = _mm256_set1_pd(s->x0), vx1 = _mm256_set1_pd(s->x1);
     const __m256d cy = _mm256_set1_pd((st->py - s->ay) * dy), vl2 = _mm256_set1_pd(l2);
     const __m256d vba = _mm256_set1_pd(s->ba), vdb = _mm256_set1_pd(s->bb - s->ba);
+    const __m256d tiny = _mm256_set1_pd(0x1p-40), swk = _mm256_set1_pd(dr->slope * dr->w[k]);
+    const __m256d iR2 = _mm256_set1_pd(dr->inv_R2[k]), ulp1 = _mm256_set1_pd(0x1p-50);
+    const __m256d islope = _mm256_set1_pd(dr->inv_slope), sign = _mm256_set1_pd(-0.0);
+    const __m256d grow = _mm256_set1_pd(1.0 + 0x1p-30);
     for (size_t e = 0; e < n; e++) {
         size_t g = group[e];
         __m256d x = _mm256_loadu_pd(st->px + 4 * g);
@@ -1484,8 +1517,20 @@ __attribute__((target("avx2"))) static void row_kernel4(void *ctx, int k, const 
         __m256d reach = _mm256_andnot_pd(outside, _mm256_cmp_pd(d2, R2, _CMP_LT_OQ));
         if (_mm256_movemask_pd(reach) == 0)
             continue;
-        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
         __m256d b = _mm256_add_pd(vba, _mm256_mul_pd(t, vdb));
+        /* the lanes' drop (above) */
+        __m256d gap =
+            _mm256_add_pd(_mm256_sub_pd(cone[g], b),
+                          _mm256_mul_pd(tiny, _mm256_add_pd(_mm256_andnot_pd(sign, b), swk)));
+        __m256d su = _mm256_add_pd(_mm256_sub_pd(one, _mm256_mul_pd(d2, iR2)), ulp1);
+        __m256d q = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(gap, su), islope), wk);
+        __m256d may =
+            _mm256_and_pd(_mm256_and_pd(reach, _mm256_cmp_pd(gap, zero, _CMP_GE_OQ)),
+                          _mm256_cmp_pd(_mm256_add_pd(d2, w2),
+                                        _mm256_mul_pd(_mm256_mul_pd(q, q), grow), _CMP_NGT_UQ));
+        if (_mm256_movemask_pd(may) == 0)
+            continue;
+        __m256d sc = _mm256_sub_pd(one, _mm256_div_pd(d2, R2));
         __m256d profile = _mm256_sub_pd(_mm256_sqrt_pd(_mm256_add_pd(d2, w2)), wk);
         __m256d c = _mm256_add_pd(b, _mm256_div_pd(_mm256_mul_pd(slope, profile), sc));
         c = _mm256_blendv_pd(inf, c, reach);
@@ -1522,6 +1567,10 @@ __attribute__((target("avx512f,avx512dq"))) static void row_kernel8(void *ctx, i
     const __m512d vx0 = _mm512_set1_pd(s->x0), vx1 = _mm512_set1_pd(s->x1);
     const __m512d cy = _mm512_set1_pd((st->py - s->ay) * dy), vl2 = _mm512_set1_pd(l2);
     const __m512d vba = _mm512_set1_pd(s->ba), vdb = _mm512_set1_pd(s->bb - s->ba);
+    const __m512d tiny = _mm512_set1_pd(0x1p-40), swk = _mm512_set1_pd(dr->slope * dr->w[k]);
+    const __m512d iR2 = _mm512_set1_pd(dr->inv_R2[k]), ulp1 = _mm512_set1_pd(0x1p-50);
+    const __m512d islope = _mm512_set1_pd(dr->inv_slope);
+    const __m512d grow = _mm512_set1_pd(1.0 + 0x1p-30);
     for (size_t e = 0; e < n; e++) {
         size_t g = group[e];
         __m512d x = _mm512_loadu_pd(st->px + 8 * g);
@@ -1543,8 +1592,19 @@ __attribute__((target("avx512f,avx512dq"))) static void row_kernel8(void *ctx, i
         __mmask8 reach = (__mmask8)(~outside & _mm512_cmp_pd_mask(d2, R2, _CMP_LT_OQ));
         if (reach == 0)
             continue;
-        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
         __m512d b = _mm512_add_pd(vba, _mm512_mul_pd(t, vdb));
+        /* the lanes' drop (above) */
+        __m512d gap = _mm512_add_pd(_mm512_sub_pd(cone[g], b),
+                                    _mm512_mul_pd(tiny, _mm512_add_pd(_mm512_abs_pd(b), swk)));
+        __m512d su = _mm512_add_pd(_mm512_sub_pd(one, _mm512_mul_pd(d2, iR2)), ulp1);
+        __m512d q = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(gap, su), islope), wk);
+        __mmask8 may =
+            (__mmask8)(reach & _mm512_cmp_pd_mask(gap, zero, _CMP_GE_OQ) &
+                       _mm512_cmp_pd_mask(_mm512_add_pd(d2, w2),
+                                          _mm512_mul_pd(_mm512_mul_pd(q, q), grow), _CMP_NGT_UQ));
+        if (may == 0)
+            continue;
+        __m512d sc = _mm512_sub_pd(one, _mm512_div_pd(d2, R2));
         __m512d profile = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_add_pd(d2, w2)), wk);
         __m512d c = _mm512_add_pd(b, _mm512_div_pd(_mm512_mul_pd(slope, profile), sc));
         c = _mm512_mask_blend_pd(reach, inf, c);
@@ -1932,11 +1992,78 @@ static void need_boxes(tf_drainage_work *w, dbox q, dbox *need)
     }
 }
 
+/* Whether a window layout of the stage holds tile box q: made current
+ * (from the parked ones when there), with its row lists' drow to make
+ * again for q's points (row_walk). */
+static int window_layout(tf_drainage_work *w, uint64_t id, dbox q)
+{
+    for (int m = -1; id != 0 && m < SAMPLE_PARKED; m++) {
+        dlayout *lay = m < 0 ? &w->cur : &w->parked[m];
+        if (lay->window != id || q.x0 < lay->wx0 || q.x1 > lay->wx1 || q.y0 < lay->wy0 ||
+            q.y1 > lay->wy1)
+            continue;
+        if (m >= 0) {
+            dlayout a = w->cur;
+            w->cur = *lay;
+            *lay = a;
+        }
+        for (int k = 0; k < w->dr->levels; k++)
+            memset(w->cur.level[k].row_ready, 0, w->cur.level[k].bny);
+        return 1;
+    }
+    return 0;
+}
+
+/* The box a window of one tile lays out: the tile's own, and when the
+ * windows move (this tile starts within its own size of the box the last
+ * window's layout was made for) TF_WINDOW_AHEAD times its size more ahead of
+ * the motion, along the axis it moved on, so that the next windows of a
+ * stream (a game's chunks) find their network made. Only tiles of at most
+ * WINDOW_AHEAD_MAX samples a side: a larger one's margins are a small part
+ * of its layout. On the fitted Jacksboro spec a layout's fixed cost is
+ * about 1.6 times that of one chunk's width more, so a layout three chunks
+ * wide costs 2.3 times one chunk wide and serves three (docs/performance.md,
+ * "The drainage stage", which times other factors by building with
+ * CPPFLAGS=-DTF_WINDOW_AHEAD=N; 0 lays out the tile's own box). */
+#ifndef TF_WINDOW_AHEAD
+#define TF_WINDOW_AHEAD 2.0
+#endif
+#define WINDOW_AHEAD_MAX (TF_DRAINAGE_TILE_MAX / 4)
+
+static dbox window_box(const tf_drainage_work *w, uint64_t id, dbox q)
+{
+    const dlayout *c = &w->cur;
+    if (c->window != id || !(TF_WINDOW_AHEAD > 0.0))
+        return q;
+    double ex = q.x1 - q.x0, ey = q.y1 - q.y0;
+    if (q.x0 > c->wx1 + ex || q.x1 < c->wx0 - ex || q.y0 > c->wy1 + ey || q.y1 < c->wy0 - ey)
+        return q;
+    double ox = 0.5 * (q.x0 + q.x1) - 0.5 * (c->wx0 + c->wx1);
+    double oy = 0.5 * (q.y0 + q.y1) - 0.5 * (c->wy0 + c->wy1);
+    if (fabs(ox) >= fabs(oy)) {
+        if (ox < 0.0)
+            q.x0 -= TF_WINDOW_AHEAD * ex;
+        else
+            q.x1 += TF_WINDOW_AHEAD * ex;
+    } else {
+        if (oy < 0.0)
+            q.y0 -= TF_WINDOW_AHEAD * ey;
+        else
+            q.y1 += TF_WINDOW_AHEAD * ey;
+    }
+    return q;
+}
+
 int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_work *w,
                        double x0, double y0, double step, int64_t i0, int64_t j0, size_t nx,
                        size_t ny, const double *sum, const double *low, double *out)
 {
     size_t tile = tf_drainage_tile(dr, step);
+    /* a window of one tile, small enough to lay out ahead (window_box) */
+    int one_tile =
+        nx <= tile && ny <= tile && nx * ny > 1 && nx <= WINDOW_AHEAD_MAX && ny <= WINDOW_AHEAD_MAX;
+    w->t = t;
+    w->dr = dr;
     for (size_t tj = 0; tj < ny; tj += tile) {
         size_t th = ny - tj < tile ? ny - tj : tile;
         for (size_t ti = 0; ti < nx; ti += tile) {
@@ -1956,17 +2083,32 @@ int tf_drainage_window(const tf_terrain *t, const tf_drainage *dr, tf_drainage_w
                     q.y1 = y > q.y1 ? y : q.y1;
                 }
             }
-            /* a tile of one sample is a single sample: no bins; the
-             * layout left is parked, so the next tile (or the next
-             * window: a game's next chunk) starts from its nodes */
-            if (any)
-                rotate(w);
-            int built = any && prepare(t, dr, q, w) == 0;
-            dbox need[TF_MAX_DRAINAGE_LEVELS];
-            if (built && tw * th > 1)
-                need_boxes(w, q, need);
-            for (int k = 0; built && tw * th > 1 && k < dr->levels; k++)
-                built = bin_level(w, k, &q, &need[k], 0) == 0;
+            /* the layout a window laid out ahead, when it holds the
+             * tile; else a new one. A tile of one sample is a single
+             * sample: no bins. The layout left is parked, so the next
+             * tile (or the next window: a game's next chunk) starts from
+             * its nodes. */
+            int built;
+            if (any && one_tile && window_layout(w, dr->id, q)) {
+                built = 1;
+            } else {
+                dbox qp = any && one_tile ? window_box(w, dr->id, q) : q;
+                if (any)
+                    rotate(w);
+                built = any && prepare(t, dr, qp, w) == 0;
+                dbox need[TF_MAX_DRAINAGE_LEVELS];
+                if (built && tw * th > 1)
+                    need_boxes(w, qp, need);
+                for (int k = 0; built && tw * th > 1 && k < dr->levels; k++)
+                    built = bin_level(w, k, &qp, &need[k], 0) == 0;
+                if (built && one_tile && dr->id != 0) {
+                    w->cur.window = dr->id;
+                    w->cur.wx0 = qp.x0;
+                    w->cur.wy0 = qp.y0;
+                    w->cur.wx1 = qp.x1;
+                    w->cur.wy1 = qp.y1;
+                }
+            }
             for (size_t j = tj; j < tj + th; j++) {
                 double y = y0 + (double)(j0 + (int64_t)j) * step;
                 size_t done = 0; /* samples from ti carved by carve_row */

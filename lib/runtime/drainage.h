@@ -25,6 +25,7 @@ typedef struct {
     double L[TF_MAX_DRAINAGE_LEVELS], D[TF_MAX_DRAINAGE_LEVELS];
     double inv_L[TF_MAX_DRAINAGE_LEVELS]; /* 1 / L: only to find bins */
     double R[TF_MAX_DRAINAGE_LEVELS], R2[TF_MAX_DRAINAGE_LEVELS];
+    double inv_R2[TF_MAX_DRAINAGE_LEVELS]; /* 1 / R2: only to bound cones below */
     double w[TF_MAX_DRAINAGE_LEVELS], w2[TF_MAX_DRAINAGE_LEVELS];
     double margin[TF_MAX_DRAINAGE_LEVELS]; /* how far a node's valley reaches */
     uint64_t control[TF_MAX_DRAINAGE_LEVELS]; /* layers of C_k: wavelength >= L_k */
