@@ -2016,17 +2016,18 @@ static int window_layout(tf_drainage_work *w, uint64_t id, dbox q)
 
 /* The box a window of one tile lays out: the tile's own, and when the
  * windows move (this tile starts within its own size of the box the last
- * window's layout was made for) TF_WINDOW_AHEAD times its size more ahead of
- * the motion, along the axis it moved on, so that the next windows of a
- * stream (a game's chunks) find their network made. Only tiles of at most
- * WINDOW_AHEAD_MAX samples a side: a larger one's margins are a small part
- * of its layout. On the fitted Jacksboro spec a layout's fixed cost is
- * about 1.6 times that of one chunk's width more, so a layout three chunks
- * wide costs 2.3 times one chunk wide and serves three (docs/performance.md,
- * "The drainage stage", which times other factors by building with
- * CPPFLAGS=-DTF_WINDOW_AHEAD=N; 0 lays out the tile's own box). */
+ * window's layout was made for) TF_WINDOW_AHEAD times its size more ahead
+ * of the motion, along the axis it moved on, so that the next windows of
+ * a stream (a game's chunks, a column of them) find their network made.
+ * Only tiles of at most WINDOW_AHEAD_MAX samples a side: a larger one's
+ * margins are a small part of its layout. A layout costs a fixed part
+ * (the coarse levels' margins, the bins) and a part for its area, so a
+ * layout five chunks wide costs far less than five one chunk wide
+ * (docs/performance.md, "The drainage stage", which times 0, 2 and 4 by
+ * building with CPPFLAGS=-DTF_WINDOW_AHEAD=N; 0 lays out the tile's own
+ * box). */
 #ifndef TF_WINDOW_AHEAD
-#define TF_WINDOW_AHEAD 2.0
+#define TF_WINDOW_AHEAD 4.0
 #endif
 #define WINDOW_AHEAD_MAX (TF_DRAINAGE_TILE_MAX / 4)
 
