@@ -863,14 +863,22 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
     }
 }
 
+/* The lowest cone of levels 0 .. k-1 at p below `start`: the first in
+ * level, row, column, sub-segment order on a tie; cone `start` (bed
+ * -inf) when none is lower. */
+static dbest cones_below(tf_drainage_work *w, int k, double px, double py, double start)
+{
+    dbest b = {start, -INFINITY, px, py};
+    for (int j = 0; j < k; j++)
+        level_cones(w, j, px, py, &b);
+    return b;
+}
+
 /* The lowest cone of levels 0 .. k-1 at p: the first in level, row,
  * column, sub-segment order on a tie; cone +inf when none reaches p. */
 static dbest cone_below(tf_drainage_work *w, int k, double px, double py)
 {
-    dbest b = {INFINITY, -INFINITY, px, py};
-    for (int j = 0; j < k; j++)
-        level_cones(w, j, px, py, &b);
-    return b;
+    return cones_below(w, k, px, py, INFINITY);
 }
 
 /* ---- nodes, on demand */
@@ -1271,10 +1279,23 @@ static double carve_from(const tf_drainage *dr, double cone, double bed, double 
     return carved + weight * (sum - low);
 }
 
+/* Where step 5b's search for the lowest cone may start instead of +inf.
+ * With fadeBy "cut" a cone at or above low gives what no cone gives:
+ * carved = low and weight = clamp(1 - 0 k_f) = 1, as weight = 1 where
+ * the cone is +inf (low and k_f finite; the bed is not read). So the
+ * search may start at low: a cone must then be below low to be taken,
+ * and the drops, whose bound is the lowest cone so far, skip every
+ * sub-segment that cannot cut the point at all, from the first level on
+ * (docs/performance.md, "The search starts at low"). Else +inf. */
+static inline double cone_start(const tf_drainage *dr, double low)
+{
+    return dr->fade_cut && isfinite(dr->inv_fade) && isfinite(low) ? low : INFINITY;
+}
+
 /* Step 5b at one point, the levels laid out for a box holding it. */
 static double carve(tf_drainage_work *w, double x, double y, double sum, double low)
 {
-    dbest b = cone_below(w, w->dr->levels, x, y);
+    dbest b = cones_below(w, w->dr->levels, x, y, cone_start(w->dr, low));
     return carve_from(w->dr, b.cone, b.bed, sum, low);
 }
 
@@ -1629,12 +1650,17 @@ static void carve_row(tf_drainage_work *w, size_t lanes, const double *px, size_
     _Alignas(64) double cone[TF_DRAINAGE_TILE_MAX], bed[TF_DRAINAGE_TILE_MAX];
     double top[TF_DRAINAGE_TILE_MAX / 4];
     size_t n = lanes * ng;
+    /* each lane's search from cone_start (a padding lane's as its copy's),
+     * each group's top the highest of its lanes' */
     for (size_t i = 0; i < n; i++) {
-        cone[i] = INFINITY;
+        cone[i] = cone_start(w->dr, low[i < count ? i : count - 1]);
         bed[i] = -INFINITY;
     }
-    for (size_t g = 0; g < ng; g++)
-        top[g] = INFINITY;
+    for (size_t g = 0; g < ng; g++) {
+        top[g] = -INFINITY;
+        for (size_t m = lanes * g; m < lanes * (g + 1); m++)
+            top[g] = cone[m] > top[g] ? cone[m] : top[g];
+    }
     row_state st = {w->dr, px, py, cone, bed, top};
     row_kernel kernel = row_kernel4;
 #if TF_HAVE_AVX512_PATH
