@@ -52,6 +52,7 @@ void tf_drainage_compile(tf_drainage *dr, const tf_spec *spec)
     dr->depth0 = d->depth;
     dr->inv_fade = 1.0 / (d->fade * d->depth);
     dr->fade_cut = d->fade_by == TF_FADE_CUT;
+    dr->start_at_low = dr->fade_cut && isfinite(dr->inv_fade);
     dr->inv_slope = d->slope > 0.0 ? 1.0 / d->slope : INFINITY;
     const double sqrt2 = 1.4142135623730951;
     for (int k = 0; k < d->levels; k++) {
@@ -865,20 +866,14 @@ static void level_cones(tf_drainage_work *w, int k, double px, double py, dbest 
 
 /* The lowest cone of levels 0 .. k-1 at p below `start`: the first in
  * level, row, column, sub-segment order on a tie; cone `start` (bed
- * -inf) when none is lower. */
+ * -inf) when none is lower, so with start +inf, +inf when none reaches
+ * p. */
 static dbest cones_below(tf_drainage_work *w, int k, double px, double py, double start)
 {
     dbest b = {start, -INFINITY, px, py};
     for (int j = 0; j < k; j++)
         level_cones(w, j, px, py, &b);
     return b;
-}
-
-/* The lowest cone of levels 0 .. k-1 at p: the first in level, row,
- * column, sub-segment order on a tie; cone +inf when none reaches p. */
-static dbest cone_below(tf_drainage_work *w, int k, double px, double py)
-{
-    return cones_below(w, k, px, py, INFINITY);
 }
 
 /* ---- nodes, on demand */
@@ -898,7 +893,7 @@ static void ensure_value(tf_drainage_work *w, int k, size_t slot)
     double bed;
     lv->qok[slot] = 0;
     if (k > 0) {
-        dbest b = cone_below(w, k, x, y);
+        dbest b = cones_below(w, k, x, y, INFINITY);
         if (b.cone < c)
             c = b.cone;
         bed = c - dr->D[k];
@@ -1289,7 +1284,7 @@ static double carve_from(const tf_drainage *dr, double cone, double bed, double 
  * (docs/performance.md, "The search starts at low"). Else +inf. */
 static inline double cone_start(const tf_drainage *dr, double low)
 {
-    return dr->fade_cut && isfinite(dr->inv_fade) && isfinite(low) ? low : INFINITY;
+    return dr->start_at_low && isfinite(low) ? low : INFINITY;
 }
 
 /* Step 5b at one point, the levels laid out for a box holding it. */

@@ -17,6 +17,7 @@ typedef struct {
     double slope, jitter, bend, depth0;
     double inv_fade; /* 1 / (fade * depth) */
     int fade_cut;    /* fadeBy "cut": the fade measures low - carved, not carved - bed */
+    int start_at_low; /* fade_cut with a finite 1 / (fade * depth): see cone_start */
     double inv_slope; /* 1 / slope (+inf at 0): only to bound cones below */
     int breach;
     int breach_nearest; /* breachTo "nearest": the first ring holding a lower node ends the search */
