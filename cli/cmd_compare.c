@@ -30,12 +30,12 @@ static const cli_command COMPARE = {
              "are present (alpha > 0, not no-data) and --valid allows it.\n",
     .footer = "Metrics (docs/metrics.md): value histogram chi-square (32 bins, the thesis's\n"
               "0.5 sum (a-b)^2/(a+b)); power spectrum shape (RMS of log10 differences) and\n"
-              "slope beta; slope histogram chi-square, mean and exponential rate; box\n"
-              "dimension of the median contour; peaks per 1000 cells; pits per peak;\n"
-              "share of cells in closed depressions; after routing flow on the filled\n"
-              "surface, share of cells draining 64 or more cells and mean flow path length\n"
-              "to an outlet over sqrt(cells); normal-score correlations of roughness and\n"
-              "of slope with low-pass elevation. 'n/a' (JSON null) marks a value a map\n"
+              "slope beta; slope histogram chi-square, mean, exponential rate and evenness\n"
+              "(mean / RMS); box dimension of the median contour; peaks per 1000 cells; pits\n"
+              "per peak; share of cells in closed depressions; after routing flow on the\n"
+              "filled surface, share of cells draining 64 or more cells and mean flow path\n"
+              "length to an outlet over sqrt(cells); normal-score correlations of roughness\n"
+              "and of slope with low-pass elevation. 'n/a' (JSON null) marks a value a map\n"
               "does not define, e.g. the slope rate of a flat map.\n"
               "\n"
               "Exit status: 0 compared, 1 bad input (unreadable file, sizes differ, no\n"
@@ -107,6 +107,7 @@ static const metric_row METRICS[] = {
     PAIR("slope histogram chi2", "slopeChi2", slope_chi2),
     EACH("mean slope", "slopeMean", slope_mean),
     EACH("slope rate lambda", "slopeRate", slope_rate),
+    EACH("slope evenness (mean / RMS)", "slopeEvenness", slope_evenness),
     EACH("median contour box dimension", "boxDimension", box_dimension),
     EACH("peaks per 1000 cells", "peakDensity", peak_density),
     EACH("pits per peak", "pitPeakRatio", pit_peak_ratio),

@@ -35,8 +35,8 @@ size_of() { # WxH of a PNG (IHDR)
     od -An -tu1 -j16 -N8 "$1" | awk '{printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8}'
 }
 
-echo "| DEM | fit | hist χ² | spectrum RMS | β | slope χ² | slope rate λ | box dim. | depressions | channels | flow path | pits/peak | rough~elev | slope~elev |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| DEM | fit | hist χ² | spectrum RMS | β | slope χ² | slope rate λ | box dim. | depressions | channels | flow path | pits/peak | rough~elev | slope~elev | slope evenness |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for dem in "$dem_dir"/*.png; do
     case $dem in *_valid.png) continue ;; esac
     # DEMs are greyscale PNGs (colour type 0); pictures beside them are not.
@@ -124,10 +124,10 @@ def mean(rows, key, side=None):
 def fmt(v, d):
     return "n/a" if v is None else f"{v:.{d}f}"
 per = ["spectralSlope", "slopeRate", "boxDimension", "depressionShare", "channelShare",
-       "flowPathLength", "pitPeakRatio", "roughnessElevation", "slopeElevation"]
+       "flowPathLength", "pitPeakRatio", "roughnessElevation", "slopeElevation", "slopeEvenness"]
 digits = {"spectralSlope": 2, "slopeRate": 1, "boxDimension": 3, "depressionShare": 3,
           "channelShare": 3, "flowPathLength": 3, "pitPeakRatio": 2,
-          "roughnessElevation": 2, "slopeElevation": 2}
+          "roughnessElevation": 2, "slopeElevation": 2, "slopeEvenness": 3}
 one, off, auto = load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4])
 ref = [fmt(mean(one, k, "a"), digits[k]) for k in per]
 cells = ["—", "—", ref[0], "—"] + ref[1:]

@@ -285,6 +285,7 @@ START_TEST(plane_has_constant_slope_and_no_relief)
     double slope = sqrt(5.0) / 256.0;
     ck_assert_double_eq_tol(r.a.slope_mean, slope, 1e-7);
     ck_assert_double_eq_tol(r.a.slope_rate, 1.0 / slope, 1e-3);
+    ck_assert_double_eq_tol(r.a.slope_evenness, 1.0, 1e-6); /* every cell as steep */
     ck_assert_double_eq(r.a.depression_share, 0.0);
     ck_assert_double_eq(r.a.peak_density, 0.0);
     ck_assert(isnan(r.a.pit_peak_ratio)); /* no peak to divide by */
@@ -312,12 +313,38 @@ START_TEST(slope_histograms_of_different_planes_are_disjoint)
 }
 END_TEST
 
+/* Evenness is mean / RMS slope: a map steep on one half and flat on the
+ * other has mean s/2 and RMS s/sqrt(2), so 1/sqrt(2); a Gaussian random
+ * field's gradient magnitude is Rayleigh distributed, so sqrt(pi)/2. */
+START_TEST(slope_evenness_has_its_known_values)
+{
+    size_t n = 64;
+    tf_layer_map *half = map_new(n, n);
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++)
+            half->value[y * n + x] = x < n / 2 ? 0.0f : (float)((double)(x - n / 2) / 64.0);
+    tf_metrics_report r = compare_ok(half, half, NULL);
+    /* the 62 interior columns: 1-31 flat, 32 (the kink) at s/2, 33-62 at s */
+    double mean = (30.0 + 0.5) / 62.0, rms = sqrt((30.0 + 0.25) / 62.0);
+    ck_assert_double_eq_tol(r.a.slope_evenness, mean / rms, 1e-6);
+    ck_assert(fabs(r.a.slope_evenness - sqrt(0.5)) < 0.02);
+    map_free(half);
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        tf_layer_map *g = power_law_map(n, 2.0, seed);
+        double e = compare_ok(g, g, NULL).a.slope_evenness;
+        ck_assert_msg(fabs(e - 0.5 * sqrt(PI)) < 0.015, "seed %d: evenness %g", (int)seed, e);
+        map_free(g);
+    }
+}
+END_TEST
+
 START_TEST(flat_map_leaves_undefined_values_undefined)
 {
     tf_layer_map *m = map_new(32, 32);
     tf_metrics_report r = compare_ok(m, m, NULL);
     ck_assert_double_eq(r.a.slope_mean, 0.0);
     ck_assert(isnan(r.a.slope_rate));
+    ck_assert(isnan(r.a.slope_evenness));
     ck_assert(isnan(r.a.spectral_slope));
     ck_assert(isnan(r.a.box_dimension));
     ck_assert(isnan(r.spectrum_log_rms));
@@ -836,6 +863,7 @@ START_TEST(scorer_matches_compute)
         SAME(b.spectral_slope);
         SAME(b.slope_mean);
         SAME(b.slope_rate);
+        SAME(b.slope_evenness);
         SAME(b.box_dimension);
         SAME(b.peak_density);
         SAME(b.pit_peak_ratio);
@@ -877,6 +905,7 @@ static Suite *metrics_suite(void)
     tcase_add_test(known, spectrum_distance_sees_shape_not_amplitude);
     tcase_add_test(known, plane_has_constant_slope_and_no_relief);
     tcase_add_test(known, slope_histograms_of_different_planes_are_disjoint);
+    tcase_add_test(known, slope_evenness_has_its_known_values);
     tcase_add_test(known, flat_map_leaves_undefined_values_undefined);
     tcase_add_test(known, bowl_is_one_closed_depression);
     tcase_add_test(known, egg_crate_has_known_extrema);

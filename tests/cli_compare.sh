@@ -97,7 +97,7 @@ cp "$scratch/stdout" "$scratch/self.json"
 missing=""
 for key in format version a b width height cells valid options heightScale lowpassRadius \
     histogramBins metrics histogramChi2 spectrumLogRms slopeChi2 slopeRange spectralSlope \
-    slopeMean slopeRate boxDimension peakDensity pitPeakRatio depressionShare \
+    slopeMean slopeRate slopeEvenness boxDimension peakDensity pitPeakRatio depressionShare \
     channelShare flowPathLength roughnessElevation slopeElevation; do
     grep -qF "\"$key\":" "$scratch/self.json" || missing="$missing $key"
 done
@@ -108,7 +108,7 @@ if command -v python3 >/dev/null 2>&1; then
         "$scratch/self.json"
 fi
 all_zero=yes
-for key in spectralSlope slopeMean slopeRate boxDimension peakDensity depressionShare \
+for key in spectralSlope slopeMean slopeRate slopeEvenness boxDimension peakDensity depressionShare \
     channelShare flowPathLength roughnessElevation slopeElevation; do
     d=$(json_field "$key" distance "$scratch/self.json")
     [ "$d" = 0 ] || all_zero="no ($key: '$d')"

@@ -129,22 +129,27 @@ void metrics_slope_map(const metrics_grid *g, double height_scale, float *slope,
     }
 }
 
-/* Mean slope and the quantile that bounds the slope histogram. */
+/* Mean slope, its evenness (mean / RMS) and the quantile that bounds the
+ * slope histogram. */
 static int slope_summary(const float *slope, const float *slope_weight, size_t n, double *mean,
-                         double *range_quantile, tf_error *err)
+                         double *evenness, double *range_quantile, tf_error *err)
 {
     float *sorted = NULL;
     size_t count = tf_sorted_values(slope, slope_weight, n, &sorted, err);
     if (count == (size_t)-1)
         return -1;
     if (count == 0) {
-        *mean = *range_quantile = NAN;
+        *mean = *evenness = *range_quantile = NAN;
         return 0;
     }
-    double sum = 0.0;
-    for (size_t i = 0; i < count; i++)
+    double sum = 0.0, squares = 0.0;
+    for (size_t i = 0; i < count; i++) {
         sum += sorted[i];
+        squares += (double)sorted[i] * (double)sorted[i];
+    }
     *mean = sum / (double)count;
+    /* mean / RMS: with sum > 0, squares > 0 too, and the ratio is in (0, 1] */
+    *evenness = sum > 0.0 ? *mean / sqrt(squares / (double)count) : NAN;
     *range_quantile = tf_quantile_sorted(sorted, count, SLOPE_RANGE_QUANTILE);
     free(sorted);
     return 0;
@@ -252,8 +257,8 @@ static int measure_map(const metrics_grid *g, work *wk, int m, const tf_metrics_
     out->spectral_slope = spectral_slope(&wk->spectrum[m], g->w > g->h ? g->w : g->h);
 
     metrics_slope_map(g, o->height_scale, wk->slope[m], wk->slope_weight);
-    if (slope_summary(wk->slope[m], wk->slope_weight, n, &out->slope_mean, slope_range_quantile,
-                      err) != 0)
+    if (slope_summary(wk->slope[m], wk->slope_weight, n, &out->slope_mean, &out->slope_evenness,
+                      slope_range_quantile, err) != 0)
         return -1;
     /* Maximum likelihood rate of an exponential distribution (Parberry 2015). */
     out->slope_rate = out->slope_mean > 0.0 ? 1.0 / out->slope_mean : NAN;

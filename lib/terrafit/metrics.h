@@ -47,6 +47,9 @@ typedef struct {
     double spectral_slope;      /* beta of P(k) ~ k^-beta over the fitted band */
     double slope_mean;          /* mean slope (height_scale units per pixel) */
     double slope_rate;          /* exponential rate lambda = 1 / slope_mean */
+    double slope_evenness;      /* mean slope / RMS slope: 1 when every cell is as steep,
+                                   0.886 for a Gaussian field, lower where steep and gentle
+                                   ground alternate */
     double box_dimension;       /* box-counting dimension of the median contour */
     double peak_density;        /* strict 8-neighbour maxima per 1000 cells */
     double pit_peak_ratio;      /* strict 8-neighbour minima / maxima */
