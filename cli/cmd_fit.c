@@ -183,6 +183,18 @@ static int parse_drainage(const char *command, const cli_option *opt, const char
     return CLI_EXIT_OK;
 }
 
+static int parse_slope_match(const char *command, const cli_option *opt, const char *arg)
+{
+    int *off = opt->value;
+    if (strcmp(arg, "auto") == 0)
+        *off = 0;
+    else if (strcmp(arg, "off") == 0)
+        *off = 1;
+    else
+        return cli_usage_error(command, "invalid --slope-match '%s': expected auto or off", arg);
+    return CLI_EXIT_OK;
+}
+
 /* The summary's line on the drainage stage: what was chosen, or why none. */
 static void print_drainage_summary(const tf_fit_drainage_report *d)
 {
@@ -279,6 +291,13 @@ static void print_auto_summary(const fit_request *req, const tf_fit_report *rep)
             "spectral calibration rms %.3g\n",
             rep->output_curve_points, rep->output_chi2_before, rep->output_chi2_after,
             rep->calibration_rms);
+    const tf_fit_slope_match *sm = &rep->slope_match;
+    if (isfinite(sm->ratio_before))
+        fprintf(stderr, "  slope match: mean slope %.3g x the DEM's; tilt %.3g gives %.3g x (%s)\n",
+                sm->ratio_before, sm->tilt, sm->ratio_tilted,
+                sm->kept          ? "kept"
+                : sm->tilt == 1.0 ? "the slope hardly answers a tilt: not tilted"
+                                  : "the calibrated spec scored closer: not kept");
     print_drainage_summary(&rep->drainage);
     fprintf(stderr, "wrote %s (range %.4g..%.4g)%s%s; fitting took %.2f s\n", req->output_path,
             rep->min_value, rep->max_value, req->report_path ? " and " : "",
@@ -508,8 +527,8 @@ int cmd_fit(int argc, char **argv)
                                    "or 2 to %d bands",
                                    TF_FIT_MAX_BANDS)),
         CLI_OPT_COUNT('k', "points", &req.points, "K", 2, TF_FIT_MAX_POINTS,
-                      cli_textf("control points per curve, 2 to %d (default %d)",
-                                TF_FIT_MAX_POINTS, TF_FIT_DEFAULT_POINTS)),
+                      cli_textf("control points per curve, 2 to %d (default %d)", TF_FIT_MAX_POINTS,
+                                TF_FIT_DEFAULT_POINTS)),
         CLI_OPT_CALLBACK(0, "frequency", &req.fit.frequency, "M", parse_frequency,
                          "peaks, spectrum or auto (default auto)"),
         CLI_OPT_CALLBACK(0, "noise", &req, "LIST", parse_choice_list,
@@ -524,8 +543,7 @@ int cmd_fit(int argc, char **argv)
                          "a valley network carved before the output curve (docs/fitting.md, "
                          "\"The drainage stage\"): auto (default) for a DEM where it brings "
                          "the fit closer to it, off never, on always (reference layers too)"),
-        CLI_OPT_NUMBER(0, "drainage-depth", &req.fit.drainage_depth, "X", 0.0, 100.0,
-                       CLI_ABOVE_MIN,
+        CLI_OPT_NUMBER(0, "drainage-depth", &req.fit.drainage_depth, "X", 0.0, 100.0, CLI_ABOVE_MIN,
                        "factor on the valleys' depth derived from the DEM, above 0 to 100 "
                        "(default 1)"),
         CLI_OPT_NUMBER(0, "drainage-spacing", &req.fit.drainage_spacing, "PX", 0.0, 1e6,
@@ -547,6 +565,10 @@ int cmd_fit(int argc, char **argv)
                       "the most valleys a coarsest node takes from its neighbours, 1 to 8, or "
                       "0 for any number (default: 2, or any number where that scores "
                       "closer to the DEM)"),
+        CLI_OPT_CALLBACK(0, "slope-match", &req.fit.slope_match_off, "auto|off", parse_slope_match,
+                         "auto (default): a DEM's finer bands are tilted so the fit's mean "
+                         "slope is the DEM's (docs/fitting.md, \"Slope match\"); off keeps "
+                         "the amplitudes calibrated on the spectrum"),
         CLI_OPT_COUNT(0, "seed", &req.seed, "S", 0, UINT32_MAX,
                       "root seed of the layers' noises, 0 to 4294967295 (default 0)"),
         CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",

@@ -245,6 +245,94 @@ START_TEST(output_curve_improves_chi2)
 }
 END_TEST
 
+/* The height's (TF_STAGE_HEIGHT) or layer sum's (TF_STAGE_SUM) squared
+ * forward differences and mean slope (central differences, compare's)
+ * over the fit's measuring windows of an n x n reference (2^20 cells, at
+ * most 8, diagonally apart from the synthesis offset), point by point. */
+static void window_slopes(const tf_terrain *t, tf_stage stage, size_t n, double *squares,
+                          double *mean)
+{
+    size_t windows = (((size_t)1 << 20) + n * n - 1) / (n * n);
+    windows = windows > 8 ? 8 : windows;
+    *squares = *mean = 0.0;
+    for (size_t wi = 0; wi < windows; wi++) {
+        double x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * n);
+        double y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * n);
+        double sum = 0.0;
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) {
+                double x = x0 + (double)i, y = y0 + (double)j;
+                double v = tf_terrain_sample_stage(t, stage, 0, x, y);
+                double e = tf_terrain_sample_stage(t, stage, 0, x + 1.0, y);
+                double s = tf_terrain_sample_stage(t, stage, 0, x, y + 1.0);
+                if (i + 1 < n && j + 1 < n)
+                    *squares += (e - v) * (e - v) + (s - v) * (s - v);
+                if (i > 0 && j > 0 && i + 1 < n && j + 1 < n) {
+                    double gx = 0.5 * (e - tf_terrain_sample_stage(t, stage, 0, x - 1.0, y));
+                    double gy = 0.5 * (s - tf_terrain_sample_stage(t, stage, 0, x, y - 1.0));
+                    sum += sqrt(gx * gx + gy * gy);
+                }
+            }
+        *mean += sum / (double)((n - 2) * (n - 2)) / (double)windows;
+    }
+}
+
+/* The report's slope figures, computed again here from the spec as kept
+ * (no drainage stage): outputCurve.slopeGain is the RMS of the height's
+ * forward differences over the layer sum's, slopeMatch.referenceMeanSlope
+ * compare's mean slope of the reference, and ratioTilted the terrain's
+ * over it. The tilt, kept, brings the mean slope within e^0.01 of the
+ * reference's unless it stopped at a bound. */
+START_TEST(slope_match_and_gain)
+{
+    const size_t n = 96;
+    tf_layer_map *ref = rough_where_high(n);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    opt.drainage = TF_FIT_DRAINAGE_OFF;
+    tf_fit_report rep;
+    tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
+    const tf_fit_slope_match *sm = &rep.slope_match;
+    tf_error err;
+    tf_terrain *t = tf_terrain_compile(spec, &err);
+    ck_assert_ptr_nonnull(t);
+    double sum_squares, height_squares, sum_mean, height_mean;
+    window_slopes(t, TF_STAGE_SUM, n, &sum_squares, &sum_mean);
+    window_slopes(t, TF_STAGE_HEIGHT, n, &height_squares, &height_mean);
+    double gain = sqrt(height_squares / sum_squares);
+    ck_assert_msg(fabs(rep.output_slope_gain - gain) <= 1e-9 * gain,
+                  "gain: report %.12g, here %.12g", rep.output_slope_gain, gain);
+
+    double ref_sum = 0.0;
+    for (size_t j = 1; j + 1 < n; j++)
+        for (size_t i = 1; i + 1 < n; i++) {
+            double gx =
+                0.5 * ((double)ref->value[j * n + i + 1] - (double)ref->value[j * n + i - 1]);
+            double gy =
+                0.5 * ((double)ref->value[(j + 1) * n + i] - (double)ref->value[(j - 1) * n + i]);
+            ref_sum += sqrt(gx * gx + gy * gy);
+        }
+    double ref_mean = ref_sum / (double)((n - 2) * (n - 2));
+    ck_assert_msg(fabs(sm->reference_mean_slope - ref_mean) <= 1e-12 * ref_mean,
+                  "reference mean slope: report %.15g, here %.15g", sm->reference_mean_slope,
+                  ref_mean);
+    double ratio = height_mean / ref_mean;
+    ck_assert_msg(fabs(sm->ratio_tilted - ratio) <= 1e-9 * ratio, "ratio: report %.12g, here %.12g",
+                  sm->ratio_tilted, ratio);
+    ck_assert(sm->kept == (sm->tilt != 1.0));
+    if (sm->kept)
+        ck_assert_msg(fabs(log(ratio)) <= 0.01 || sm->tilt <= 0.125 * (1.0 + 1e-9) ||
+                          sm->tilt >= 2.0 * (1.0 - 1e-9),
+                      "tilt %g leaves the mean slope at %g times the reference's", sm->tilt, ratio);
+    else
+        ck_assert_double_eq(sm->ratio_tilted, sm->ratio_before);
+    tf_terrain_free(t);
+    tf_spec_free(spec);
+    tf_fit_report_free(&rep);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
 START_TEST(deterministic_across_threads)
 {
     tf_layer_map *ref = rough_where_high(96);
@@ -492,8 +580,10 @@ START_TEST(noise_auto_on_bands)
     tf_fit_options_init(&opt);
     opt.noise_auto = 1;
     opt.threads = 2;
-    /* the trials score the terrain before any drainage stage: compare it */
+    /* the trials score the terrain before any drainage stage and before
+     * the slope match: compare it */
     opt.drainage = TF_FIT_DRAINAGE_OFF;
+    opt.slope_match_off = 1;
     tf_fit_report rep;
     tf_spec *spec = NULL;
     tf_error err;
@@ -574,6 +664,7 @@ START_TEST(noise_auto_on_bands)
     tf_fit_options fixed;
     tf_fit_options_init(&fixed);
     fixed.drainage = TF_FIT_DRAINAGE_OFF;
+    fixed.slope_match_off = 1;
     for (size_t k = 0; k < count; k++)
         fixed.layer_noise[k] = (unsigned char)(rep.layers[k].noise + 1);
     tf_fit_report rep_fixed;
@@ -686,11 +777,54 @@ static char *spec_text(const tf_spec *spec)
     return text;
 }
 
+/* With the drainage stage considered, the stage is fitted on the tilted
+ * and on the calibrated spec and the lower final score is kept: kept
+ * means the tilted one scored no higher, and when the calibrated one won
+ * the spec is byte for byte the fit without the slope match. */
+START_TEST(slope_match_with_drainage)
+{
+    tf_layer_map *ref = valley_map(160);
+    tf_fit_options opt;
+    tf_fit_options_init(&opt);
+    tf_fit_report rep, rep_off;
+    tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
+    opt.slope_match_off = 1;
+    tf_spec *calibrated = fit_kinds(ref, &opt, 2, &rep_off);
+    const tf_fit_slope_match *sm = &rep.slope_match;
+    ck_assert(rep.drainage.considered);
+    ck_assert(!rep_off.slope_match.kept);
+    ck_assert_double_eq(rep_off.slope_match.tilt, 1.0);
+    ck_assert_double_eq(rep_off.slope_match.reference_mean_slope, sm->reference_mean_slope);
+    char *a = spec_text(spec), *b = spec_text(calibrated);
+    if (sm->tilt != 1.0) {
+        ck_assert(isfinite(sm->tilted_score) && isfinite(sm->calibrated_score));
+        ck_assert_int_eq(sm->kept, sm->tilted_score <= sm->calibrated_score);
+    } else {
+        ck_assert(!sm->kept);
+        ck_assert(isnan(sm->tilted_score) && isnan(sm->calibrated_score));
+    }
+    if (sm->kept)
+        ck_assert_str_ne(a, b);
+    else
+        ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    tf_spec_free(spec);
+    tf_spec_free(calibrated);
+    tf_fit_report_free(&rep);
+    tf_fit_report_free(&rep_off);
+    tf_layer_map_free(ref);
+}
+END_TEST
+
 START_TEST(drainage_carves_valleys)
 {
     tf_layer_map *ref = valley_map(160);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
+    /* the stage on the calibrated amplitudes, with and without it (the
+     * slope match's choice between them: slope_match_with_drainage) */
+    opt.slope_match_off = 1;
     tf_fit_report rep;
     tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
     const tf_fit_drainage_report *d = &rep.drainage;
@@ -832,6 +966,8 @@ int main(void)
     tcase_add_test(tc, frequency_matching_recovers_noise);
     tcase_add_test(tc, mask_curves_rough_where_high);
     tcase_add_test(tc, output_curve_improves_chi2);
+    tcase_add_test(tc, slope_match_and_gain);
+    tcase_add_test(tc, slope_match_with_drainage);
     tcase_add_test(tc, deterministic_across_threads);
     tcase_add_test(tc, heavy_tailed_band_gets_a_gentler_curve);
     tcase_add_test(tc, layers_option_rules);

@@ -137,6 +137,24 @@ expect_message "a kind beyond the bands exits 1" 1 "beyond the 5 bands" \
     "$TERRAFIT" fit "$ref" -o "$bad/x.json" --layer-kind 7=ridged
 check "... and writes nothing" [ ! -e "$bad/x.json" ]
 
+# --slope-match: a bad value exits 2 naming the option; the report says
+# what the match measured; off keeps the calibrated amplitudes (tilt 1,
+# not kept).
+expect_message "--slope-match sometimes exits 2" 2 "invalid --slope-match" \
+    "$TERRAFIT" fit "$ref" -o "$bad/x.json" --slope-match sometimes
+check "... and writes nothing" [ ! -e "$bad/x.json" ]
+expect "--slope-match off exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/sm-off.json" -q \
+    --slope-match off --drainage off -r "$out/sm-off-report.json"
+check "... the report has the reference's mean slope and no tilt" \
+    sh -c "grep -q '\"referenceMeanSlope\":[[:space:]]*[0-9]' '$out/sm-off-report.json' &&
+        grep -q '\"tilt\":[[:space:]]*1[,}[:space:]]' '$out/sm-off-report.json' &&
+        grep -q '\"kept\":[[:space:]]*false' '$out/sm-off-report.json' &&
+        grep -q '\"slopeGain\":[[:space:]]*[0-9]' '$out/sm-off-report.json'"
+expect "--slope-match auto exits 0" 0 "$TERRAFIT" fit "$ref" -o "$out/sm-auto.json" -q \
+    --slope-match auto --drainage off -r "$out/sm-auto-report.json"
+check "... the report has the ratio before the match" \
+    grep -q '"ratioBefore":[[:space:]]*[0-9]' "$out/sm-auto-report.json"
+
 # --drainage: bad values exit 2 naming the option; off gives the spec of a
 # fit without the stage; on carves (reference layers too); the knobs land
 # in the spec; the report says what was decided.

@@ -37,6 +37,15 @@
  * most CALIBRATION_WINDOWS_MAX windows (autolayer_calibration_spectra). */
 #define CALIBRATION_CELLS ((size_t)1 << 20)
 #define CALIBRATION_WINDOWS_MAX 8
+/* The slope match (stage_slope_match): the tilt's range, the tolerance on
+ * |ln(mean slope / the reference's)|, the secant steps, and the least
+ * elasticity worth tilting for (below it the coarsest layer carries the
+ * slope). */
+#define SLOPE_TILT_MIN 0.125
+#define SLOPE_TILT_MAX 2.0
+#define SLOPE_TOLERANCE 0.01
+#define SLOPE_ITERATIONS 8
+#define SLOPE_ELASTICITY_MIN 0.25
 
 /* The step between a sample window's points, in samples, for a layer of
  * frequency f: SAMPLE_LATTICE_STEP lattice units, but at least 1. */
@@ -796,6 +805,226 @@ done:
     return rc;
 }
 
+/* The windows every whole-terrain measurement here uses: the calibration's
+ * (CALIBRATION_CELLS cells in all, at most CALIBRATION_WINDOWS_MAX). */
+static size_t measure_windows(const autolayer_ctx *c)
+{
+    size_t windows = (CALIBRATION_CELLS + c->cells - 1) / c->cells;
+    return windows > CALIBRATION_WINDOWS_MAX ? CALIBRATION_WINDOWS_MAX : windows;
+}
+
+/* Window wi's origin: diagonally apart from the synthesis offset. */
+static void window_origin(const autolayer_ctx *c, size_t wi, double *x0, double *y0)
+{
+    *x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * c->map->width);
+    *y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * c->map->height);
+}
+
+/* The output curve's slope gain, for the report (the spec does not depend
+ * on it): the RMS slope (forward differences one pixel apart) of the
+ * height over that of the layer sum, pooled over the measuring windows.
+ * The curve maps the sum's quantiles to the reference's and scales every
+ * slope by its derivative (docs/fitting.md, "Output curve"). */
+static int stage_slope_gain(autolayer_ctx *c)
+{
+    size_t w = c->map->width, h = c->map->height, windows = measure_windows(c);
+    double *values = malloc(c->cells * sizeof *values);
+    tf_terrain *t = values ? tf_terrain_compile(c->spec, c->err) : NULL;
+    int rc = !values ? autolayer_fail_nomem(c) : t ? 0 : -1;
+    double squares[2] = {0.0, 0.0};
+    static const tf_stage stages[2] = {TF_STAGE_SUM, TF_STAGE_HEIGHT};
+    for (size_t wi = 0; wi < windows && rc == 0; wi++)
+        for (int s = 0; s < 2 && rc == 0; s++) {
+            double x0, y0;
+            window_origin(c, wi, &x0, &y0);
+            if ((rc = fit_render_stage_at(t, stages[s], 0, x0, y0, 1.0, w, h, c->opt->threads,
+                                          values, c->err)) != 0)
+                break;
+            for (size_t j = 0; j + 1 < h; j++)
+                for (size_t i = 0; i + 1 < w; i++) {
+                    double v = values[j * w + i];
+                    double dx = values[j * w + i + 1] - v, dy = values[(j + 1) * w + i] - v;
+                    squares[s] += dx * dx + dy * dy;
+                }
+        }
+    if (rc == 0)
+        c->report->output_slope_gain = squares[0] > 0.0 ? sqrt(squares[1] / squares[0]) : 0.0;
+    tf_terrain_free(t);
+    free(values);
+    return rc;
+}
+
+/* The mean slope of a w x h map by compare's definition (central
+ * differences at the cells whose four neighbours are visible;
+ * docs/metrics.md, "Slopes"); NAN without such a cell. `weight` NULL:
+ * every cell is visible. */
+static double mean_slope(const float *fv, const double *dv, const float *weight, size_t w, size_t h)
+{
+    double sum = 0.0;
+    size_t count = 0;
+    for (size_t y = 1; y + 1 < h; y++)
+        for (size_t x = 1; x + 1 < w; x++) {
+            size_t k = y * w + x;
+            if (weight &&
+                (!(weight[k] > 0.0f) || !(weight[k - 1] > 0.0f) || !(weight[k + 1] > 0.0f) ||
+                 !(weight[k - w] > 0.0f) || !(weight[k + w] > 0.0f)))
+                continue;
+            double gx =
+                fv ? 0.5 * ((double)fv[k + 1] - (double)fv[k - 1]) : 0.5 * (dv[k + 1] - dv[k - 1]);
+            double gy =
+                fv ? 0.5 * ((double)fv[k + w] - (double)fv[k - w]) : 0.5 * (dv[k + w] - dv[k - w]);
+            sum += sqrt(gx * gx + gy * gy);
+            count++;
+        }
+    return count ? sum / (double)count : NAN;
+}
+
+/* The terrain's mean slope (TF_STAGE_HEIGHT) over the measuring windows. */
+static int terrain_mean_slope(autolayer_ctx *c, double *out)
+{
+    size_t w = c->map->width, h = c->map->height, windows = measure_windows(c);
+    double *values = malloc(c->cells * sizeof *values);
+    tf_terrain *t = values ? tf_terrain_compile(c->spec, c->err) : NULL;
+    int rc = !values ? autolayer_fail_nomem(c) : t ? 0 : -1;
+    *out = 0.0;
+    for (size_t wi = 0; wi < windows && rc == 0; wi++) {
+        double x0, y0;
+        window_origin(c, wi, &x0, &y0);
+        if ((rc = fit_render_stage_at(t, TF_STAGE_HEIGHT, 0, x0, y0, 1.0, w, h, c->opt->threads,
+                                      values, c->err)) == 0)
+            *out += mean_slope(NULL, values, NULL, w, h) / (double)windows;
+    }
+    tf_terrain_free(t);
+    free(values);
+    return rc;
+}
+
+/* Every layer k >= 1 at its calibrated amplitude a_k times
+ * f^(k / (n - 1)), f = e^lf: a tilt that leaves the coarsest layer and
+ * moves the finest most. */
+static void tilt_amplitudes(autolayer_ctx *c, double lf)
+{
+    size_t n = c->bands.count;
+    for (size_t k = 1; k < n; k++)
+        c->spec->layers[k].amp_scale = c->report->layers[k].amplitude =
+            c->calibrated_amp[k] * exp(lf * (double)k / (double)(n - 1));
+}
+
+/* The slope match (docs/fitting.md, "Slope match"): the calibration fits
+ * the spectrum's shape up to N/4 and the output curve then stretches the
+ * sum to the reference's range, so the terrain's mean slope comes out up
+ * to twice the reference's. The finer layers are tilted (tilt_amplitudes)
+ * so that the mean slope on the measuring windows matches the reference's:
+ * secant steps on ln f, the output curve rebuilt each time, within
+ * [SLOPE_TILT_MIN, SLOPE_TILT_MAX], until |ln ratio| <= SLOPE_TOLERANCE.
+ * When the slope answers the tilt less than SLOPE_ELASTICITY_MIN (the
+ * coarsest layer carries the slope: the tilt would strip the finer ones
+ * and not reach it), the calibrated amplitudes stay. Sets *tilted when the
+ * spec was tilted. */
+static int stage_slope_match(autolayer_ctx *c, int *tilted)
+{
+    tf_fit_slope_match *sm = &c->report->slope_match;
+    size_t n = c->bands.count;
+    *tilted = 0;
+    sm->tilt = 1.0;
+    sm->tilted_score = sm->calibrated_score = NAN;
+    c->calibrated_curve[0] = c->report->output_chi2_before;
+    c->calibrated_curve[1] = c->report->output_chi2_after;
+    c->calibrated_points = c->report->output_curve_points;
+    c->calibrated_slope_gain = c->report->output_slope_gain;
+    sm->reference_mean_slope =
+        mean_slope(c->map->value, NULL, c->map->weight, c->map->width, c->map->height);
+    sm->ratio_before = sm->ratio_tilted = sm->elasticity = NAN;
+    for (size_t k = 0; k < n; k++)
+        c->calibrated_amp[k] = c->spec->layers[k].amp_scale;
+    double m;
+    if (c->opt->slope_match_off || n < 2 || !(sm->reference_mean_slope > 0.0))
+        return 0;
+    if (terrain_mean_slope(c, &m) != 0)
+        return -1;
+    sm->ratio_before = sm->ratio_tilted = m / sm->reference_mean_slope;
+    if (!(m > 0.0))
+        return 0;
+    double lf = 0.0, lr = log(sm->ratio_before), best_lf = 0.0, best_lr = lr, p = 1.0;
+    const double lo = log(SLOPE_TILT_MIN), hi = log(SLOPE_TILT_MAX);
+    for (int it = 0; it < SLOPE_ITERATIONS && fabs(lr) > SLOPE_TOLERANCE; it++) {
+        double next = lf - lr / p;
+        next = next < lo ? lo : next > hi ? hi : next;
+        if (next == lf)
+            break;
+        tilt_amplitudes(c, next);
+        if (stage_output_curve(c) != 0 || terrain_mean_slope(c, &m) != 0)
+            return -1;
+        double r = m > 0.0 ? log(m / sm->reference_mean_slope) : lr;
+        /* the slope's elasticity d ln(mean slope) / d ln f, kept positive */
+        p = fmax((r - lr) / (next - lf), 0.01);
+        if (it == 0)
+            sm->elasticity = p;
+        lf = next;
+        lr = r;
+        if (fabs(lr) < fabs(best_lr)) {
+            best_lf = lf;
+            best_lr = lr;
+        }
+        if (it == 0 && p < SLOPE_ELASTICITY_MIN) {
+            best_lf = 0.0;
+            best_lr = log(sm->ratio_before);
+            break;
+        }
+    }
+    if (best_lf != lf) {
+        tilt_amplitudes(c, best_lf);
+        if (stage_output_curve(c) != 0)
+            return -1;
+    }
+    sm->tilt = exp(best_lf);
+    sm->ratio_tilted = exp(best_lr);
+    *tilted = best_lf != 0.0;
+    return 0;
+}
+
+/* The final score of a fit_drainage result: the stage's when chosen, the
+ * spec's without it otherwise. */
+static double drainage_result_score(const tf_fit_drainage_report *r)
+{
+    return r->chosen ? r->with.score : r->without.score;
+}
+
+/* The drainage stage (drainage_fit.c) on the fitted spec. With a slope
+ * match, carving changes the slopes again, so the stage is fitted on the
+ * tilted spec and on the calibrated one, and the one whose result scores
+ * lower on the decision's windows is kept (a tie keeps the tilt). */
+static int stage_drainage(autolayer_ctx *c, tf_spec *calibrated)
+{
+    tf_fit_report *report = c->report;
+    if (fit_drainage(c->map, c->opt, c->label, &c->spec, &report->drainage, c->err) != 0)
+        return -1;
+    if (!calibrated || !report->drainage.considered)
+        return 0;
+    tf_fit_drainage_report other;
+    if (fit_drainage(c->map, c->opt, c->label, &calibrated, &other, c->err) != 0) {
+        tf_spec_free(calibrated);
+        return -1;
+    }
+    report->slope_match.tilted_score = drainage_result_score(&report->drainage);
+    report->slope_match.calibrated_score = drainage_result_score(&other);
+    if (!(report->slope_match.calibrated_score < report->slope_match.tilted_score)) {
+        tf_spec_free(calibrated);
+        return 0;
+    }
+    tf_spec_free(c->spec);
+    c->spec = calibrated;
+    report->drainage = other;
+    report->slope_match.kept = 0;
+    for (size_t k = 0; k < c->bands.count; k++)
+        report->layers[k].amplitude = c->calibrated_amp[k];
+    report->output_chi2_before = c->calibrated_curve[0];
+    report->output_chi2_after = c->calibrated_curve[1];
+    report->output_curve_points = c->calibrated_points;
+    report->output_slope_gain = c->calibrated_slope_gain;
+    return 0;
+}
+
 int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *opt,
                   const char *label, tf_spec **spec_out, tf_fit_report *report,
                   tf_progress_fn progress, void *user, tf_error *err)
@@ -886,11 +1115,25 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     autolayer_progress_step(&prog);
 
     t0 = tf_clock_seconds();
-    if (stage_output_curve(&c) != 0)
+    if (stage_output_curve(&c) != 0 || stage_slope_gain(&c) != 0)
         goto fail;
     report->seconds_output_curve = tf_clock_seconds() - t0;
     t0 = tf_clock_seconds();
-    if (fit_drainage(map, opt, label, &c.spec, &report->drainage, err) != 0)
+    int tilted = 0;
+    tf_spec *calibrated = tf_spec_copy(c.spec, err);
+    if (!calibrated || stage_slope_match(&c, &tilted) != 0 ||
+        (tilted && stage_slope_gain(&c) != 0)) {
+        tf_spec_free(calibrated);
+        goto fail;
+    }
+    report->slope_match.kept = tilted;
+    if (!tilted) {
+        tf_spec_free(calibrated);
+        calibrated = NULL;
+    }
+    report->seconds_slope_match = tf_clock_seconds() - t0;
+    t0 = tf_clock_seconds();
+    if (stage_drainage(&c, calibrated) != 0)
         goto fail;
     report->seconds_drainage = tf_clock_seconds() - t0;
     if (report->drainage.chosen)

@@ -106,6 +106,11 @@ typedef struct {
     size_t cells;
     tf_bands bands;
     tf_radial_spectrum ref_spectrum;
+    /* the calibrated amplitudes and output curve figures, before a slope match */
+    double calibrated_amp[TF_FIT_MAX_BANDS];
+    double calibrated_curve[2];
+    size_t calibrated_points;
+    double calibrated_slope_gain;
     tf_spec *spec;
     band_job *jobs;
     unsigned char *bin_of;

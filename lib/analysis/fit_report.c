@@ -271,8 +271,18 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
         cJSON *oc = cJSON_AddObjectToObject(root, "outputCurve");
         bad |= !oc || add_number(oc, "points", (double)report->output_curve_points) |
                           add_number(oc, "chi2Before", report->output_chi2_before) |
-                          add_number(oc, "chi2After", report->output_chi2_after);
+                          add_number(oc, "chi2After", report->output_chi2_after) |
+                          add_number(oc, "slopeGain", report->output_slope_gain);
         bad |= add_number(root, "calibrationRms", report->calibration_rms);
+        const tf_fit_slope_match *sm = &report->slope_match;
+        cJSON *o = cJSON_AddObjectToObject(root, "slopeMatch");
+        bad |= !o || add_number(o, "referenceMeanSlope", sm->reference_mean_slope) |
+                         add_number(o, "ratioBefore", sm->ratio_before) |
+                         add_number(o, "ratioTilted", sm->ratio_tilted) |
+                         add_number(o, "elasticity", sm->elasticity) |
+                         add_number(o, "tilt", sm->tilt) | add_bool(o, "kept", sm->kept) |
+                         add_number(o, "tiltedScore", sm->tilted_score) |
+                         add_number(o, "calibratedScore", sm->calibrated_score);
     }
     bad |= add_drainage(root, &report->drainage);
     arr = cJSON_AddArrayToObject(root, "layers");
@@ -295,7 +305,8 @@ char *tf_fit_report_to_json(const tf_fit_report *report, int timings, tf_error *
             (add_number(secs, "bands", report->seconds_bands) ||
              add_number(secs, "noiseAuto", report->seconds_noise_auto) ||
              add_number(secs, "calibration", report->seconds_calibration) ||
-             add_number(secs, "outputCurve", report->seconds_output_curve)))
+             add_number(secs, "outputCurve", report->seconds_output_curve) ||
+             add_number(secs, "slopeMatch", report->seconds_slope_match)))
             goto nomem;
     }
     text = cJSON_Print(root);

@@ -141,6 +141,11 @@ typedef struct {
     int drainage_levels;
     int drainage_breach;
     int drainage_inflow;
+    /* The slope match of an auto-layered fit (docs/fitting.md, "Slope
+     * match"): 0 (the default) tilts the finer layers' amplitudes so the
+     * terrain's mean slope is the DEM's, where the slope answers the tilt;
+     * 1 keeps the calibrated amplitudes (the fit before the match). */
+    int slope_match_off;
 } tf_fit_options;
 
 /* One candidate of --noise auto for one layer: the layer fitted with that
@@ -238,6 +243,19 @@ typedef struct {
     double depression_share, pit_peak_ratio;
 } tf_fit_drainage_scores;
 
+/* The slope match of an auto-layered fit (tf_fit_report.slope_match;
+ * docs/fitting.md, "Slope match"). */
+typedef struct {
+    double reference_mean_slope; /* compare's mean slope of the reference, per pixel */
+    double ratio_before;         /* the terrain's mean slope / the reference's, calibrated */
+    double ratio_tilted;         /* the same with the tilt */
+    double elasticity;           /* d ln(mean slope) / d ln(tilt), first step; NaN: none */
+    double tilt;                 /* f: layer k's amplitude times f^(k / (n - 1)) */
+    int kept;                    /* the spec holds the tilt */
+    double tilted_score, calibrated_score; /* the drainage decision's final score of
+                                            * each; NaN when not compared */
+} tf_fit_slope_match;
+
 /* What the drainage stage measured and decided (tf_fit_report.drainage). */
 typedef struct {
     int considered;        /* 0: mode off, or a reference-layer fit without --drainage on */
@@ -280,9 +298,12 @@ typedef struct {
     size_t output_curve_points;      /* 0: no output curve */
     double output_chi2_before;       /* layer sum vs reference, 32 bins, without the curve */
     double output_chi2_after;        /* the same through the output curve */
+    double output_slope_gain;        /* RMS slope of the height / of the layer sum */
     double calibration_rms;          /* RMS of ln P_model - ln P_ref over the fitted bins */
     double seconds_bands, seconds_calibration, seconds_output_curve;
     double seconds_noise_auto; /* the bands' --noise auto trials (0 without) */
+    tf_fit_slope_match slope_match;
+    double seconds_slope_match;
     tf_fit_drainage_report drainage;
     double seconds_drainage;
 } tf_fit_report;
