@@ -993,14 +993,16 @@ static double drainage_result_score(const tf_fit_drainage_report *r)
 /* The drainage stage (drainage_fit.c) on the fitted spec. With a slope
  * match, carving changes the slopes again, so the stage is fitted on the
  * tilted spec and on the calibrated one, and the one whose result scores
- * lower on the decision's windows is kept (a tie keeps the tilt). */
+ * lower on the decision's windows is kept (a tie keeps the tilt). Takes
+ * `calibrated` (NULL without a tilt) and frees what it does not keep. */
 static int stage_drainage(autolayer_ctx *c, tf_spec *calibrated)
 {
     tf_fit_report *report = c->report;
-    if (fit_drainage(c->map, c->opt, c->label, &c->spec, &report->drainage, c->err) != 0)
-        return -1;
-    if (!calibrated || !report->drainage.considered)
-        return 0;
+    int rc = fit_drainage(c->map, c->opt, c->label, &c->spec, &report->drainage, c->err);
+    if (rc != 0 || !calibrated || !report->drainage.considered) {
+        tf_spec_free(calibrated);
+        return rc;
+    }
     tf_fit_drainage_report other;
     if (fit_drainage(c->map, c->opt, c->label, &calibrated, &other, c->err) != 0) {
         tf_spec_free(calibrated);
