@@ -610,6 +610,21 @@ static int stage_spec_layers(autolayer_ctx *c, double seconds_band_fits)
     return 0;
 }
 
+/* The windows every whole-terrain measurement here uses: the calibration's
+ * (CALIBRATION_CELLS cells in all, at most CALIBRATION_WINDOWS_MAX). */
+static size_t measure_windows(const autolayer_ctx *c)
+{
+    size_t windows = (CALIBRATION_CELLS + c->cells - 1) / c->cells;
+    return windows > CALIBRATION_WINDOWS_MAX ? CALIBRATION_WINDOWS_MAX : windows;
+}
+
+/* Window wi's origin: diagonally apart from the synthesis offset. */
+static void window_origin(const autolayer_ctx *c, size_t wi, double *x0, double *y0)
+{
+    *x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * c->map->width);
+    *y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * c->map->height);
+}
+
 /* The layers' spectra at amplitude 1 as the calibration fits them: each
  * wanted layer's contribution (its mask curve over layer 0's value
  * included: TF_STAGE_CONTRIBUTION of `t`, a terrain of the spec with every
@@ -627,9 +642,7 @@ int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const i
 {
     size_t w = c->map->width, h = c->map->height, n = c->cells;
     size_t count = tf_terrain_layer_count(t);
-    size_t windows = (CALIBRATION_CELLS + n - 1) / n;
-    if (windows > CALIBRATION_WINDOWS_MAX)
-        windows = CALIBRATION_WINDOWS_MAX;
+    size_t windows = measure_windows(c);
     double *r0 = malloc(n * sizeof *r0), *rk = malloc(n * sizeof *rk);
     double *contribution = malloc(n * sizeof *contribution);
     float *map = malloc(n * sizeof *map);
@@ -639,8 +652,8 @@ int autolayer_calibration_spectra(autolayer_ctx *c, const tf_terrain *t, const i
         if (!wanted || wanted[k])
             memset(&out[k], 0, sizeof out[k]);
     for (size_t wi = 0; wi < windows && rc == 0; wi++) {
-        double x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * w);
-        double y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * h);
+        double x0, y0;
+        window_origin(c, wi, &x0, &y0);
         /* window 0 is where the caller may already hold a layer's values */
         if (wi == 0 && window0 && window0[0])
             rows[0] = window0[0];
@@ -805,55 +818,6 @@ done:
     return rc;
 }
 
-/* The windows every whole-terrain measurement here uses: the calibration's
- * (CALIBRATION_CELLS cells in all, at most CALIBRATION_WINDOWS_MAX). */
-static size_t measure_windows(const autolayer_ctx *c)
-{
-    size_t windows = (CALIBRATION_CELLS + c->cells - 1) / c->cells;
-    return windows > CALIBRATION_WINDOWS_MAX ? CALIBRATION_WINDOWS_MAX : windows;
-}
-
-/* Window wi's origin: diagonally apart from the synthesis offset. */
-static void window_origin(const autolayer_ctx *c, size_t wi, double *x0, double *y0)
-{
-    *x0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * c->map->width);
-    *y0 = TF_FIT_SYNTHESIS_OFFSET + 2.0 * (double)(wi * c->map->height);
-}
-
-/* The output curve's slope gain, for the report (the spec does not depend
- * on it): the RMS slope (forward differences one pixel apart) of the
- * height over that of the layer sum, pooled over the measuring windows.
- * The curve maps the sum's quantiles to the reference's and scales every
- * slope by its derivative (docs/fitting.md, "Output curve"). */
-static int stage_slope_gain(autolayer_ctx *c)
-{
-    size_t w = c->map->width, h = c->map->height, windows = measure_windows(c);
-    double *values = malloc(c->cells * sizeof *values);
-    tf_terrain *t = values ? tf_terrain_compile(c->spec, c->err) : NULL;
-    int rc = !values ? autolayer_fail_nomem(c) : t ? 0 : -1;
-    double squares[2] = {0.0, 0.0};
-    static const tf_stage stages[2] = {TF_STAGE_SUM, TF_STAGE_HEIGHT};
-    for (size_t wi = 0; wi < windows && rc == 0; wi++)
-        for (int s = 0; s < 2 && rc == 0; s++) {
-            double x0, y0;
-            window_origin(c, wi, &x0, &y0);
-            if ((rc = fit_render_stage_at(t, stages[s], 0, x0, y0, 1.0, w, h, c->opt->threads,
-                                          values, c->err)) != 0)
-                break;
-            for (size_t j = 0; j + 1 < h; j++)
-                for (size_t i = 0; i + 1 < w; i++) {
-                    double v = values[j * w + i];
-                    double dx = values[j * w + i + 1] - v, dy = values[(j + 1) * w + i] - v;
-                    squares[s] += dx * dx + dy * dy;
-                }
-        }
-    if (rc == 0)
-        c->report->output_slope_gain = squares[0] > 0.0 ? sqrt(squares[1] / squares[0]) : 0.0;
-    tf_terrain_free(t);
-    free(values);
-    return rc;
-}
-
 /* The mean slope of a w x h map by compare's definition (central
  * differences at the cells whose four neighbours are visible;
  * docs/metrics.md, "Slopes"); NAN without such a cell. `weight` NULL:
@@ -879,24 +843,64 @@ static double mean_slope(const float *fv, const double *dv, const float *weight,
     return count ? sum / (double)count : NAN;
 }
 
-/* The terrain's mean slope (TF_STAGE_HEIGHT) over the measuring windows. */
-static int terrain_mean_slope(autolayer_ctx *c, double *out)
+/* Slopes of the terrain on the measuring windows, in one pass over the
+ * stages asked for: the mean slope of its height by compare's definition
+ * (mean_slope), and the sums of squared forward differences, one pixel
+ * apart, of the height and of the layer sum, for the slope gain. What is
+ * not asked for is NAN. */
+enum { MEASURE_SUM = 1, MEASURE_HEIGHT = 2 };
+
+typedef struct {
+    double mean_slope;
+    double height_squares;
+    double sum_squares;
+} terrain_slopes;
+
+/* Adds to *squares cell by cell, so that the windows pool in one sum. */
+static void add_forward_squares(const double *v, size_t w, size_t h, double *squares)
+{
+    for (size_t j = 0; j + 1 < h; j++)
+        for (size_t i = 0; i + 1 < w; i++) {
+            double dx = v[j * w + i + 1] - v[j * w + i], dy = v[(j + 1) * w + i] - v[j * w + i];
+            *squares += dx * dx + dy * dy;
+        }
+}
+
+static int measure_slopes(autolayer_ctx *c, int stages, terrain_slopes *out)
 {
     size_t w = c->map->width, h = c->map->height, windows = measure_windows(c);
     double *values = malloc(c->cells * sizeof *values);
     tf_terrain *t = values ? tf_terrain_compile(c->spec, c->err) : NULL;
     int rc = !values ? autolayer_fail_nomem(c) : t ? 0 : -1;
-    *out = 0.0;
+    out->mean_slope = out->height_squares = stages & MEASURE_HEIGHT ? 0.0 : NAN;
+    out->sum_squares = stages & MEASURE_SUM ? 0.0 : NAN;
     for (size_t wi = 0; wi < windows && rc == 0; wi++) {
         double x0, y0;
         window_origin(c, wi, &x0, &y0);
-        if ((rc = fit_render_stage_at(t, TF_STAGE_HEIGHT, 0, x0, y0, 1.0, w, h, c->opt->threads,
+        if ((stages & MEASURE_SUM) &&
+            (rc = fit_render_stage_at(t, TF_STAGE_SUM, 0, x0, y0, 1.0, w, h, c->opt->threads,
                                       values, c->err)) == 0)
-            *out += mean_slope(NULL, values, NULL, w, h) / (double)windows;
+            add_forward_squares(values, w, h, &out->sum_squares);
+        if (rc == 0 && (stages & MEASURE_HEIGHT) &&
+            (rc = fit_render_stage_at(t, TF_STAGE_HEIGHT, 0, x0, y0, 1.0, w, h, c->opt->threads,
+                                      values, c->err)) == 0) {
+            add_forward_squares(values, w, h, &out->height_squares);
+            out->mean_slope += mean_slope(NULL, values, NULL, w, h) / (double)windows;
+        }
     }
     tf_terrain_free(t);
     free(values);
     return rc;
+}
+
+/* The output curve's slope gain, for the report (the spec does not depend
+ * on it): the RMS slope (forward differences) of the height over that of
+ * the layer sum, pooled over the measuring windows. The curve maps the
+ * sum's quantiles to the reference's and scales every slope by its
+ * derivative (docs/fitting.md, "Output curve"). */
+static double slope_gain(const terrain_slopes *s)
+{
+    return s->sum_squares > 0.0 ? sqrt(s->height_squares / s->sum_squares) : 0.0;
 }
 
 /* Every layer k >= 1 at its calibrated amplitude a_k times
@@ -919,9 +923,10 @@ static void tilt_amplitudes(autolayer_ctx *c, double lf)
  * [SLOPE_TILT_MIN, SLOPE_TILT_MAX], until |ln ratio| <= SLOPE_TOLERANCE.
  * When the slope answers the tilt less than SLOPE_ELASTICITY_MIN (the
  * coarsest layer carries the slope: the tilt would strip the finer ones
- * and not reach it), the calibrated amplitudes stay. Sets *tilted when the
- * spec was tilted. */
-static int stage_slope_match(autolayer_ctx *c, int *tilted)
+ * and not reach it), the calibrated amplitudes stay. `before` holds the
+ * calibrated spec's slopes (measure_slopes, both stages). Sets *tilted
+ * when the spec was tilted, and then the report's slope gain anew. */
+static int stage_slope_match(autolayer_ctx *c, const terrain_slopes *before, int *tilted)
 {
     tf_fit_slope_match *sm = &c->report->slope_match;
     size_t n = c->bands.count;
@@ -937,15 +942,14 @@ static int stage_slope_match(autolayer_ctx *c, int *tilted)
     sm->ratio_before = sm->ratio_tilted = sm->elasticity = NAN;
     for (size_t k = 0; k < n; k++)
         c->calibrated_amp[k] = c->spec->layers[k].amp_scale;
-    double m;
+    double m = before->mean_slope;
     if (c->opt->slope_match_off || n < 2 || !(sm->reference_mean_slope > 0.0))
         return 0;
-    if (terrain_mean_slope(c, &m) != 0)
-        return -1;
     sm->ratio_before = sm->ratio_tilted = m / sm->reference_mean_slope;
     if (!(m > 0.0))
         return 0;
     double lf = 0.0, lr = log(sm->ratio_before), best_lf = 0.0, best_lr = lr, p = 1.0;
+    terrain_slopes now = *before;
     const double lo = log(SLOPE_TILT_MIN), hi = log(SLOPE_TILT_MAX);
     for (int it = 0; it < SLOPE_ITERATIONS && fabs(lr) > SLOPE_TOLERANCE; it++) {
         double next = lf - lr / p;
@@ -953,8 +957,9 @@ static int stage_slope_match(autolayer_ctx *c, int *tilted)
         if (next == lf)
             break;
         tilt_amplitudes(c, next);
-        if (stage_output_curve(c) != 0 || terrain_mean_slope(c, &m) != 0)
+        if (stage_output_curve(c) != 0 || measure_slopes(c, MEASURE_HEIGHT, &now) != 0)
             return -1;
+        m = now.mean_slope;
         double r = m > 0.0 ? log(m / sm->reference_mean_slope) : lr;
         /* the slope's elasticity d ln(mean slope) / d ln f, kept positive */
         p = fmax((r - lr) / (next - lf), 0.01);
@@ -980,6 +985,20 @@ static int stage_slope_match(autolayer_ctx *c, int *tilted)
     sm->tilt = exp(best_lf);
     sm->ratio_tilted = exp(best_lr);
     *tilted = best_lf != 0.0;
+    if (!*tilted)
+        return 0;
+    /* the slope gain of the tilted spec; the last step measured its height
+     * when that step is the one kept */
+    if (best_lf != lf) {
+        if (measure_slopes(c, MEASURE_SUM | MEASURE_HEIGHT, &now) != 0)
+            return -1;
+    } else {
+        terrain_slopes sum;
+        if (measure_slopes(c, MEASURE_SUM, &sum) != 0)
+            return -1;
+        now.sum_squares = sum.sum_squares;
+    }
+    c->report->output_slope_gain = slope_gain(&now);
     return 0;
 }
 
@@ -1117,14 +1136,16 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     autolayer_progress_step(&prog);
 
     t0 = tf_clock_seconds();
-    if (stage_output_curve(&c) != 0 || stage_slope_gain(&c) != 0)
+    terrain_slopes slopes;
+    if (stage_output_curve(&c) != 0 ||
+        measure_slopes(&c, MEASURE_SUM | MEASURE_HEIGHT, &slopes) != 0)
         goto fail;
+    report->output_slope_gain = slope_gain(&slopes);
     report->seconds_output_curve = tf_clock_seconds() - t0;
     t0 = tf_clock_seconds();
     int tilted = 0;
     tf_spec *calibrated = tf_spec_copy(c.spec, err);
-    if (!calibrated || stage_slope_match(&c, &tilted) != 0 ||
-        (tilted && stage_slope_gain(&c) != 0)) {
+    if (!calibrated || stage_slope_match(&c, &slopes, &tilted) != 0) {
         tf_spec_free(calibrated);
         goto fail;
     }
