@@ -280,13 +280,12 @@ static void window_slopes(const tf_terrain *t, tf_stage stage, size_t n, double 
 /* The report's slope figures, computed again here from the spec as kept
  * (no drainage stage): outputCurve.slopeGain is the RMS of the height's
  * forward differences over the layer sum's, slopeMatch.referenceMeanSlope
- * compare's mean slope of the reference, and ratioTilted the terrain's
- * over it. The tilt, kept, brings the mean slope within e^0.01 of the
+ * compare's mean slope of the reference, and the kept spec's ratio over
+ * it ratioTilted, or ratioBefore when the calibrated spec scored closer
+ * (kept 0). The tilt brings the mean slope within e^0.01 of the
  * reference's unless it stopped at a bound. */
-START_TEST(slope_match_and_gain)
+static int check_slopes(tf_layer_map *ref, size_t n)
 {
-    const size_t n = 96;
-    tf_layer_map *ref = rough_where_high(n);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
     opt.drainage = TF_FIT_DRAINAGE_OFF;
@@ -316,20 +315,38 @@ START_TEST(slope_match_and_gain)
     ck_assert_msg(fabs(sm->reference_mean_slope - ref_mean) <= 1e-12 * ref_mean,
                   "reference mean slope: report %.15g, here %.15g", sm->reference_mean_slope,
                   ref_mean);
-    double ratio = height_mean / ref_mean;
-    ck_assert_msg(fabs(sm->ratio_tilted - ratio) <= 1e-9 * ratio, "ratio: report %.12g, here %.12g",
-                  sm->ratio_tilted, ratio);
-    ck_assert(sm->kept == (sm->tilt != 1.0));
-    if (sm->kept)
-        ck_assert_msg(fabs(log(ratio)) <= 0.01 || sm->tilt <= 0.125 * (1.0 + 1e-9) ||
+    /* the kept spec's ratio: the tilted one's, or the calibrated one's when
+     * that scored closer (the two scored without the stage) */
+    double ratio = height_mean / ref_mean,
+           kept_ratio = sm->kept ? sm->ratio_tilted : sm->ratio_before;
+    ck_assert_msg(fabs(kept_ratio - ratio) <= 1e-9 * ratio, "ratio: report %.12g, here %.12g",
+                  kept_ratio, ratio);
+    ck_assert(!sm->kept || sm->tilt != 1.0);
+    if (sm->tilt != 1.0) {
+        ck_assert_msg(fabs(log(sm->ratio_tilted)) <= 0.01 || sm->tilt <= 0.125 * (1.0 + 1e-9) ||
                           sm->tilt >= 2.0 * (1.0 - 1e-9),
-                      "tilt %g leaves the mean slope at %g times the reference's", sm->tilt, ratio);
-    else
+                      "tilt %g leaves the mean slope at %g times the reference's", sm->tilt,
+                      sm->ratio_tilted);
+        ck_assert_int_eq(sm->kept, sm->tilted_score <= sm->calibrated_score);
+    } else {
         ck_assert_double_eq(sm->ratio_tilted, sm->ratio_before);
+    }
     tf_terrain_free(t);
     tf_spec_free(spec);
+    int kept = sm->kept;
     tf_fit_report_free(&rep);
     tf_layer_map_free(ref);
+    return kept;
+}
+
+static tf_layer_map *valley_map(size_t n);
+
+/* both outcomes: on the rough map the calibrated spec scores closer, on
+ * the valley map the tilted one */
+START_TEST(slope_match_and_gain)
+{
+    ck_assert(!check_slopes(rough_where_high(96), 96));
+    ck_assert(check_slopes(valley_map(160), 160));
 }
 END_TEST
 
@@ -781,19 +798,22 @@ static char *spec_text(const tf_spec *spec)
  * and on the calibrated spec and the lower final score is kept: kept
  * means the tilted one scored no higher, and when the calibrated one won
  * the spec is byte for byte the fit without the slope match. */
-START_TEST(slope_match_with_drainage)
+/* The choice between the tilted and the calibrated spec, with the stage
+ * (auto) and without it (off: the two specs scored as they are). */
+static void check_slope_choice(tf_layer_map *ref, tf_fit_drainage_mode mode, tf_fit_report *rep)
 {
-    tf_layer_map *ref = valley_map(160);
     tf_fit_options opt;
     tf_fit_options_init(&opt);
-    tf_fit_report rep, rep_off;
-    tf_spec *spec = fit_kinds(ref, &opt, 2, &rep);
+    opt.drainage = mode;
+    tf_fit_report rep_off;
+    tf_spec *spec = fit_kinds(ref, &opt, 2, rep);
     opt.slope_match_off = 1;
     tf_spec *calibrated = fit_kinds(ref, &opt, 2, &rep_off);
-    const tf_fit_slope_match *sm = &rep.slope_match;
-    ck_assert(rep.drainage.considered);
+    const tf_fit_slope_match *sm = &rep->slope_match;
+    ck_assert_int_eq(rep->drainage.considered, mode != TF_FIT_DRAINAGE_OFF);
     ck_assert(!rep_off.slope_match.kept);
     ck_assert_double_eq(rep_off.slope_match.tilt, 1.0);
+    ck_assert(isnan(rep_off.slope_match.tilted_score));
     ck_assert_double_eq(rep_off.slope_match.reference_mean_slope, sm->reference_mean_slope);
     char *a = spec_text(spec), *b = spec_text(calibrated);
     if (sm->tilt != 1.0) {
@@ -811,8 +831,26 @@ START_TEST(slope_match_with_drainage)
     free(b);
     tf_spec_free(spec);
     tf_spec_free(calibrated);
-    tf_fit_report_free(&rep);
     tf_fit_report_free(&rep_off);
+}
+
+START_TEST(slope_match_with_drainage)
+{
+    tf_layer_map *ref = valley_map(160);
+    tf_fit_report with, off;
+    check_slope_choice(ref, TF_FIT_DRAINAGE_AUTO, &with);
+    check_slope_choice(ref, TF_FIT_DRAINAGE_OFF, &off);
+    /* the same tilt either way; without the stage the specs are scored by
+     * the decision's own score: the uncarved spec the stage was fitted on
+     * scored there what it scores here */
+    ck_assert_double_eq(with.slope_match.tilt, off.slope_match.tilt);
+    ck_assert_uint_gt(with.drainage.windows, 0);
+    if (off.slope_match.tilt != 1.0)
+        ck_assert_double_eq(with.drainage.without.score, with.slope_match.kept
+                                                             ? off.slope_match.tilted_score
+                                                             : off.slope_match.calibrated_score);
+    tf_fit_report_free(&with);
+    tf_fit_report_free(&off);
     tf_layer_map_free(ref);
 }
 END_TEST

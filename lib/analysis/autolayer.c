@@ -1012,31 +1012,37 @@ static double drainage_result_score(const tf_fit_drainage_report *r)
 /* The drainage stage (drainage_fit.c) on the fitted spec. With a slope
  * match, carving changes the slopes again, so the stage is fitted on the
  * tilted spec and on the calibrated one, and the one whose result scores
- * lower on the decision's windows is kept (a tie keeps the tilt). Takes
- * `calibrated` (NULL without a tilt) and frees what it does not keep. */
+ * lower on the decision's windows is kept (a tie keeps the tilt). Where
+ * the stage scored nothing (off, or declined before its candidates), the
+ * two specs are scored as they are by the same score. Takes `calibrated`
+ * (NULL without a tilt) and frees what it does not keep. */
 static int stage_drainage(autolayer_ctx *c, tf_spec *calibrated)
 {
     tf_fit_report *report = c->report;
+    tf_fit_slope_match *sm = &report->slope_match;
+    tf_fit_drainage_report other;
     int rc = fit_drainage(c->map, c->opt, c->label, &c->spec, &report->drainage, c->err);
-    if (rc != 0 || !calibrated || !report->drainage.considered) {
+    if (rc == 0 && calibrated)
+        rc = fit_drainage(c->map, c->opt, c->label, &calibrated, &other, c->err);
+    if (rc == 0 && calibrated) {
+        if (report->drainage.windows && other.windows) {
+            sm->tilted_score = drainage_result_score(&report->drainage);
+            sm->calibrated_score = drainage_result_score(&other);
+        } else {
+            rc = fit_drainage_score(c->map, c->opt, c->label, c->spec, &sm->tilted_score, c->err);
+            if (rc == 0)
+                rc = fit_drainage_score(c->map, c->opt, c->label, calibrated, &sm->calibrated_score,
+                                        c->err);
+        }
+    }
+    if (rc != 0 || !calibrated || !(sm->calibrated_score < sm->tilted_score)) {
         tf_spec_free(calibrated);
         return rc;
-    }
-    tf_fit_drainage_report other;
-    if (fit_drainage(c->map, c->opt, c->label, &calibrated, &other, c->err) != 0) {
-        tf_spec_free(calibrated);
-        return -1;
-    }
-    report->slope_match.tilted_score = drainage_result_score(&report->drainage);
-    report->slope_match.calibrated_score = drainage_result_score(&other);
-    if (!(report->slope_match.calibrated_score < report->slope_match.tilted_score)) {
-        tf_spec_free(calibrated);
-        return 0;
     }
     tf_spec_free(c->spec);
     c->spec = calibrated;
     report->drainage = other;
-    report->slope_match.kept = 0;
+    sm->kept = 0;
     for (size_t k = 0; k < c->bands.count; k++)
         report->layers[k].amplitude = c->calibrated_amp[k];
     report->output_chi2_before = c->calibrated_curve[0];

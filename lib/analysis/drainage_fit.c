@@ -468,6 +468,74 @@ static void ctx_free(drainage_ctx *c)
     free(c->ref_sorted);
 }
 
+/* The context for `spec` fitted to `ref`: heights map to [0, 1] over the
+ * spec's range. */
+static void ctx_init(drainage_ctx *c, const tf_layer_map *ref, const tf_fit_options *opt,
+                     const char *label, const tf_spec *spec, tf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->ref = ref;
+    c->opt = opt;
+    c->label = label;
+    c->err = err;
+    c->w = ref->width;
+    c->h = ref->height;
+    c->n = c->w * c->h;
+    c->mopt = tf_metrics_options_default();
+    c->lo = spec->min_value;
+    c->hi = spec->max_value;
+}
+
+/* The scoring windows' size (the reference's, or a central crop of
+ * WINDOW_CELLS_MAX cells), the reference on them in unit heights, and its
+ * measurements (the scorer). */
+static int score_setup(drainage_ctx *c)
+{
+    c->sw = c->w;
+    c->sh = c->h;
+    if (c->n > WINDOW_CELLS_MAX) {
+        double shrink = sqrt((double)WINDOW_CELLS_MAX / (double)c->n);
+        c->sw = (size_t)((double)c->w * shrink);
+        c->sh = (size_t)((double)c->h * shrink);
+        c->sw = c->sw < TF_METRICS_MIN_SIDE ? TF_METRICS_MIN_SIDE : c->sw;
+        c->sh = c->sh < TF_METRICS_MIN_SIDE ? TF_METRICS_MIN_SIDE : c->sh;
+    }
+    c->sn = c->sw * c->sh;
+    c->ref_unit = tf_layer_map_new(c->sw, c->sh, c->err);
+    c->out_unit = tf_layer_map_new(c->sw, c->sh, c->err);
+    c->values = malloc(c->sn * sizeof *c->values);
+    if (!c->ref_unit || !c->out_unit || !c->values)
+        return fail_nomem(c);
+    double scale = c->hi > c->lo ? 1.0 / (c->hi - c->lo) : 1.0;
+    size_t cx = (c->w - c->sw) / 2, cy = (c->h - c->sh) / 2;
+    for (size_t j = 0; j < c->sh; j++) {
+        for (size_t i = 0; i < c->sw; i++) {
+            size_t k = j * c->sw + i, r = (cy + j) * c->w + cx + i;
+            int in = c->ref->weight[r] > 0.0f;
+            double u = in ? ((double)c->ref->value[r] - c->lo) * scale : 0.5;
+            c->ref_unit->value[k] = (float)(u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u);
+            c->ref_unit->weight[k] = c->out_unit->weight[k] = in ? 1.0f : 0.0f;
+        }
+    }
+    c->scorer = metrics_scorer_new(c->ref_unit, &c->mopt, c->err);
+    return c->scorer ? 0 : -1;
+}
+
+int fit_drainage_score(const tf_layer_map *ref, const tf_fit_options *opt, const char *label,
+                       const tf_spec *spec, double *score, tf_error *err)
+{
+    drainage_ctx c;
+    ctx_init(&c, ref, opt, label, spec, err);
+    tf_fit_drainage_report rep;
+    tf_fit_drainage_scores s;
+    memset(&rep, 0, sizeof rep);
+    int rc = score_setup(&c) == 0 && score_spec(&c, spec, &rep, &s) == 0 ? 0 : -1;
+    if (rc == 0)
+        *score = s.score;
+    ctx_free(&c);
+    return rc;
+}
+
 int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char *label,
                  tf_spec **specp, tf_fit_drainage_report *rep, tf_error *err)
 {
@@ -481,17 +549,7 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
     rep->considered = 1;
     const tf_spec *spec = *specp;
     drainage_ctx c;
-    memset(&c, 0, sizeof c);
-    c.ref = ref;
-    c.opt = opt;
-    c.label = label;
-    c.err = err;
-    c.w = ref->width;
-    c.h = ref->height;
-    c.n = c.w * c.h;
-    c.mopt = tf_metrics_options_default();
-    c.lo = spec->min_value;
-    c.hi = spec->max_value;
+    ctx_init(&c, ref, opt, label, spec, err);
     int rc = -1;
 
     /* The parameters. */
@@ -533,36 +591,7 @@ int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char 
         goto done;
     }
 
-    c.sw = c.w;
-    c.sh = c.h;
-    if (c.n > WINDOW_CELLS_MAX) {
-        double shrink = sqrt((double)WINDOW_CELLS_MAX / (double)c.n);
-        c.sw = (size_t)((double)c.w * shrink);
-        c.sh = (size_t)((double)c.h * shrink);
-        c.sw = c.sw < TF_METRICS_MIN_SIDE ? TF_METRICS_MIN_SIDE : c.sw;
-        c.sh = c.sh < TF_METRICS_MIN_SIDE ? TF_METRICS_MIN_SIDE : c.sh;
-    }
-    c.sn = c.sw * c.sh;
-    c.ref_unit = tf_layer_map_new(c.sw, c.sh, err);
-    c.out_unit = tf_layer_map_new(c.sw, c.sh, err);
-    c.values = malloc(c.sn * sizeof *c.values);
-    if (!c.ref_unit || !c.out_unit || !c.values) {
-        fail_nomem(&c);
-        goto done;
-    }
-    double scale = c.hi > c.lo ? 1.0 / (c.hi - c.lo) : 1.0;
-    size_t cx = (c.w - c.sw) / 2, cy = (c.h - c.sh) / 2;
-    for (size_t j = 0; j < c.sh; j++) {
-        for (size_t i = 0; i < c.sw; i++) {
-            size_t k = j * c.sw + i, r = (cy + j) * c.w + cx + i;
-            int in = ref->weight[r] > 0.0f;
-            double u = in ? ((double)ref->value[r] - c.lo) * scale : 0.5;
-            c.ref_unit->value[k] = (float)(u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u);
-            c.ref_unit->weight[k] = c.out_unit->weight[k] = in ? 1.0f : 0.0f;
-        }
-    }
-    c.scorer = metrics_scorer_new(c.ref_unit, &c.mopt, err);
-    if (!c.scorer)
+    if (score_setup(&c) != 0)
         goto done;
     tf_error e;
     c.nref = tf_sorted_values(ref->value, ref->weight, c.n, &c.ref_sorted, &e);

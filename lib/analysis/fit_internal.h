@@ -74,6 +74,13 @@ int fit_render_stage_at(const tf_terrain *t, tf_stage stage, size_t layer, doubl
 int fit_drainage(const tf_layer_map *ref, const tf_fit_options *opt, const char *label,
                  tf_spec **spec, tf_fit_drainage_report *rep, tf_error *err);
 
+/* The drainage decision's score of `spec` as it is (the score of
+ * docs/fitting.md, "The drainage stage", on the decision's windows), for
+ * choices between fits that the stage did not score. 0, or -1 with err
+ * filled. */
+int fit_drainage_score(const tf_layer_map *ref, const tf_fit_options *opt, const char *label,
+                       const tf_spec *spec, double *score, tf_error *err);
+
 /* tf_terrain_combine of n points (rows[i]: layer i's redistributed values,
  * NULL where the stage does not read them), the points split over
  * `threads` threads (0: one per core). 0 on success. */
