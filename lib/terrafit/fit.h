@@ -253,7 +253,8 @@ typedef struct {
     double tilt;                 /* f: layer k's amplitude times f^(k / (n - 1)) */
     int kept;                    /* the spec holds the tilt */
     double tilted_score, calibrated_score; /* the drainage decision's final score of
-                                            * each; NaN when not compared */
+                                            * each (of the spec as it is where the stage
+                                            * scored nothing); NaN without a tilt */
 } tf_fit_slope_match;
 
 /* What the drainage stage measured and decided (tf_fit_report.drainage). */
