@@ -567,8 +567,9 @@ int cmd_fit(int argc, char **argv)
                       "closer to the DEM)"),
         CLI_OPT_CALLBACK(0, "slope-match", &req.fit.slope_match_off, "auto|off", parse_slope_match,
                          "auto (default): a DEM's finer bands are tilted so the fit's mean "
-                         "slope is the DEM's (docs/fitting.md, \"Slope match\"); off keeps "
-                         "the amplitudes calibrated on the spectrum"),
+                         "slope is the DEM's, kept where that scores closer to the DEM "
+                         "(docs/fitting.md, \"Slope match\"); off keeps the amplitudes "
+                         "calibrated on the spectrum"),
         CLI_OPT_COUNT(0, "seed", &req.seed, "S", 0, UINT32_MAX,
                       "root seed of the layers' noises, 0 to 4294967295 (default 0)"),
         CLI_OPT_STRING(0, "valid", &req.valid_path, "MASK",

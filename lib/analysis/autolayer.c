@@ -310,6 +310,7 @@ static void ctx_free(autolayer_ctx *c)
     tf_radial_spectrum_free(&c->ref_spectrum);
     tf_bands_free(&c->bands);
     tf_spec_free(c->spec);
+    tf_spec_free(c->calibrated.spec);
 }
 
 int autolayer_fail_nomem(autolayer_ctx *c)
@@ -911,7 +912,7 @@ static void tilt_amplitudes(autolayer_ctx *c, double lf)
     size_t n = c->bands.count;
     for (size_t k = 1; k < n; k++)
         c->spec->layers[k].amp_scale = c->report->layers[k].amplitude =
-            c->calibrated_amp[k] * exp(lf * (double)k / (double)(n - 1));
+            c->calibrated.amplitude[k] * exp(lf * (double)k / (double)(n - 1));
 }
 
 /* The slope match (docs/fitting.md, "Slope match"): the calibration fits
@@ -925,7 +926,8 @@ static void tilt_amplitudes(autolayer_ctx *c, double lf)
  * coarsest layer carries the slope: the tilt would strip the finer ones
  * and not reach it), the calibrated amplitudes stay. `before` holds the
  * calibrated spec's slopes (measure_slopes, both stages). Sets *tilted
- * when the spec was tilted, and then the report's slope gain anew. */
+ * when the spec was tilted, and then the report's slope gain anew and
+ * c->calibrated (the spec as calibrated and its report figures). */
 static int stage_slope_match(autolayer_ctx *c, const terrain_slopes *before, int *tilted)
 {
     tf_fit_slope_match *sm = &c->report->slope_match;
@@ -933,21 +935,24 @@ static int stage_slope_match(autolayer_ctx *c, const terrain_slopes *before, int
     *tilted = 0;
     sm->tilt = 1.0;
     sm->tilted_score = sm->calibrated_score = NAN;
-    c->calibrated_curve[0] = c->report->output_chi2_before;
-    c->calibrated_curve[1] = c->report->output_chi2_after;
-    c->calibrated_points = c->report->output_curve_points;
-    c->calibrated_slope_gain = c->report->output_slope_gain;
+    autolayer_calibrated *cal = &c->calibrated;
+    cal->output_chi2_before = c->report->output_chi2_before;
+    cal->output_chi2_after = c->report->output_chi2_after;
+    cal->output_curve_points = c->report->output_curve_points;
+    cal->output_slope_gain = c->report->output_slope_gain;
     sm->reference_mean_slope =
         mean_slope(c->map->value, NULL, c->map->weight, c->map->width, c->map->height);
     sm->ratio_before = sm->ratio_tilted = sm->elasticity = NAN;
     for (size_t k = 0; k < n; k++)
-        c->calibrated_amp[k] = c->spec->layers[k].amp_scale;
+        cal->amplitude[k] = c->spec->layers[k].amp_scale;
     double m = before->mean_slope;
     if (c->opt->slope_match_off || n < 2 || !(sm->reference_mean_slope > 0.0))
         return 0;
     sm->ratio_before = sm->ratio_tilted = m / sm->reference_mean_slope;
     if (!(m > 0.0))
         return 0;
+    if (!(cal->spec = tf_spec_copy(c->spec, c->err)))
+        return -1;
     double lf = 0.0, lr = log(sm->ratio_before), best_lf = 0.0, best_lr = lr, p = 1.0;
     terrain_slopes now = *before;
     const double lo = log(SLOPE_TILT_MIN), hi = log(SLOPE_TILT_MAX);
@@ -985,8 +990,11 @@ static int stage_slope_match(autolayer_ctx *c, const terrain_slopes *before, int
     sm->tilt = exp(best_lf);
     sm->ratio_tilted = exp(best_lr);
     *tilted = best_lf != 0.0;
-    if (!*tilted)
+    if (!*tilted) {
+        tf_spec_free(cal->spec);
+        cal->spec = NULL;
         return 0;
+    }
     /* the slope gain of the tilted spec; the last step measured its height
      * when that step is the one kept */
     if (best_lf != lf) {
@@ -1011,44 +1019,45 @@ static double drainage_result_score(const tf_fit_drainage_report *r)
 
 /* The drainage stage (drainage_fit.c) on the fitted spec. With a slope
  * match, carving changes the slopes again, so the stage is fitted on the
- * tilted spec and on the calibrated one, and the one whose result scores
- * lower on the decision's windows is kept (a tie keeps the tilt). Where
- * the stage scored nothing (off, or declined before its candidates), the
- * two specs are scored as they are by the same score. Takes `calibrated`
- * (NULL without a tilt) and frees what it does not keep. */
-static int stage_drainage(autolayer_ctx *c, tf_spec *calibrated)
+ * tilted spec and on the calibrated one (c->calibrated), and the one
+ * whose result scores lower on the decision's windows is kept (a tie
+ * keeps the tilt). Where the stage scored nothing (off, or declined
+ * before its candidates), the two specs are scored as they are by the
+ * same score. */
+static int stage_drainage(autolayer_ctx *c)
 {
     tf_fit_report *report = c->report;
     tf_fit_slope_match *sm = &report->slope_match;
+    autolayer_calibrated *cal = &c->calibrated;
     tf_fit_drainage_report other;
-    int rc = fit_drainage(c->map, c->opt, c->label, &c->spec, &report->drainage, c->err);
-    if (rc == 0 && calibrated)
-        rc = fit_drainage(c->map, c->opt, c->label, &calibrated, &other, c->err);
-    if (rc == 0 && calibrated) {
-        if (report->drainage.windows && other.windows) {
-            sm->tilted_score = drainage_result_score(&report->drainage);
-            sm->calibrated_score = drainage_result_score(&other);
-        } else {
-            rc = fit_drainage_score(c->map, c->opt, c->label, c->spec, &sm->tilted_score, c->err);
-            if (rc == 0)
-                rc = fit_drainage_score(c->map, c->opt, c->label, calibrated, &sm->calibrated_score,
-                                        c->err);
-        }
+    if (fit_drainage(c->map, c->opt, c->label, &c->spec, &report->drainage, c->err) != 0)
+        return -1;
+    if (!cal->spec)
+        return 0;
+    if (fit_drainage(c->map, c->opt, c->label, &cal->spec, &other, c->err) != 0)
+        return -1;
+    if (report->drainage.windows && other.windows) {
+        sm->tilted_score = drainage_result_score(&report->drainage);
+        sm->calibrated_score = drainage_result_score(&other);
+    } else if (fit_drainage_score(c->map, c->opt, c->label, c->spec, &sm->tilted_score, c->err) !=
+                   0 ||
+               fit_drainage_score(c->map, c->opt, c->label, cal->spec, &sm->calibrated_score,
+                                  c->err) != 0) {
+        return -1;
     }
-    if (rc != 0 || !calibrated || !(sm->calibrated_score < sm->tilted_score)) {
-        tf_spec_free(calibrated);
-        return rc;
-    }
+    if (!(sm->calibrated_score < sm->tilted_score))
+        return 0;
     tf_spec_free(c->spec);
-    c->spec = calibrated;
+    c->spec = cal->spec;
+    cal->spec = NULL;
     report->drainage = other;
     sm->kept = 0;
     for (size_t k = 0; k < c->bands.count; k++)
-        report->layers[k].amplitude = c->calibrated_amp[k];
-    report->output_chi2_before = c->calibrated_curve[0];
-    report->output_chi2_after = c->calibrated_curve[1];
-    report->output_curve_points = c->calibrated_points;
-    report->output_slope_gain = c->calibrated_slope_gain;
+        report->layers[k].amplitude = cal->amplitude[k];
+    report->output_chi2_before = cal->output_chi2_before;
+    report->output_chi2_after = cal->output_chi2_after;
+    report->output_curve_points = cal->output_curve_points;
+    report->output_slope_gain = cal->output_slope_gain;
     return 0;
 }
 
@@ -1150,19 +1159,12 @@ int fit_autolayer(const tf_layer_map *map, size_t count, const tf_fit_options *o
     report->seconds_output_curve = tf_clock_seconds() - t0;
     t0 = tf_clock_seconds();
     int tilted = 0;
-    tf_spec *calibrated = tf_spec_copy(c.spec, err);
-    if (!calibrated || stage_slope_match(&c, &slopes, &tilted) != 0) {
-        tf_spec_free(calibrated);
+    if (stage_slope_match(&c, &slopes, &tilted) != 0)
         goto fail;
-    }
     report->slope_match.kept = tilted;
-    if (!tilted) {
-        tf_spec_free(calibrated);
-        calibrated = NULL;
-    }
     report->seconds_slope_match = tf_clock_seconds() - t0;
     t0 = tf_clock_seconds();
-    if (stage_drainage(&c, calibrated) != 0)
+    if (stage_drainage(&c) != 0)
         goto fail;
     report->seconds_drainage = tf_clock_seconds() - t0;
     if (report->drainage.chosen)

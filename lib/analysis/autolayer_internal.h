@@ -97,6 +97,16 @@ typedef struct {
 
 /* Everything one auto-layered fit holds (fit_autolayer; freed by its
  * ctx_free). */
+/* The calibrated fit and its report figures, kept while the slope match
+ * tilts the spec, for the drainage stage's choice between the two. */
+typedef struct {
+    tf_spec *spec; /* NULL without a tilt to choose against */
+    double amplitude[TF_FIT_MAX_BANDS];
+    double output_chi2_before, output_chi2_after;
+    size_t output_curve_points;
+    double output_slope_gain;
+} autolayer_calibrated;
+
 typedef struct {
     const tf_layer_map *map;
     const tf_fit_options *opt;
@@ -106,11 +116,7 @@ typedef struct {
     size_t cells;
     tf_bands bands;
     tf_radial_spectrum ref_spectrum;
-    /* the calibrated amplitudes and output curve figures, before a slope match */
-    double calibrated_amp[TF_FIT_MAX_BANDS];
-    double calibrated_curve[2];
-    size_t calibrated_points;
-    double calibrated_slope_gain;
+    autolayer_calibrated calibrated;
     tf_spec *spec;
     band_job *jobs;
     unsigned char *bin_of;
