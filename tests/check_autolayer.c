@@ -794,12 +794,11 @@ static char *spec_text(const tf_spec *spec)
     return text;
 }
 
-/* With the drainage stage considered, the stage is fitted on the tilted
- * and on the calibrated spec and the lower final score is kept: kept
- * means the tilted one scored no higher, and when the calibrated one won
- * the spec is byte for byte the fit without the slope match. */
 /* The choice between the tilted and the calibrated spec, with the stage
- * (auto) and without it (off: the two specs scored as they are). */
+ * (auto: fitted on both, the lower final score kept) and without it (off:
+ * the two specs scored as they are): kept means the tilted one scored no
+ * higher, and when the calibrated one won the spec is byte for byte the
+ * fit without the slope match. */
 static void check_slope_choice(tf_layer_map *ref, tf_fit_drainage_mode mode, tf_fit_report *rep)
 {
     tf_fit_options opt;

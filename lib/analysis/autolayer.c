@@ -848,7 +848,7 @@ static double mean_slope(const float *fv, const double *dv, const float *weight,
  * stages asked for: the mean slope of its height by compare's definition
  * (mean_slope), and the sums of squared forward differences, one pixel
  * apart, of the height and of the layer sum, for the slope gain. What is
- * not asked for is NAN. */
+ * not asked for is left as it was. */
 enum { MEASURE_SUM = 1, MEASURE_HEIGHT = 2 };
 
 typedef struct {
@@ -873,8 +873,10 @@ static int measure_slopes(autolayer_ctx *c, int stages, terrain_slopes *out)
     double *values = malloc(c->cells * sizeof *values);
     tf_terrain *t = values ? tf_terrain_compile(c->spec, c->err) : NULL;
     int rc = !values ? autolayer_fail_nomem(c) : t ? 0 : -1;
-    out->mean_slope = out->height_squares = stages & MEASURE_HEIGHT ? 0.0 : NAN;
-    out->sum_squares = stages & MEASURE_SUM ? 0.0 : NAN;
+    if (stages & MEASURE_HEIGHT)
+        out->mean_slope = out->height_squares = 0.0;
+    if (stages & MEASURE_SUM)
+        out->sum_squares = 0.0;
     for (size_t wi = 0; wi < windows && rc == 0; wi++) {
         double x0, y0;
         window_origin(c, wi, &x0, &y0);
@@ -997,15 +999,8 @@ static int stage_slope_match(autolayer_ctx *c, const terrain_slopes *before, int
     }
     /* the slope gain of the tilted spec; the last step measured its height
      * when that step is the one kept */
-    if (best_lf != lf) {
-        if (measure_slopes(c, MEASURE_SUM | MEASURE_HEIGHT, &now) != 0)
-            return -1;
-    } else {
-        terrain_slopes sum;
-        if (measure_slopes(c, MEASURE_SUM, &sum) != 0)
-            return -1;
-        now.sum_squares = sum.sum_squares;
-    }
+    if (measure_slopes(c, best_lf == lf ? MEASURE_SUM : MEASURE_SUM | MEASURE_HEIGHT, &now) != 0)
+        return -1;
     c->report->output_slope_gain = slope_gain(&now);
     return 0;
 }

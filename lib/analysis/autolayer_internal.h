@@ -95,8 +95,6 @@ typedef struct {
     double mean, var;
 } band_values;
 
-/* Everything one auto-layered fit holds (fit_autolayer; freed by its
- * ctx_free). */
 /* The calibrated fit and its report figures, kept while the slope match
  * tilts the spec, for the drainage stage's choice between the two. */
 typedef struct {
@@ -107,6 +105,8 @@ typedef struct {
     double output_slope_gain;
 } autolayer_calibrated;
 
+/* Everything one auto-layered fit holds (fit_autolayer; freed by its
+ * ctx_free). */
 typedef struct {
     const tf_layer_map *map;
     const tf_fit_options *opt;
