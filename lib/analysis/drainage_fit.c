@@ -20,9 +20,17 @@
 #include "terrafit/terrafit.h"
 
 /* The scoring windows, in widths and heights from the synthesis origin:
- * away from the curve's windows (x, y >= 0) and from each other. */
-static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3}, {-2, -4}};
-#define SCORE_WINDOWS (sizeof SCORE_WINDOW / sizeof SCORE_WINDOW[0])
+ * away from the curve's windows (x, y >= 0) and from each other. A
+ * reference of fewer than SCORE_CELLS cells is scored on as many of them
+ * as hold that many cells together (at least SCORE_WINDOWS_MIN): a small
+ * window's figures vary from window to window, and the decisions taken on
+ * their mean should not rest on a few (docs/fitting.md, "Windows enough
+ * for a small DEM"). */
+static const double SCORE_WINDOW[][2] = {{-3, 2}, {2, -3},  {-2, -4}, {-5, -1}, {-1, -6}, {-7, 3},
+                                         {4, -7}, {-6, -6}, {-9, 0},  {0, -9},  {-4, 8},  {8, -4}};
+#define SCORE_WINDOWS_MAX (sizeof SCORE_WINDOW / sizeof SCORE_WINDOW[0])
+#define SCORE_WINDOWS_MIN 3
+#define SCORE_CELLS ((size_t)1 << 18)
 /* The output curve's sample: CURVE_TILES x CURVE_TILES windows of
  * CURVE_TILE_SIDE px from the synthesis origin, toward +x and +y. */
 #define CURVE_TILES 16
@@ -95,7 +103,8 @@ typedef struct {
     float *ref_sorted;
     size_t nref;
     tf_metrics_options mopt;
-    int inflow; /* the candidates' drainage.inflow */
+    int inflow;     /* the candidates' drainage.inflow */
+    size_t windows; /* the scoring windows: the first of SCORE_WINDOW */
 } drainage_ctx;
 
 static int fail_nomem(drainage_ctx *c)
@@ -201,7 +210,7 @@ static int score_spec(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_repo
     size_t box_n = 0;
     int rc = 0;
     double scale = c->hi > c->lo ? 1.0 / (c->hi - c->lo) : 1.0;
-    for (size_t wi = 0; wi < SCORE_WINDOWS && rc == 0; wi++) {
+    for (size_t wi = 0; wi < c->windows && rc == 0; wi++) {
         double x0 = TF_FIT_SYNTHESIS_OFFSET + SCORE_WINDOW[wi][0] * (double)c->sw;
         double y0 = TF_FIT_SYNTHESIS_OFFSET + SCORE_WINDOW[wi][1] * (double)c->sh;
         if (fit_render_stage_at(t, TF_STAGE_HEIGHT, 0, x0, y0, 1.0, c->sw, c->sh,
@@ -247,7 +256,7 @@ static int score_spec(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_repo
     tf_terrain_free(t);
     if (rc != 0)
         return -1;
-    double k = (double)SCORE_WINDOWS;
+    double k = (double)c->windows;
     s->score = score / k;
     s->hist_chi2 /= k;
     s->spectrum_log_rms /= k;
@@ -260,7 +269,7 @@ static int score_spec(drainage_ctx *c, const tf_spec *spec, tf_fit_drainage_repo
     rep->reference_depression_share = ref_ds / k;
     rep->depression_share_target =
         fmax(2.0 * rep->reference_depression_share, rep->reference_depression_share + 0.06);
-    rep->windows = SCORE_WINDOWS;
+    rep->windows = c->windows;
     return 0;
 }
 
@@ -501,6 +510,10 @@ static int score_setup(drainage_ctx *c)
         c->sh = c->sh < TF_METRICS_MIN_SIDE ? TF_METRICS_MIN_SIDE : c->sh;
     }
     c->sn = c->sw * c->sh;
+    c->windows = (SCORE_CELLS + c->sn - 1) / c->sn;
+    c->windows = c->windows < SCORE_WINDOWS_MIN   ? SCORE_WINDOWS_MIN
+                 : c->windows > SCORE_WINDOWS_MAX ? SCORE_WINDOWS_MAX
+                                                  : c->windows;
     c->ref_unit = tf_layer_map_new(c->sw, c->sh, c->err);
     c->out_unit = tf_layer_map_new(c->sw, c->sh, c->err);
     c->values = malloc(c->sn * sizeof *c->values);
