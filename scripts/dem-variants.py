@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""Flattened, smoothed, requantized and resampled variants of a DEM, to check
-how a fit generalizes to kinds of elevation data the test set lacks: flat
-sea or lake surfaces and plateaus, interpolated or smoothed products (a
-DEM from contours, from a coarser grid, a glacier surface).
-docs/fitting.md, "Smooth and interpolated DEMs" and "Flats", reads them.
+"""Cropped, flattened, smoothed, requantized and resampled variants of a DEM,
+to check how a fit generalizes to kinds of elevation data the test set
+lacks: small DEMs, flat sea or lake surfaces and plateaus, interpolated or
+smoothed products (a DEM from contours, from a coarser grid, a glacier
+surface). docs/fitting.md, "Small DEMs", "Smooth and interpolated DEMs"
+and "Flats", reads them.
 
-  /usr/bin/python3 scripts/dem-variants.py SRC.png OUT.png [--flat-below P]
-      [--flat-above P] [--gauss S] [--quantize M] [--resample F]
+  /usr/bin/python3 scripts/dem-variants.py SRC.png OUT.png [--crop N]
+      [--flat-below P] [--flat-above P] [--gauss S] [--quantize M]
+      [--resample F]
 
-In this order: --flat-below P sets the lowest share P of the visible cells
+In this order: --crop N keeps the central N x N cells (a side shorter
+than N whole; N a whole number, 2 or more); --flat-below P sets the lowest share P of the visible cells
 to the height of the P-quantile (a sea, a lake or a flood plain), and
 --flat-above P the highest share P to that of the (1 - P)-quantile (flat
 tops: plateaus, mesas), 0 < P < 1; --gauss S blurs with a Gaussian of S px (three box passes of
@@ -104,6 +107,15 @@ def flatten(z, valid, share, above):
     return [[max(v, level) for v in row] for row in z]
 
 
+def crop(z, valid, w, h, n):
+    """The central min(n, w) x min(n, h) cells (the extra cell of an odd
+    margin on the right and at the bottom)."""
+    cw, ch = min(n, w), min(n, h)
+    x0, y0 = (w - cw) // 2, (h - ch) // 2
+    return ([r[x0:x0 + cw] for r in z[y0:y0 + ch]],
+            [r[x0:x0 + cw] for r in valid[y0:y0 + ch]], cw, ch)
+
+
 def resample(z, valid, w, h, f):
     W, H = (w - 1) * f + 1, (h - 1) * f + 1
     out, vout = [], []
@@ -147,21 +159,25 @@ def main(argv):
     ops = []
     for k in range(2, len(args), 2):
         name, value = args[k], args[k + 1]
-        if name not in ("--flat-below", "--flat-above", "--gauss", "--quantize", "--resample"):
+        if name not in ("--crop", "--flat-below", "--flat-above", "--gauss", "--quantize",
+                        "--resample"):
             sys.stderr.write("dem-variants.py: unknown option %s\n" % name)
             return 2
+        whole = name in ("--crop", "--resample")
         try:
-            v = float(value) if name != "--resample" else int(value)
+            v = int(value) if whole else float(value)
         except ValueError:
-            what = "a whole number" if name == "--resample" else "a number"
+            what = "a whole number" if whole else "a number"
             sys.stderr.write("dem-variants.py: %s takes %s, got '%s'\n" % (name, what, value))
             return 2
         if not (0 < v <= 1e6) or (name == "--resample" and v > 16) or \
+                (name == "--crop" and v < 2) or \
                 (name.startswith("--flat") and not v < 1):
             sys.stderr.write("dem-variants.py: %s %s is out of range\n" % (name, value))
             return 2
         ops.append((name, v))
-    order = {"--flat-below": 0, "--flat-above": 1, "--gauss": 2, "--quantize": 3, "--resample": 4}
+    order = {"--crop": 0, "--flat-below": 1, "--flat-above": 2, "--gauss": 3, "--quantize": 4,
+             "--resample": 5}
     ops.sort(key=lambda o: order[o[0]])
     stem = src[:-4] if src.endswith(".png") else src
     try:
@@ -192,13 +208,18 @@ def main(argv):
             (lo_m is None or hi_m is None or not hi_m > lo_m):
         sys.stderr.write("dem-variants.py: --quantize needs min_m < max_m in %s.json\n" % stem)
         return 1
+    cw, ch = w, h  # the size --resample starts from
     for name, v in ops:
-        if name == "--resample" and ((w - 1) * v + 1) * ((h - 1) * v + 1) > MAX_CELLS:
+        if name == "--crop":
+            cw, ch = min(v, w), min(v, h)
+        if name == "--resample" and ((cw - 1) * v + 1) * ((ch - 1) * v + 1) > MAX_CELLS:
             sys.stderr.write("dem-variants.py: --resample %d of %d x %d makes more than %d cells\n"
-                             % (v, w, h, MAX_CELLS))
+                             % (v, cw, ch, MAX_CELLS))
             return 1
     for name, v in ops:
-        if name.startswith("--flat"):
+        if name == "--crop":
+            z, valid, w, h = crop(z, valid, w, h, v)
+        elif name.startswith("--flat"):
             z = flatten(z, valid, v, name == "--flat-above")
         elif name == "--gauss":
             z = gauss(z, valid, w, h, v)

@@ -267,6 +267,41 @@ check "... a quarter of the cells or more at the highest height" \
          END { exit !(4 * c[hi] >= n) }' "$scratch/dv-fa.asc"
 expect_message "dem-variants.py refuses --flat-below 1" 2 "--flat-below 1 is out of range" \
     "$python" "$variants" "$scratch/dv.png" "$out/x.png" --flat-below 1
+expect "dem-variants.py --crop 20 exits 0" 0 \
+    "$python" "$variants" "$scratch/dv.png" "$out/dv-c.png" --crop 20
+check "... 20 x 20, and its mask too" \
+    [ "$(png_ihdr "$out/dv-c.png")" = "20 20 16 0" ] && [ "$(png_ihdr "$out/dv-c_valid.png")" = "20 20 8 0" ]
+# the crop's cells are the source's central ones: the same heights, to
+# rounding, once both are mapped to the crop's range
+"$TERRAFIT" erode "$scratch/dv.png" "$scratch/dv.asc" --method thermal --iterations 0 -q
+"$TERRAFIT" erode "$out/dv-c.png" "$scratch/dv-c.asc" --method thermal --iterations 0 -q
+"$TERRAFIT" erode "$scratch/dv_valid.png" "$scratch/dv_valid.asc" --method thermal --iterations 0 -q
+check "... the central 20 x 20 of the 40 x 30 source" \
+    awk 'FILENAME == ARGV[1] && FNR > 5 { for (k = 1; k <= NF; k++) m[FNR - 5, k] = $k }
+         FILENAME == ARGV[2] && FNR > 5 { for (k = 1; k <= NF; k++) src[FNR - 5, k] = $k }
+         FILENAME == ARGV[3] && FNR > 5 { for (k = 1; k <= NF; k++) crop[FNR - 5, k] = $k }
+         END {
+             for (j = 1; j <= 20; j++) for (i = 1; i <= 20; i++)
+                 if (m[j + 5, i + 10] > 0) {
+                     v = src[j + 5, i + 10]; n++
+                     if (n == 1 || v < lo) lo = v; if (n == 1 || v > hi) hi = v
+                 }
+             for (j = 1; j <= 20; j++) for (i = 1; i <= 20; i++)
+                 if (m[j + 5, i + 10] > 0) {
+                     d = (src[j + 5, i + 10] - lo) / (hi - lo) - crop[j, i]
+                     if (d < 0) d = -d; if (d > 1e-3) bad++
+                 }
+             exit !(n > 100 && bad == 0)
+         }' "$scratch/dv_valid.asc" "$scratch/dv.asc" "$scratch/dv-c.asc"
+check "... the sidecar's metres span the crop's heights" \
+    "$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (100 <= d["min_m"] < d["max_m"] <= 300 and d["width"] == 20))' "$out/dv-c.json"
+expect "dem-variants.py --crop larger than the DEM keeps it whole" 0 \
+    "$python" "$variants" "$scratch/dv.png" "$out/dv-c2.png" --crop 100
+check "... 40 x 30" [ "$(png_ihdr "$out/dv-c2.png")" = "40 30 16 0" ]
+expect_message "dem-variants.py refuses --crop 1" 2 "--crop 1 is out of range" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --crop 1
+expect_message "dem-variants.py refuses a fraction of a crop" 2 "--crop takes a whole number" \
+    "$python" "$variants" "$scratch/dv.png" "$out/x.png" --crop 2.5
 expect "dem-variants.py --gauss alone keeps the size" 0 \
     "$python" "$variants" "$scratch/dv.png" "$out/dv-g.png" --gauss 2
 check "... 40 x 30" [ "$(png_ihdr "$out/dv-g.png")" = "40 30 16 0" ]
