@@ -11,8 +11,9 @@ and "Flats", reads them.
       [--resample F]
 
 In this order: --crop N keeps the central N x N cells (a side shorter
-than N whole; N a whole number, 2 or more); --flat-below P sets the lowest share P of the visible cells
-to the height of the P-quantile (a sea, a lake or a flood plain), and
+than N whole; N a whole number, 2 or more); --flat-below P sets the
+lowest share P of the visible cells to the height of the P-quantile (a
+sea, a lake or a flood plain), and
 --flat-above P the highest share P to that of the (1 - P)-quantile (flat
 tops: plateaus, mesas), 0 < P < 1; --gauss S blurs with a Gaussian of S px (three box passes of
 the widths of Kovesi's "fast almost-Gaussian filtering", each normalized
