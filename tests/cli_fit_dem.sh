@@ -344,6 +344,45 @@ cp "$scratch/dv.png" "$scratch/odd.png"
 expect_message "dem-variants.py refuses a mask of another size" 1 "not the size of" \
     "$python" "$variants" "$scratch/odd.png" "$out/x.png" --gauss 1
 check "... and writes nothing" [ ! -e "$out/x.png" ]
+# scripts/dem-targets.py: the targets each auto row of a dem-figures
+# table misses against its reference row, and the count
+targets="$TF_SRCDIR/scripts/dem-targets.py"
+head='| DEM | fit | hist χ² | spectrum RMS | β | slope χ² | slope rate λ | box dim. | depressions | channels | flow path | pits/peak | rough~elev | slope~elev | slope evenness |'
+{
+    echo "$head"
+    echo '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'
+    echo '| a | reference | — | — | 3.00 | — | 40.0 | 1.100 | 0.050 | 0.070 | 0.500 | 0.90 | -0.30 | 0.20 | 0.800 |'
+    echo '| a | `--layers 1` | 0.5000 | 3.000 | 6.00 | 0.500 | 100.0 | 0.900 | 0.200 | 0.080 | 0.400 | 1.10 | 0.10 | 0.30 | 0.850 |'
+    echo '| a | auto `--drainage off` | 0.0310 | 0.950 | 3.31 | 0.110 | 26.0 | 1.300 | 0.111 | 0.080 | 0.400 | 1.10 | 0.10 | 0.03 | 0.850 |'
+    echo '| a | auto | 0.0300 | 0.900 | 3.30 | 0.100 | 26.7 | 1.250 | 0.110 | 0.080 | 0.400 | 1.10 | -0.10 | 0.25 | 0.850 |'
+    echo '| b | reference | — | — | n/a | — | 10.0 | n/a | 0.000 | 0.070 | 0.500 | 0.90 | 0.02 | 0.40 | 0.800 |'
+    echo '| b | auto | 0.0100 | 0.100 | 5.00 | 0.010 | 15.1 | n/a | 0.070 | 0.080 | 0.400 | 1.10 | -0.50 | -0.10 | 0.850 |'
+} >"$scratch/targets.md"
+run "$python" "$targets" "$scratch/targets.md"
+check "dem-targets.py: a row on every target's edge meets them all" \
+    grep -qxF '| a | auto | none | none |' "$scratch/stdout"
+check "... a row just past each misses each, with the wrong sign named" \
+    grep -qxF '| a | auto `--drainage off` | hist 0.0310; spectrum 0.950; Δβ 0.31; slope 0.110; rate x1.54; Δbox 0.200; depressions 0.111 (target 0.110) | rough~elev +0.10 (ref -0.30) |' "$scratch/stdout"
+check "... undefined figures and a reference's near-zero correlation are not judged" \
+    grep -qxF '| b | auto | rate x0.66; depressions 0.070 (target 0.060) | slope~elev -0.10 (ref +0.40) |' "$scratch/stdout"
+check "... the --layers 1 rows are not judged" [ "$(grep -c 'layers 1' "$scratch/stdout")" -eq 0 ]
+check "... and the counts per kind of auto row" \
+    sh -c 'grep -qxF "auto: 1 of 2 DEMs meet every target" "$1" &&
+           grep -qxF "auto \`--drainage off\`: 0 of 1 DEMs meet every target" "$1"' sh "$scratch/stdout"
+run_input "$scratch/targets.md" "$python" "$targets"
+check "... the same from standard input" grep -qxF '| a | auto | none | none |' "$scratch/stdout"
+grep -v reference "$scratch/targets.md" >"$scratch/targets-noref.md"
+expect_message "dem-targets.py refuses a table without a reference row" 1 "no reference row" \
+    "$python" "$targets" "$scratch/targets-noref.md"
+{ echo "$head"; echo '| a | reference | — | 3.00 |'; } >"$scratch/targets-short.md"
+expect_message "dem-targets.py refuses a row of too few cells" 1 "line 2: 4 cells" \
+    "$python" "$targets" "$scratch/targets-short.md"
+{ echo "$head"; echo '| a | reference | — | — | x | — | 40.0 | 1.1 | 0.05 | 0 | 0 | 0 | 0 | 0 | 0 |'; } \
+    >"$scratch/targets-word.md"
+expect_message "dem-targets.py refuses a cell that is not a number" 1 "line 2: a cell" \
+    "$python" "$targets" "$scratch/targets-word.md"
+expect_message "dem-targets.py names a file it cannot read" 1 "no-such.md" \
+    "$python" "$targets" "$scratch/no-such.md"
 # the first fit above ran with the default, --drainage auto
 # (read as JSON: the check must not depend on the writer's member order)
 check "auto (the default) decides and says why" \
