@@ -75,8 +75,10 @@ def misses(row, ref):
             abs(row["box"] - ref["box"]) > BOX + 1e-9:
         out.append("\u0394box %.3f" % abs(row["box"] - ref["box"]))
     d, rd = row["depressions"], ref["depressions"]
-    if d is not None and rd is not None and d > max(2 * rd, rd + 0.06) + 1e-9:
-        out.append("depressions %.3f (target %.3f)" % (d, max(2 * rd, rd + 0.06)))
+    if d is not None and rd is not None:
+        target = max(2 * rd, rd + 0.06)
+        if d > target + 1e-9:
+            out.append("depressions %.3f (target %.3f)" % (d, target))
     return out
 
 
@@ -109,22 +111,24 @@ def main(argv):
         sys.stderr.write("dem-targets.py: no %s row in the table\n"
                          % ("reference" if not refs else "auto"))
         return 1
-    met, seen = {}, {}
+    for row in rows:  # checked before any line is printed
+        if row["DEM"] not in refs:
+            sys.stderr.write("dem-targets.py: %s has no reference row\n" % row["DEM"])
+            return 1
+    count = {}  # per kind of auto row: [DEMs meeting every target, DEMs]
     print("| DEM | fit | targets missed | correlation of the wrong sign |")
     print("|---|---|---|---|")
     for row in rows:
-        ref = refs.get(row["DEM"])
-        if ref is None:
-            sys.stderr.write("dem-targets.py: %s has no reference row\n" % row["DEM"])
-            return 1
+        ref = refs[row["DEM"]]
         m, s = misses(row, ref), signs(row, ref)
         print("| %s | %s | %s | %s |" % (row["DEM"], row["fit"], "; ".join(m) or "none",
                                         "; ".join(s) or "none"))
-        seen[row["fit"]] = seen.get(row["fit"], 0) + 1
-        met[row["fit"]] = met.get(row["fit"], 0) + (not m)
+        c = count.setdefault(row["fit"], [0, 0])
+        c[0] += not m
+        c[1] += 1
     print()
-    for fit in seen:
-        print("%s: %d of %d DEMs meet every target" % (fit, met[fit], seen[fit]))
+    for fit, (met, seen) in count.items():
+        print("%s: %d of %d DEMs meet every target" % (fit, met, seen))
     return 0
 
 

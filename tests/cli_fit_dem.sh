@@ -374,6 +374,10 @@ check "... the same from standard input" grep -qxF '| a | auto | none | none |' 
 grep -v reference "$scratch/targets.md" >"$scratch/targets-noref.md"
 expect_message "dem-targets.py refuses a table without a reference row" 1 "no reference row" \
     "$python" "$targets" "$scratch/targets-noref.md"
+grep -v '| b | reference' "$scratch/targets.md" >"$scratch/targets-noref-b.md"
+expect_message "dem-targets.py refuses an auto row whose DEM has no reference row" 1 \
+    "b has no reference row" "$python" "$targets" "$scratch/targets-noref-b.md"
+check "... and prints no line of the table before it" [ ! -s "$scratch/stdout" ]
 { echo "$head"; echo '| a | reference | — | 3.00 |'; } >"$scratch/targets-short.md"
 expect_message "dem-targets.py refuses a row of too few cells" 1 "line 2: 4 cells" \
     "$python" "$targets" "$scratch/targets-short.md"
