@@ -26,8 +26,10 @@ static const cli_command COMPARE = {
     .about = "Measure how alike two height maps are. A and B are heightmaps (PNG, PGM,\n"
              "ESRI ASCII grid) of the same size, or one of them is a terrain spec (JSON),\n"
              "which is rendered at the other's size (origin 0,0, step 1) and normalized\n"
-             "to [0, 1] with the spec's minValue..maxValue. A cell counts where both maps\n"
-             "are present (alpha > 0, not no-data) and --valid allows it.\n",
+             "to [0, 1] with the spec's minValue..maxValue; a spec whose range is the\n"
+             "heightmap's (one fitted to it) is compared in the heightmap's units. A cell\n"
+             "counts where both maps are present (alpha > 0, not no-data) and --valid\n"
+             "allows it.\n",
     .footer = "Metrics (docs/metrics.md): value histogram chi-square (32 bins, the thesis's\n"
               "0.5 sum (a-b)^2/(a+b)); power spectrum shape (RMS of log10 differences) and\n"
               "slope beta; slope histogram chi-square, mean, exponential rate and evenness\n"
@@ -46,6 +48,8 @@ typedef struct {
     const char *path;
     bool is_spec;
     tf_layer_map *map;
+    double lo, hi; /* a spec's minValue and maxValue */
+    bool mapped;   /* its render is compared in the heightmap's units */
 } operand;
 
 typedef struct {
@@ -61,10 +65,14 @@ typedef struct {
 
 /* A spec rendered at the other map's size as a layer map: its normalized
  * heights, weight 0 where a height is not finite. */
-static tf_layer_map *render_spec(const char *path, size_t width, size_t height, bool quiet,
+static tf_layer_map *render_spec(operand *op, size_t width, size_t height, bool quiet,
                                  tf_error *err)
 {
-    tf_terrain *terrain = tf_terrain_load(path, err);
+    tf_terrain *terrain = tf_terrain_load(op->path, err);
+    if (terrain) {
+        op->lo = tf_terrain_min_value(terrain);
+        op->hi = tf_terrain_max_value(terrain);
+    }
     tf_layer_map *map = terrain ? tf_layer_map_new(width, height, err) : NULL;
     float *heights = NULL;
     if (map) {
@@ -86,6 +94,38 @@ static tf_layer_map *render_spec(const char *path, size_t width, size_t height, 
     }
     free(heights);
     return map;
+}
+
+/* A spec fitted to the heightmap is compared in the heightmap's units.
+ * `terrafit fit` states a fitted spec's range from the reference's lowest
+ * and highest counted values, in the reference's units (its format's range
+ * is 0 .. 1; a fit of reference layers shifts them by -0.5 a layer), while
+ * the render is normalized over that range to 0 .. 1. A DEM that fills its
+ * format's range is unchanged by that; one that does not (heights at 0.2
+ * .. 0.9 of a PNG's range) would be compared with a copy of its fit
+ * stretched over 0 .. 1. So when maxValue - minValue is the heightmap's
+ * extent (its highest less its lowest counted value, weight > 0 and
+ * finite), within 2^-20 of it, the render's 0 .. 1 is mapped back onto
+ * those two values. Any other spec keeps 0 .. 1, as a render of it
+ * written by `terrafit render` has. */
+static void map_fitted_range(operand *spec, const tf_layer_map *ref)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < ref->width * ref->height; k++) {
+        double v = ref->value[k];
+        if (ref->weight[k] > 0.0f && isfinite(v)) {
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    }
+    double extent = hi - lo, stated = spec->hi - spec->lo;
+    bool fitted = extent > 0.0 && fabs(stated - extent) <= 0x1p-20 * extent;
+    spec->mapped = fitted;
+    if (!fitted || (lo == 0.0 && hi == 1.0))
+        return; /* 0 .. 1 are already the heightmap's values */
+    tf_layer_map *map = spec->map;
+    for (size_t k = 0; k < map->width * map->height; k++)
+        map->value[k] = (float)(lo + (double)map->value[k] * (hi - lo));
 }
 
 /* The metrics in the order both outputs list them: distances computed
@@ -148,12 +188,19 @@ static const char *operand_kind(const operand *op)
     return op->is_spec ? "spec, rendered" : "heightmap";
 }
 
+static void print_operand(char name, const operand *op, const tf_metrics_report *r)
+{
+    printf("%c: %s (%s, %zux%zu", name, op->path, operand_kind(op), r->width, r->height);
+    if (op->mapped)
+        printf(", in the heightmap's units: its range spans %.6g", op->hi - op->lo);
+    printf(")\n");
+}
+
 static void print_table(const compare_request *req, const tf_metrics_report *r)
 {
     size_t total = r->width * r->height;
     for (int m = 0; m < 2; m++)
-        printf("%c: %s (%s, %zux%zu)\n", "AB"[m], req->op[m].path, operand_kind(&req->op[m]),
-               r->width, r->height);
+        print_operand("AB"[m], &req -> op[m], r);
     printf("cells compared: %zu of %zu (%.1f%%)\n\n", r->cells, total,
            100.0 * (double)r->cells / (double)total);
     printf("%-34s %12s %12s %12s\n", "metric", "A", "B", "distance");
@@ -179,6 +226,11 @@ static cJSON *operand_json(const operand *op)
     cJSON *o = cJSON_CreateObject();
     if (!cli_json_put_string(o, "path", op->path) ||
         !cli_json_put_string(o, "kind", op->is_spec ? "spec" : "heightmap")) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    /* whether the render was mapped onto the heightmap's range */
+    if (op->is_spec && !cli_json_put(o, "inHeightmapUnits", cJSON_CreateBool(op->mapped))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -293,7 +345,7 @@ static int compare(compare_request *req)
         if (!op[m].is_spec)
             continue;
         const tf_layer_map *ref = op[1 - m].map;
-        op[m].map = render_spec(op[m].path, ref->width, ref->height, req->quiet, &err);
+        op[m].map = render_spec(&op[m], ref->width, ref->height, req->quiet, &err);
         if (!op[m].map) {
             cli_fail_error(cmd, &err);
             goto done;
@@ -307,6 +359,9 @@ static int compare(compare_request *req)
             }
         }
     }
+    for (int m = 0; m < 2; m++)
+        if (op[m].is_spec)
+            map_fitted_range(&op[m], op[1 - m].map);
 
     /* Measuring a million cells takes about a second: say what is going on. */
     cli_progress progress;

@@ -152,6 +152,45 @@ expect "a spec is recognized by its content" 0 \
 check "a spec without .json is reported as a spec" \
     grep -qF '"kind": "spec"' "$scratch/stdout"
 
+# ---- a spec fitted to a heightmap that does not fill its format's range
+# (heights at about a third to two thirds of the PNG's): `fit` states the
+# spec's range as the heightmap's own, so compare maps the render back onto
+# it, and the fit measures as the same fit of the stretched map does. Mapped
+# over 0 .. 1 instead, its histogram chi2 is 0.41.
+sed 's/"version": 1,/"version": 1, "minValue": -1, "maxValue": 2,/' "$spec" >"$scratch/wide.json"
+expect "render a map that fills a third of its range" 0 \
+    "$TERRAFIT" render "$scratch/wide.json" -o "$scratch/narrow.png" --size 96x80 --quiet
+expect "fit the narrow map" 0 "$TERRAFIT" fit "$scratch/narrow.png" -o "$scratch/narrow-fit.json" \
+    --layers 1 --drainage off --quiet
+expect "fit the stretched map" 0 "$TERRAFIT" fit "$ref" -o "$scratch/ref-fit.json" \
+    --layers 1 --drainage off --quiet
+expect "a spec against the map it was fitted to exits 0" 0 \
+    "$TERRAFIT" compare --json "$scratch/narrow.png" "$scratch/narrow-fit.json"
+cp "$scratch/stdout" "$scratch/narrow.out"
+check "a spec fitted to the map is compared in the map's units" \
+    grep -qF '"kind": "spec", "inHeightmapUnits": true' "$scratch/narrow.out"
+expect "the stretched map against its fit exits 0" 0 \
+    "$TERRAFIT" compare --json "$ref" "$scratch/ref-fit.json"
+cp "$scratch/stdout" "$scratch/stretched.out"
+check "so is a spec fitted to the render of a whole range" \
+    grep -qF '"inHeightmapUnits": true' "$scratch/stretched.out"
+narrow_chi2=$(json_value histogramChi2 "$scratch/narrow.out")
+stretched_chi2=$(json_value histogramChi2 "$scratch/stretched.out")
+check "the narrow map's fit has the stretched map's histogram chi2 ($narrow_chi2, $stretched_chi2)" \
+    awk -v a="$narrow_chi2" -v b="$stretched_chi2" 'BEGIN { d = a - b; exit !(d < 0.005 && d > -0.005 && a < 0.1) }'
+check "the narrow map's fit has the stretched map's slope rate" \
+    awk -v a="$(json_field slopeRate b "$scratch/narrow.out")" \
+        -v b="$(json_field slopeRate b "$scratch/stretched.out")" \
+        -v ra="$(json_field slopeRate a "$scratch/narrow.out")" \
+        -v rb="$(json_field slopeRate a "$scratch/stretched.out")" \
+        'BEGIN { x = (a / ra) / (b / rb); exit !(x > 0.95 && x < 1.05) }'
+expect "a spec against its own render is not fitted to it" 0 \
+    "$TERRAFIT" compare --json "$scratch/wide.json" "$scratch/narrow.png"
+check "a render of a spec keeps 0 .. 1" \
+    grep -qF '"kind": "spec", "inHeightmapUnits": false' "$scratch/stdout"
+check "a spec against its render of a third of the range has histogram chi2 0" \
+    at_most "$(json_value histogramChi2 "$scratch/stdout")" 1e-4
+
 # ---- another window of the same terrain: similar, not identical
 expect "another window exits 0" 0 "$TERRAFIT" compare --json "$ref" "$scratch/shifted.png"
 cp "$scratch/stdout" "$scratch/shifted.json"
