@@ -10,6 +10,9 @@
 # reference | thesis one-layer fit | auto-layered, no drainage | auto-layered
 # (seed 0, rendered at origin 5000,5000), shaded with one tint and relief
 # scale.
+# A DEM whose visible heights do not span its PNG's range is compared as a
+# copy scaled to them (said on stderr): the renders span the spec's range,
+# which is the DEM's visible one.
 # With FIT_ARGS (environment), the auto-layered fits get those extra
 # arguments too, e.g. FIT_ARGS="--layer-kind 3=ridged,4=ridged,5=ridged"
 # (docs/fitting.md, "Layer kinds on the bands"); the `--layers 1` row does
@@ -45,6 +48,30 @@ for dem in "$dem_dir"/*.png; do
     valid=
     [ -f "$dem_dir/${name}_valid.png" ] && valid="--valid $dem_dir/${name}_valid.png"
     size=$(size_of "$dem")
+    # The renders are scaled over the spec's range, which fit takes from the
+    # DEM's visible heights. The test set's DEMs span their PNG's range with
+    # those; a DEM that does not (heights at 0.2 to 0.9 of it) is compared
+    # as a copy scaled to its visible range (dem-variants.py without an
+    # operation), or every figure would measure that scale instead.
+    ref=$dem
+    if ! TF_SCRIPTS=$scripts python3 - "$dem" "$dem_dir/${name}_valid.png" <<'PY'; then
+import os, sys
+sys.path.insert(0, os.environ["TF_SCRIPTS"])
+import pngio
+w, h, depth, colour, rows = pngio.read(sys.argv[1])
+mask = None
+if os.path.exists(sys.argv[2]):
+    _, _, mdepth, _, mrows = pngio.read(sys.argv[2])
+    mask = [pngio.samples(r, mdepth) for r in mrows]
+seen = [v for j, r in enumerate(rows) for i, v in enumerate(pngio.samples(r, depth))
+        if mask is None or mask[j][i] > 0]
+sys.exit(0 if seen and min(seen) == 0 and max(seen) == (1 << depth) - 1 else 1)
+PY
+        echo "dem-figures.sh: $name: its visible heights do not span its PNG's range;" \
+            "compared as a copy scaled to them" >&2
+        python3 "$scripts/dem-variants.py" "$dem" "$tmp/ref.png"
+        ref=$tmp/ref.png
+    fi
     : >"$tmp/$name.ref"
     for mode in 1 off auto; do
         : >"$tmp/$name.$mode"
@@ -69,14 +96,14 @@ for dem in "$dem_dir"/*.png; do
                 "$terrafit" render "$tmp/spec.json" -o "$tmp/$pic" --size "$size" \
                     --origin 5000,5000 -q
                 # shellcheck disable=SC2086
-                "$terrafit" compare "$dem" "$tmp/$pic" $valid -q \
+                "$terrafit" compare "$ref" "$tmp/$pic" $valid -q \
                     --preview "$tmp/pair-$mode.png" >/dev/null
             fi
             for origin in $origins; do
                 "$terrafit" render "$tmp/spec.json" -o "$tmp/r.png" --size "$size" \
                     --origin "$origin" -q
                 # shellcheck disable=SC2086
-                "$terrafit" compare "$dem" "$tmp/r.png" $valid --json -q >>"$tmp/$name.$mode"
+                "$terrafit" compare "$ref" "$tmp/r.png" $valid --json -q >>"$tmp/$name.$mode"
             done
         done
     done

@@ -22,7 +22,8 @@ rounds the heights to M metres (the sidecar SRC.json's min_m and max_m
 give the metres; a DEM stored as whole metres has M = 1); --resample F
 interpolates bilinearly onto a grid F times as fine (size (W-1)F+1), a DEM
 made from a coarser one. OUT.png is a 16-bit greyscale PNG scaled to its
-own range, as the test set's; OUT_valid.png is written when SRC_valid.png
+own range, as the test set's (with no operation, that is all it does: a
+DEM whose heights do not span its PNG's range, scaled to them); OUT_valid.png is written when SRC_valid.png
 exists (a cell is visible where its nearest source cell is); OUT.json
 names the source and the operations. Pure Python (no numpy): a 1201 x 1201
 DEM takes about half a minute.

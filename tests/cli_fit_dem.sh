@@ -344,6 +344,42 @@ cp "$scratch/dv.png" "$scratch/odd.png"
 expect_message "dem-variants.py refuses a mask of another size" 1 "not the size of" \
     "$python" "$variants" "$scratch/odd.png" "$out/x.png" --gauss 1
 check "... and writes nothing" [ ! -e "$out/x.png" ]
+# scripts/dem-figures.sh: a DEM whose heights do not span its PNG's range
+# (0.2 to 0.9 of it) is compared as a copy scaled to its range, as the one
+# that spans it: the same reference row, and an auto row that fits as well
+# (compared as stored, the auto row's histogram and slope chi2 came out
+# about twice the full one's, and the reference's slope rate 1/0.78 of it)
+mkdir -p "$scratch/figs-full" "$scratch/figs-narrow"
+# the full one 8-bit, 0 to 255; the narrow one 16-bit, 4000 + 200 v, whose
+# copy scaled to its range is 257 v: the full one's values exactly
+"$python" - "$TF_SRCDIR/scripts" "$scratch/dv.png" "$scratch/figs-full/d.png" \
+    "$scratch/figs-narrow/d.png" <<'PY'
+import struct, sys
+sys.path.insert(0, sys.argv.pop(1))
+import pngio
+w, h, depth, colour, rows = pngio.read(sys.argv[1])
+z = [pngio.samples(r, depth) for r in rows]
+lo, hi = min(map(min, z)), max(map(max, z))
+full = [[round((v - lo) * 255 / (hi - lo)) for v in r] for r in z]
+pngio.write(sys.argv[2], w, h, 8, 0, [bytes(r) for r in full])
+pngio.write(sys.argv[3], w, h, 16, 0, [struct.pack(">%dH" % w, *[4000 + 200 * v for v in r])
+                                      for r in full])
+PY
+run sh "$TF_SRCDIR/scripts/dem-figures.sh" "$TERRAFIT" "$scratch/figs-full"
+cp "$scratch/stdout" "$scratch/figs-full.md"
+check "dem-figures.sh has no note for a DEM that spans its range" \
+    sh -c '! grep -q "do not span" "$1"' sh "$scratch/stderr"
+run sh "$TF_SRCDIR/scripts/dem-figures.sh" "$TERRAFIT" "$scratch/figs-narrow"
+cp "$scratch/stdout" "$scratch/figs-narrow.md"
+check "dem-figures.sh says it scales a DEM that does not span its range" \
+    grep -qF "d: its visible heights do not span its PNG's range" "$scratch/stderr"
+check "... and measures the same reference" \
+    sh -c '[ "$(grep "| reference |" "$1")" = "$(grep "| reference |" "$2")" ]' sh \
+    "$scratch/figs-full.md" "$scratch/figs-narrow.md"
+check "... and a fit as close to it" \
+    awk -F'|' 'FNR == NR && $3 ~ /^ auto $/ { full = $4 } FNR != NR && $3 ~ /^ auto $/ { narrow = $4 }
+        END { d = narrow - full; exit !(full != "" && narrow != "" && narrow < 0.1 && d < 0.02 && d > -0.02) }' \
+    "$scratch/figs-full.md" "$scratch/figs-narrow.md"
 # scripts/dem-targets.py: the targets each auto row of a dem-figures
 # table misses against its reference row, and the count
 targets="$TF_SRCDIR/scripts/dem-targets.py"
