@@ -17,6 +17,9 @@
 # arguments too, e.g. FIT_ARGS="--layer-kind 3=ridged,4=ridged,5=ridged"
 # (docs/fitting.md, "Layer kinds on the bands"); the `--layers 1` row does
 # not, and the auto rows are labelled with them.
+# SEEDS and ORIGINS (environment) replace the fit seeds ("0 1 2") and the
+# render origins ("5000,5000 -7000,3000 20000,-9000"), e.g. SEEDS=0
+# ORIGINS=5000,5000 for a quick look; the published figures use the defaults.
 # Usage: [FIT_ARGS=...] scripts/dem-figures.sh TERRAFIT DEM_DIR [PICTURE_DIR]
 #        (prints a markdown table)
 set -eu
@@ -31,8 +34,8 @@ fit_args=${FIT_ARGS:-}
 scripts=$(cd "$(dirname "$0")" && pwd) # pngio.py, for the hillshade panels
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-origins="5000,5000 -7000,3000 20000,-9000"
-seeds="0 1 2"
+origins=${ORIGINS:-"5000,5000 -7000,3000 20000,-9000"}
+seeds=${SEEDS:-"0 1 2"}
 
 size_of() { # WxH of a PNG (IHDR)
     od -An -tu1 -j16 -N8 "$1" | awk '{printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8}'

@@ -365,11 +365,12 @@ pngio.write(sys.argv[2], w, h, 8, 0, [bytes(r) for r in full])
 pngio.write(sys.argv[3], w, h, 16, 0, [struct.pack(">%dH" % w, *[4000 + 200 * v for v in r])
                                       for r in full])
 PY
-run sh "$TF_SRCDIR/scripts/dem-figures.sh" "$TERRAFIT" "$scratch/figs-full"
+# one seed and one origin (SEEDS, ORIGINS): the same code for fewer calls
+SEEDS=0 ORIGINS=5000,5000 run sh "$TF_SRCDIR/scripts/dem-figures.sh" "$TERRAFIT" "$scratch/figs-full"
 cp "$scratch/stdout" "$scratch/figs-full.md"
 check "dem-figures.sh has no note for a DEM that spans its range" \
     sh -c '! grep -q "do not span" "$1"' sh "$scratch/stderr"
-run sh "$TF_SRCDIR/scripts/dem-figures.sh" "$TERRAFIT" "$scratch/figs-narrow"
+SEEDS=0 ORIGINS=5000,5000 run sh "$TF_SRCDIR/scripts/dem-figures.sh" "$TERRAFIT" "$scratch/figs-narrow"
 cp "$scratch/stdout" "$scratch/figs-narrow.md"
 check "dem-figures.sh says it scales a DEM that does not span its range" \
     grep -qF "d: its visible heights do not span its PNG's range" "$scratch/stderr"
