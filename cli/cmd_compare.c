@@ -48,8 +48,9 @@ typedef struct {
     const char *path;
     bool is_spec;
     tf_layer_map *map;
-    double lo, hi; /* a spec's minValue and maxValue */
-    bool mapped;   /* its render is compared in the heightmap's units */
+    double lo, hi;         /* a spec's minValue and maxValue */
+    bool mapped;           /* its render is compared in the heightmap's units, */
+    double map_lo, map_hi; /* its 0 .. 1 mapped onto these */
 } operand;
 
 typedef struct {
@@ -121,6 +122,8 @@ static void map_fitted_range(operand *spec, const tf_layer_map *ref)
     double extent = hi - lo, stated = spec->hi - spec->lo;
     bool fitted = extent > 0.0 && fabs(stated - extent) <= 0x1p-20 * extent;
     spec->mapped = fitted;
+    spec->map_lo = lo;
+    spec->map_hi = hi;
     if (!fitted || (lo == 0.0 && hi == 1.0))
         return; /* 0 .. 1 are already the heightmap's values */
     tf_layer_map *map = spec->map;
@@ -191,8 +194,8 @@ static const char *operand_kind(const operand *op)
 static void print_operand(char name, const operand *op, const tf_metrics_report *r)
 {
     printf("%c: %s (%s, %zux%zu", name, op->path, operand_kind(op), r->width, r->height);
-    if (op->mapped)
-        printf(", in the heightmap's units: its range spans %.6g", op->hi - op->lo);
+    if (op->mapped && !(op->map_lo == 0.0 && op->map_hi == 1.0))
+        printf(", in the heightmap's units: mapped onto %.6g .. %.6g", op->map_lo, op->map_hi);
     printf(")\n");
 }
 

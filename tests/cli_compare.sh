@@ -169,6 +169,10 @@ expect "a spec against the map it was fitted to exits 0" 0 \
 cp "$scratch/stdout" "$scratch/narrow.out"
 check "a spec fitted to the map is compared in the map's units" \
     grep -qF '"kind": "spec", "inHeightmapUnits": true' "$scratch/narrow.out"
+expect "... and the table says onto which values" 0 \
+    "$TERRAFIT" compare "$scratch/narrow.png" "$scratch/narrow-fit.json"
+check "... (the narrow map's lowest and highest, inside 0 .. 1)" \
+    grep -q "^B: .*narrow-fit.json (spec, rendered, 96x80, in the heightmap's units: mapped onto 0\.[0-9]* \.\. 0\.[0-9]*)$" "$scratch/stdout"
 expect "the stretched map against its fit exits 0" 0 \
     "$TERRAFIT" compare --json "$ref" "$scratch/ref-fit.json"
 cp "$scratch/stdout" "$scratch/stretched.out"
