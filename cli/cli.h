@@ -299,8 +299,6 @@ const char *cli_exact_number(double v, char text[CLI_NUMBER_SIZE]);
 /* cli_exact_number's text (cJSON's own printer allows itself an epsilon);
  * null when not finite, as JSON has no NaN. */
 cJSON *cli_json_number(double v);
-/* [lo, hi], each as cli_json_number; NULL when out of memory. */
-cJSON *cli_json_range(double lo, double hi);
 /* Add to an object, with these values; false when out of memory. */
 bool cli_json_put(cJSON *object, const char *key, cJSON *item);
 bool cli_json_put_number(cJSON *object, const char *key, double v);

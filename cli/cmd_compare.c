@@ -202,8 +202,8 @@ static void print_operand(char name, const operand *op, const tf_metrics_report 
 static void print_table(const compare_request *req, const tf_metrics_report *r)
 {
     size_t total = r->width * r->height;
-    for (int m = 0; m < 2; m++)
-        print_operand("AB"[m], &req -> op[m], r);
+    print_operand('A', &req->op[0], r);
+    print_operand('B', &req->op[1], r);
     printf("cells compared: %zu of %zu (%.1f%%)\n\n", r->cells, total,
            100.0 * (double)r->cells / (double)total);
     printf("%-34s %12s %12s %12s\n", "metric", "A", "B", "distance");

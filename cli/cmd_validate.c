@@ -233,6 +233,18 @@ static void print_info_text(const char *path, const tf_spec *spec)
     }
 }
 
+/* [lo, hi] */
+static cJSON *range_json(double lo, double hi)
+{
+    cJSON *a = cJSON_CreateArray(), *l = cli_json_number(lo), *h = cli_json_number(hi);
+    if (a && l && h && cJSON_AddItemToArray(a, l) && cJSON_AddItemToArray(a, h))
+        return a;
+    cJSON_Delete(l);
+    cJSON_Delete(h);
+    cJSON_Delete(a);
+    return NULL;
+}
+
 /* A curve's summary: {"points": K, "interpolation": "...", "xRange": [..],
  * "yRange": [..]}, or null when there is none. */
 static cJSON *curve_json(const tf_point *points, size_t count, tf_interp interp)
@@ -243,8 +255,8 @@ static cJSON *curve_json(const tf_point *points, size_t count, tf_interp interp)
     cJSON *o = cJSON_CreateObject();
     if (cli_json_put_number(o, "points", (double)count) &&
         cli_json_put_string(o, "interpolation", name_or_unknown(tf_interp_name(interp))) &&
-        cli_json_put(o, "xRange", cli_json_range(r.x_min, r.x_max)) &&
-        cli_json_put(o, "yRange", cli_json_range(r.y_min, r.y_max)))
+        cli_json_put(o, "xRange", range_json(r.x_min, r.x_max)) &&
+        cli_json_put(o, "yRange", range_json(r.y_min, r.y_max)))
         return o;
     cJSON_Delete(o);
     return NULL;
@@ -274,8 +286,8 @@ static cJSON *layer_json(size_t index, const tf_layer_spec *L)
          cli_json_put_string(o, "interpolation",
                              name_or_unknown(tf_interp_name(L->rd_interpolation))) &&
          cli_json_put_number(o, "points", (double)L->rd_point_count) &&
-         cli_json_put(o, "xRange", cli_json_range(r.x_min, r.x_max)) &&
-         cli_json_put(o, "yRange", cli_json_range(r.y_min, r.y_max)) &&
+         cli_json_put(o, "xRange", range_json(r.x_min, r.x_max)) &&
+         cli_json_put(o, "yRange", range_json(r.y_min, r.y_max)) &&
          cli_json_put_number(o, "preAmpShift", L->pre_amp_shift) &&
          cli_json_put_number(o, "ampScale", L->amp_scale) &&
          cli_json_put_number(o, "maskLayerIndex", L->mask_layer_index) &&

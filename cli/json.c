@@ -30,18 +30,6 @@ cJSON *cli_json_number(double v)
     return isfinite(v) ? cJSON_CreateRaw(cli_exact_number(v, text)) : cJSON_CreateNull();
 }
 
-/* [lo, hi] */
-cJSON *cli_json_range(double lo, double hi)
-{
-    cJSON *a = cJSON_CreateArray(), *l = cli_json_number(lo), *h = cli_json_number(hi);
-    if (a && l && h && cJSON_AddItemToArray(a, l) && cJSON_AddItemToArray(a, h))
-        return a;
-    cJSON_Delete(l);
-    cJSON_Delete(h);
-    cJSON_Delete(a);
-    return NULL;
-}
-
 bool cli_json_put(cJSON *object, const char *key, cJSON *item)
 {
     if (object && item && cJSON_AddItemToObject(object, key, item))
