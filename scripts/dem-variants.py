@@ -13,19 +13,20 @@ and "Flats", reads them.
 In this order: --crop N keeps the central N x N cells (a side shorter
 than N whole; N a whole number, 2 or more); --flat-below P sets the
 lowest share P of the visible cells to the height of the P-quantile (a
-sea, a lake or a flood plain), and
---flat-above P the highest share P to that of the (1 - P)-quantile (flat
-tops: plateaus, mesas), 0 < P < 1; --gauss S blurs with a Gaussian of S px (three box passes of
-the widths of Kovesi's "fast almost-Gaussian filtering", each normalized
-by the visible cells it covers, so no-data never leaks in); --quantize M
-rounds the heights to M metres (the sidecar SRC.json's min_m and max_m
-give the metres; a DEM stored as whole metres has M = 1); --resample F
-interpolates bilinearly onto a grid F times as fine (size (W-1)F+1), a DEM
-made from a coarser one. OUT.png is a 16-bit greyscale PNG scaled to its
-own range, as the test set's (with no operation, that is all it does: a
-DEM whose heights do not span its PNG's range, scaled to them); OUT_valid.png is written when SRC_valid.png
-exists (a cell is visible where its nearest source cell is); OUT.json
-names the source and the operations. Pure Python (no numpy): a 1201 x 1201
+sea, a lake or a flood plain), and --flat-above P the highest share P to
+that of the (1 - P)-quantile (flat tops: plateaus, mesas), 0 < P < 1;
+--gauss S blurs with a Gaussian of S px (three box passes of the widths
+of Kovesi's "fast almost-Gaussian filtering", each normalized by the
+visible cells it covers, so no-data never leaks in); --quantize M rounds
+the heights to M metres (the sidecar SRC.json's min_m and max_m give the
+metres; a DEM stored as whole metres has M = 1); --resample F
+interpolates bilinearly onto a grid F times as fine (size (W-1)F+1), a
+DEM made from a coarser one. OUT.png is a 16-bit greyscale PNG scaled to
+its own range, as the test set's (with no operation that is all it does:
+a DEM whose heights do not span its PNG's range, scaled to them);
+OUT_valid.png is written when SRC_valid.png exists (a cell is visible
+where its nearest source cell is); OUT.json names the source and the
+operations. Pure Python (no numpy): a 1201 x 1201
 DEM takes about half a minute.
 """
 import json

@@ -411,6 +411,9 @@ check "... the same from standard input" grep -qxF '| a | auto | none | none |' 
 grep -v reference "$scratch/targets.md" >"$scratch/targets-noref.md"
 expect_message "dem-targets.py refuses a table without a reference row" 1 "no reference row" \
     "$python" "$targets" "$scratch/targets-noref.md"
+grep -v '| auto' "$scratch/targets.md" >"$scratch/targets-noauto.md"
+expect_message "dem-targets.py refuses a table without an auto row" 1 "no auto row" \
+    "$python" "$targets" "$scratch/targets-noauto.md"
 grep -v '| b | reference' "$scratch/targets.md" >"$scratch/targets-noref-b.md"
 expect_message "dem-targets.py refuses an auto row whose DEM has no reference row" 1 \
     "b has no reference row" "$python" "$targets" "$scratch/targets-noref-b.md"
