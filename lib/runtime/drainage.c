@@ -720,8 +720,13 @@ pick_run8(const tf_drainage *dr, int k, const dlevel *lv, uint32_t e0, uint32_t 
                                            rise);
         in &= _mm512_cmp_pd_mask(bound, vbest, _CMP_LT_OQ);
         __m512i items = _mm512_maskz_loadu_epi32((__mmask16)valid, lv->bin_items + at);
-        _mm512_mask_compressstoreu_epi32(pick + n, (__mmask16)in, items);
-        n += (uint32_t)__builtin_popcount(in);
+        /* compressed in a register, then a masked store of the kept
+         * lanes: a compress with a memory destination is microcoded on
+         * some cores (Zen 4: docs/performance.md) */
+        int kept = __builtin_popcount(in);
+        _mm512_mask_storeu_epi32(pick + n, (__mmask16)((1u << kept) - 1u),
+                                 _mm512_maskz_compress_epi32((__mmask16)in, items));
+        n += (uint32_t)kept;
     }
     return n;
 }
@@ -1367,8 +1372,10 @@ keep_groups8(size_t g0, size_t g1, uint64_t okbits, const double *top,
         __mmask8 keep = (__mmask8)(valid & okm & _mm512_cmp_pd_mask(Gg, zero, _CMP_GE_OQ) &
                                    _mm512_cmp_pd_mask(lhs, rhs, _CMP_NGT_UQ));
         __m512i idx = _mm512_add_epi64(_mm512_set1_epi64((long long)g), iota);
-        _mm512_mask_compressstoreu_epi64(group + n, keep, idx);
-        n += (size_t)__builtin_popcount(keep);
+        int kept = __builtin_popcount(keep);
+        _mm512_mask_storeu_epi64(group + n, (__mmask8)((1u << kept) - 1u),
+                                 _mm512_maskz_compress_epi64(keep, idx));
+        n += (size_t)kept;
     }
     return n;
 }
