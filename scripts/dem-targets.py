@@ -17,7 +17,7 @@ where the reference's |rho| is at least 0.05, as printed). The figures
 are judged as the table prints them (beta to two decimals), so a figure
 on the edge of its target may count differently from the unrounded one.
 The last lines count, per kind of auto row, the DEMs that meet every
-target. Exit status 1 when the table has no reference row or no auto
+target, and those of them that also keep the signs of both correlations. Exit status 1 when the table has no reference row or no auto
 row, or a row of the wrong width.
 """
 import sys
@@ -123,12 +123,15 @@ def main(argv):
         m, s = misses(row, ref), signs(row, ref)
         print("| %s | %s | %s | %s |" % (row["DEM"], row["fit"], "; ".join(m) or "none",
                                         "; ".join(s) or "none"))
-        c = count.setdefault(row["fit"], [0, 0])
+        c = count.setdefault(row["fit"], [0, 0, 0])
         c[0] += not m
         c[1] += 1
+        c[2] += not m and not s
     print()
-    for fit, (met, seen) in count.items():
+    for fit, (met, seen, signed) in count.items():
         print("%s: %d of %d DEMs meet every target" % (fit, met, seen))
+        print("%s: %d of %d DEMs meet every target and keep the sign of both correlations"
+              % (fit, signed, seen))
     return 0
 
 

@@ -394,6 +394,8 @@ head='| DEM | fit | hist χ² | spectrum RMS | β | slope χ² | slope rate λ |
     echo '| a | auto | 0.0300 | 0.900 | 3.30 | 0.100 | 26.7 | 1.250 | 0.110 | 0.080 | 0.400 | 1.10 | -0.10 | 0.25 | 0.850 |'
     echo '| b | reference | — | — | n/a | — | 10.0 | n/a | 0.000 | 0.070 | 0.500 | 0.90 | 0.02 | 0.40 | 0.800 |'
     echo '| b | auto | 0.0100 | 0.100 | 5.00 | 0.010 | 15.1 | n/a | 0.070 | 0.080 | 0.400 | 1.10 | -0.50 | -0.10 | 0.850 |'
+    echo '| c | reference | — | — | 3.00 | — | 40.0 | 1.100 | 0.050 | 0.070 | 0.500 | 0.90 | -0.20 | 0.30 | 0.800 |'
+    echo '| c | auto | 0.0100 | 0.300 | 3.10 | 0.050 | 38.0 | 1.120 | 0.060 | 0.070 | 0.500 | 0.90 | 0.40 | 0.30 | 0.800 |'
 } >"$scratch/targets.md"
 run "$python" "$targets" "$scratch/targets.md"
 check "dem-targets.py: a row on every target's edge meets them all" \
@@ -403,8 +405,11 @@ check "... a row just past each misses each, with the wrong sign named" \
 check "... undefined figures and a reference's near-zero correlation are not judged" \
     grep -qxF '| b | auto | rate x0.66; depressions 0.070 (target 0.060) | slope~elev -0.10 (ref +0.40) |' "$scratch/stdout"
 check "... the --layers 1 rows are not judged" [ "$(grep -c 'layers 1' "$scratch/stdout")" -eq 0 ]
-check "... and the counts per kind of auto row" \
-    sh -c 'grep -qxF "auto: 1 of 2 DEMs meet every target" "$1" &&
+check "... a row within every target with the wrong sign lists only the sign" \
+    grep -qxF '| c | auto | none | rough~elev +0.40 (ref -0.20) |' "$scratch/stdout"
+check "... and the counts per kind of auto row, with and without the signs" \
+    sh -c 'grep -qxF "auto: 2 of 3 DEMs meet every target" "$1" &&
+           grep -qxF "auto: 1 of 3 DEMs meet every target and keep the sign of both correlations" "$1" &&
            grep -qxF "auto \`--drainage off\`: 0 of 1 DEMs meet every target" "$1"' sh "$scratch/stdout"
 run_input "$scratch/targets.md" "$python" "$targets"
 check "... the same from standard input" grep -qxF '| a | auto | none | none |' "$scratch/stdout"
