@@ -17,8 +17,9 @@ where the reference's |rho| is at least 0.05, as printed). The figures
 are judged as the table prints them (beta to two decimals), so a figure
 on the edge of its target may count differently from the unrounded one.
 The last lines count, per kind of auto row, the DEMs that meet every
-target, and those of them that also keep the signs of both correlations. Exit status 1 when the table has no reference row or no auto
-row, or a row of the wrong width.
+target, and those of them that also keep the signs of both correlations.
+Exit status 1 when the table has no reference row or no auto row, or a
+row of the wrong width.
 """
 import sys
 
