@@ -95,6 +95,9 @@ def signs(row, ref):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0
     if len(argv) > 2:
         sys.stderr.write(__doc__)
         return 2

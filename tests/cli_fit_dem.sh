@@ -411,6 +411,8 @@ check "... and the counts per kind of auto row, with and without the signs" \
     sh -c 'grep -qxF "auto: 2 of 3 DEMs meet every target" "$1" &&
            grep -qxF "auto: 1 of 3 DEMs meet every target and keep the sign of both correlations" "$1" &&
            grep -qxF "auto \`--drainage off\`: 0 of 1 DEMs meet every target" "$1"' sh "$scratch/stdout"
+run "$python" "$targets" --help
+check "dem-targets.py --help prints its usage" grep -qF "scripts/dem-targets.py TABLE.md" "$scratch/stdout"
 run_input "$scratch/targets.md" "$python" "$targets"
 check "... the same from standard input" grep -qxF '| a | auto | none | none |' "$scratch/stdout"
 grep -v reference "$scratch/targets.md" >"$scratch/targets-noref.md"
